@@ -1,0 +1,1 @@
+"""Task types: pure Python parsers, metrics and plots. Never imports Django or evalhub."""

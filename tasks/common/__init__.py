@@ -1,0 +1,1 @@
+"""Pieces shared by several task types: text decoding, ranked-list metrics, plots."""

@@ -1,0 +1,90 @@
+"""Rendering figures to SVG + PNG with matplotlib's object API (no pyplot state, so it
+is safe in worker threads). Output is deterministic: no dates, fixed SVG ids."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.figure import Figure  # noqa: E402
+
+from tasks.base import Curve, Plot, RunDetail  # noqa: E402
+
+matplotlib.rcParams["svg.hashsalt"] = "evalhub"
+matplotlib.rcParams["svg.fonttype"] = "path"
+
+
+def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig
+
+
+def render(key: str, title: str, fig: Figure) -> Plot:
+    svg = io.BytesIO()
+    fig.savefig(svg, format="svg", metadata={"Date": None})
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
+    return Plot(key=key, title=title, svg=svg.getvalue(), png=png.getvalue())
+
+
+def render_pdf(fig: Figure) -> bytes:
+    pdf = io.BytesIO()
+    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+    return pdf.getvalue()
+
+
+def curve_plot(curve: Curve, *, log_x: bool | None = None) -> Plot:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for label, ys in curve.series:
+        ax.plot(curve.x, ys, label=label, linewidth=1.4)
+    use_log = curve.log_x if log_x is None else log_x
+    if use_log:
+        ax.set_xscale("log")
+    if curve.marker_x is not None:
+        ax.axvline(curve.marker_x, color="0.4", linestyle="--", linewidth=1)
+    ax.set_xlabel(curve.x_label)
+    ax.set_ylabel(curve.y_label)
+    ax.set_title(curve.title)
+    ax.grid(True, alpha=0.3)
+    if len(curve.series) > 1:
+        ax.legend()
+    key = curve.key + ("_logx" if use_log and not curve.log_x else "")
+    return render(key, curve.title, fig)
+
+
+def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
+    """For every (curve key, series label): one chart with each run's line."""
+    if not runs:
+        return ()
+    plots: list[Plot] = []
+    first = runs[0].curves
+    for template in first:
+        for s_index, (s_label, _) in enumerate(template.series):
+            fig = new_figure()
+            ax = fig.add_subplot()
+            for run in runs:
+                curve = next((c for c in run.curves if c.key == template.key), None)
+                if curve is None or s_index >= len(curve.series):
+                    continue
+                ax.plot(curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2)
+            if template.log_x:
+                ax.set_xscale("log")
+            if template.marker_x is not None:
+                ax.axvline(template.marker_x, color="0.4", linestyle="--", linewidth=1)
+            title = f"{template.title}: {s_label}" if len(template.series) > 1 else template.title
+            ax.set_title(title)
+            ax.set_xlabel(template.x_label)
+            ax.set_ylabel(s_label)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize="small")
+            key = f"{template.key}_{_slug(s_label)}" if len(template.series) > 1 else template.key
+            plots.append(render(key, title, fig))
+    return tuple(plots)
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text.lower()).strip("_")
