@@ -3,7 +3,12 @@
 Input is the relevance vector ``rel`` of the ranked list (``rel[k-1] = 1`` if the item
 at rank k is relevant) and ``n_relevant`` = m, the number of relevant items (gold size).
 Shared by ``bilingual_term_alignment`` (BUCC 2022 AP) and ``term_extraction`` (ranked
-runs). All functions return 0.0 for 0/0.
+runs). All functions return 0.0 for 0/0. ``rel`` may be any 0/1 or boolean sequence.
+
+Checked against the official BUCC 2022 scorer (github PierreZweigenbaum/bucc2022,
+``evaluation.py`` v1.1: ``average_precision_uninterpolated`` and
+``average_precision_interpolated``) on real runs to 1e-9: see
+``tests/task_types/bilingual_term_alignment/test_official_numbers.py``.
 """
 
 from __future__ import annotations
@@ -17,38 +22,57 @@ BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
 
+def _as_bool(rel: npt.ArrayLike) -> BoolArray:
+    return np.asarray(rel, dtype=np.bool_).reshape(-1)
+
+
 def _cum(rel: BoolArray) -> tuple[FloatArray, FloatArray]:
     hits = np.cumsum(rel, dtype=np.float64)
     ranks = np.arange(1, len(rel) + 1, dtype=np.float64)
     return hits, ranks
 
 
-def precision_at_k(rel: BoolArray, k: int) -> float:
-    """P@k = (sum_{i<=k} rel(i)) / k. A list shorter than k is padded with misses
-    (trec_eval convention). k <= 0 -> 0.0."""
+def precision_at_k(rel: npt.ArrayLike, k: int) -> float:
+    """P@k = (sum_{i<=k} rel(i)) / k: the share of relevant items in the top k.
+
+    Edge cases: a list shorter than k is padded with misses (trec_eval convention);
+    k <= 0 -> 0.0. Citation: seed 002 (BUCC 2022 overview), section 4.2, P(R_k).
+
+    Example: rel = [1, 0, 1], k = 2 -> 1/2; k = 4 -> 2/4 = 0.5.
+    """
     if k <= 0:
         return 0.0
-    return float(np.count_nonzero(rel[:k])) / k
+    return float(np.count_nonzero(_as_bool(rel)[:k])) / k
 
 
-def average_precision(rel: BoolArray, n_relevant: int) -> float:
-    """Uninterpolated AP = (1/m) sum_{k: rel(k)=1} P@k; relevant items never retrieved
-    contribute 0 (BUCC 2022 official measure, seed 002, §4.2).
+def average_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+    """Uninterpolated AP = (1/m) sum_{k: rel(k)=1} P@k, m = number of relevant items;
+    relevant items never retrieved contribute 0 (BUCC 2022 official measure, seed
+    002, section 4.2; official ``evaluation.py``, ``average_precision_uninterpolated``).
+
+    Edge cases: m = 0 or an empty list -> 0.0. A repeated item counts each time it
+    is marked relevant, so callers de-duplicate first.
 
     Example: rel = [1, 0, 1], m = 3 -> (1/1 + 2/3) / 3 = 0.5555...
     """
+    rel = _as_bool(rel)
     if n_relevant <= 0 or len(rel) == 0:
         return 0.0
     hits, ranks = _cum(rel)
     return float(np.sum((hits / ranks)[rel]) / n_relevant)
 
 
-def interpolated_average_precision(rel: BoolArray, n_relevant: int) -> float:
-    """Interpolated AP: each P@k in the AP sum is replaced by the maximum precision
-    at any relevant rank k' >= k.
+def interpolated_average_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+    """Interpolated AP = (1/m) sum_{k: rel(k)=1} max_{k' >= k, rel(k')=1} P@k': each
+    P@k in the AP sum is replaced by the best precision at any later relevant rank
+    (official ``evaluation.py``, ``average_precision_interpolated``: the maximum is
+    taken over relevant ranks only).
+
+    Edge cases: m = 0, an empty list or no relevant item -> 0.0.
 
     Example: rel = [0, 1, 1], m = 2 -> P@2 = 1/2, P@3 = 2/3 -> (2/3 + 2/3) / 2 = 2/3.
     """
+    rel = _as_bool(rel)
     if n_relevant <= 0 or len(rel) == 0:
         return 0.0
     hits, ranks = _cum(rel)
@@ -59,8 +83,13 @@ def interpolated_average_precision(rel: BoolArray, n_relevant: int) -> float:
     return float(np.sum(interp) / n_relevant)
 
 
-def r_precision(rel: BoolArray, n_relevant: int) -> float:
-    """R-precision = P@m (m = number of relevant items)."""
+def r_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+    """R-precision = P@m (m = number of relevant items), padded with misses.
+
+    Edge cases: m = 0 -> 0.0. Citation: trec_eval ``Rprec``.
+
+    Example: rel = [1, 0, 1, 1], m = 2 -> P@2 = 1/2.
+    """
     return precision_at_k(rel, n_relevant)
 
 
@@ -75,12 +104,21 @@ class RankCurves:
     ap: FloatArray
 
 
-def rank_curves(rel: BoolArray, n_relevant: int) -> RankCurves:
+def rank_curves(rel: npt.ArrayLike, n_relevant: int) -> RankCurves:
+    """P@k, R@k = hits(k) / m, F1@k and AP accumulated to rank k (the AP sum over
+    relevant ranks <= k, divided by m), for k = 1..n; the last values equal the
+    list's precision, recall, F1 and AP. m = 0 -> recall and AP are all 0.
+
+    Example: rel = [1, 0], m = 2 -> P = [1, 1/2], R = [1/2, 1/2], AP = [1/2, 1/2].
+    """
+    rel = _as_bool(rel)
     hits, ranks = _cum(rel)
     precision = hits / ranks if len(rel) else np.zeros(0)
     recall = hits / n_relevant if n_relevant else np.zeros(len(rel))
     denom = precision + recall
-    f1 = np.divide(2 * precision * recall, denom, out=np.zeros_like(denom), where=denom > 0)
+    f1 = np.divide(
+        2 * precision * recall, denom, out=np.zeros_like(denom), where=denom > 0
+    )
     contrib = np.where(rel, precision, 0.0)
     ap = np.cumsum(contrib) / n_relevant if n_relevant else np.zeros(len(rel))
     return RankCurves(ranks, precision, recall, f1, ap)

@@ -1,0 +1,119 @@
+"""BUCC 2022 metrics of one ranked run against the gold dictionary.
+
+Notation: the filtered, de-duplicated run is r_1 ... r_n, m = |D1,2| is the gold size,
+rel(k) = 1 if r_k is a gold pair. Rank-based measures come from
+:mod:`tasks.common.ranking`; the set measures follow the official scorer
+(github PierreZweigenbaum/bucc2022, ``evaluation.py``, ``set_measures``/``p_r_f1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tasks.common import ranking
+
+from .formats import Pair
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    ap: float
+    ap_interpolated: float
+    precision: float
+    recall: float
+    f1: float
+    p_at_100: float
+    p_at_1000: float
+    r_precision: float
+    map_source: float
+    n_sys: int
+    n_gold: int
+    tp: int
+    fp: int
+    fn: int
+
+
+def relevance(pairs: Sequence[Pair], gold: frozenset[Pair]) -> ranking.BoolArray:
+    """rel vector: rel[k-1] is True if the pair at rank k is a gold pair."""
+    return np.fromiter((p in gold for p in pairs), dtype=np.bool_, count=len(pairs))
+
+
+def precision_recall_f1(tp: int, n_sys: int, n_gold: int) -> tuple[float, float, float]:
+    """Set precision P = TP / nSys, recall R = TP / nGold, F1 = 2PR / (P + R).
+
+    Edge cases: each 0/0 is 0.0 (an empty run scores P = R = F1 = 0; the official
+    scorer agrees there; it would give R = 1 for an empty gold, which we reject).
+    Citation: official ``evaluation.py``, ``p_r_f1``.
+
+    Example: TP = 2, nSys = 4, nGold = 8 -> P = 0.5, R = 0.25, F1 = 1/3.
+    """
+    p = tp / n_sys if n_sys else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    f1 = 2 * p * r / (p + r) if tp else 0.0
+    return p, r, f1
+
+
+def map_over_sources(pairs: Sequence[Pair], gold: frozenset[Pair]) -> float:
+    """MAP over source terms (seed 002, section 4.2.1, Eq. 3).
+
+    Definition: one query q per source term s that has gold translations; its ranked
+    list is the run's pairs with source s, in run order; m_s = its number of gold
+    translations. AP(q) = (1/m_s) sum_{k: rel_s(k)=1} P_s@k, and
+    MAP = (1/Q) sum_q AP(q) over the Q gold source terms (a term the run never
+    proposes has AP 0). Run pairs whose source has no gold translation are ignored.
+
+    Edge cases: empty gold -> 0.0; empty run -> 0.0.
+
+    Example: gold {(a,x), (a,y), (b,z)}; run [(a,q), (a,x), (b,z), (a,y)]:
+    AP(a) = (1/2 + 2/3) / 2 = 7/12, AP(b) = 1 -> MAP = (7/12 + 1) / 2 = 19/24.
+    """
+    m_by_source: dict[str, int] = {}
+    for s, _ in gold:
+        m_by_source[s] = m_by_source.get(s, 0) + 1
+    if not m_by_source:
+        return 0.0
+    seen: dict[str, int] = {}
+    hits: dict[str, int] = {}
+    sums: dict[str, float] = {}
+    for pair in pairs:
+        s = pair[0]
+        if s not in m_by_source:
+            continue
+        k = seen.get(s, 0) + 1
+        seen[s] = k
+        if pair in gold:
+            h = hits.get(s, 0) + 1
+            hits[s] = h
+            sums[s] = sums.get(s, 0.0) + h / k
+    total = sum(sums[s] / m_by_source[s] for s in sums)
+    return total / len(m_by_source)
+
+
+def compute(
+    pairs: Sequence[Pair], gold: frozenset[Pair]
+) -> tuple[Scores, ranking.BoolArray]:
+    """All metrics of a run (already filtered and de-duplicated) and its rel vector."""
+    rel = relevance(pairs, gold)
+    n, m = len(pairs), len(gold)
+    tp = int(np.count_nonzero(rel))
+    p, r, f1 = precision_recall_f1(tp, n, m)
+    scores = Scores(
+        ap=ranking.average_precision(rel, m),
+        ap_interpolated=ranking.interpolated_average_precision(rel, m),
+        precision=p,
+        recall=r,
+        f1=f1,
+        p_at_100=ranking.precision_at_k(rel, 100),
+        p_at_1000=ranking.precision_at_k(rel, 1000),
+        r_precision=ranking.r_precision(rel, m),
+        map_source=map_over_sources(pairs, gold),
+        n_sys=n,
+        n_gold=m,
+        tp=tp,
+        fp=n - tp,
+        fn=m - tp,
+    )
+    return scores, rel

@@ -1,0 +1,265 @@
+"""The ``bilingual_term_alignment`` task type (BUCC 2022); see the package docstring."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from tasks.base import (
+    JSON,
+    Analysis,
+    Curve,
+    Demo,
+    FileRole,
+    Metric,
+    Plot,
+    RunDetail,
+    ScoreReport,
+    TaskType,
+)
+from tasks.common import plotting, ranking
+
+from . import FORMAT_HELP, analysis, demo, formats, metrics
+from .formats import Gold, Inputs, Run, Settings
+
+
+class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
+    slug: ClassVar[str] = "bilingual_term_alignment"
+    name: ClassVar[str] = "Bilingual term alignment (BUCC 2022)"
+    version: ClassVar[str] = "1.0"
+    settings_class: ClassVar[type] = Settings
+    input_roles: ClassVar[tuple[FileRole, ...]] = (
+        FileRole(
+            "source_terms", "Source terms (D1)", "One source-language term per line."
+        ),
+        FileRole(
+            "target_terms", "Target terms (D2)", "One target-language term per line."
+        ),
+    )
+    gold_roles: ClassVar[tuple[FileRole, ...]] = (
+        FileRole(
+            "gold",
+            "Gold dictionary (D1,2)",
+            "source<TAB>target per line, every pair inside D1 x D2.",
+            private=True,
+        ),
+    )
+    submission_role: ClassVar[FileRole] = FileRole(
+        "run", "Run", "Ranked source<TAB>target pairs, best first."
+    )
+    metrics: ClassVar[tuple[Metric, ...]] = (
+        Metric(
+            "ap", "AP", "Uninterpolated average precision (official BUCC 2022 measure)."
+        ),
+        Metric(
+            "ap_interpolated",
+            "AP (interp.)",
+            "Average precision with interpolated precision.",
+        ),
+        Metric("precision", "P", "True positives / ranked pairs."),
+        Metric("recall", "R", "True positives / gold pairs."),
+        Metric("f1", "F1", "Harmonic mean of P and R."),
+        Metric("p_at_100", "P@100", "Precision of the first 100 pairs."),
+        Metric("p_at_1000", "P@1000", "Precision of the first 1000 pairs."),
+        Metric("r_precision", "R-prec", "Precision of the first |gold| pairs."),
+        Metric(
+            "map_source", "MAP (source)", "Mean over gold source terms of their AP."
+        ),
+        Metric("n_sys", "nSys", "Ranked pairs after cleaning.", higher_is_better=False),
+        Metric("tp", "TP", "Gold pairs retrieved."),
+        Metric("fp", "FP", "Ranked pairs not in the gold.", higher_is_better=False),
+        Metric("fn", "FN", "Gold pairs not retrieved.", higher_is_better=False),
+    )
+    primary_metric: ClassVar[str] = "ap"
+    format_help: ClassVar[str] = FORMAT_HELP
+
+    # ---- files ----------------------------------------------------------------
+    def parse_inputs(self, files: Mapping[str, bytes], settings: Settings) -> Inputs:
+        return Inputs(
+            source_terms=formats.parse_term_list(files["source_terms"], "source_terms"),
+            target_terms=formats.parse_term_list(files["target_terms"], "target_terms"),
+        )
+
+    def parse_gold(
+        self, files: Mapping[str, bytes], inputs: Inputs, settings: Settings
+    ) -> Gold:
+        return formats.parse_gold(files["gold"], "gold", inputs)
+
+    def parse_run(
+        self, data: bytes, filename: str, inputs: Inputs, settings: Settings
+    ) -> Run:
+        return formats.parse_run(data, filename, inputs, settings)
+
+    # ---- scoring --------------------------------------------------------------
+    def score(
+        self, run: Run, gold: Gold, inputs: Inputs, settings: Settings
+    ) -> ScoreReport:
+        scores, rel = metrics.compute(run.pairs, gold.pairs)
+        values: dict[str, float | None] = {
+            "ap": scores.ap,
+            "ap_interpolated": scores.ap_interpolated,
+            "precision": scores.precision,
+            "recall": scores.recall,
+            "f1": scores.f1,
+            "p_at_100": scores.p_at_100,
+            "p_at_1000": scores.p_at_1000,
+            "r_precision": scores.r_precision,
+            "map_source": scores.map_source,
+            "n_sys": float(scores.n_sys),
+            "tp": float(scores.tp),
+            "fp": float(scores.fp),
+            "fn": float(scores.fn),
+        }
+        payload: dict[str, JSON] = {
+            "ap": scores.ap,
+            "ap_interpolated": scores.ap_interpolated,
+            "n_sys": scores.n_sys,
+            "n_gold": scores.n_gold,
+            "tp": scores.tp,
+            "fp": scores.fp,
+            "fn": scores.fn,
+            "precision": scores.precision,
+            "recall": scores.recall,
+            "f1": scores.f1,
+            "n_oov": run.n_oov,
+            "n_duplicates": run.n_duplicates,
+            "n_truncated": run.n_truncated,
+            "n_lines": run.n_lines,
+            "p_at_100": scores.p_at_100,
+            "p_at_1000": scores.p_at_1000,
+            "r_precision": scores.r_precision,
+            "map_source": scores.map_source,
+        }
+        return ScoreReport(
+            metrics=values,
+            payload=payload,
+            curves=_curves(rel, scores.n_gold),
+            warnings=run.warnings,
+            detail=_detail(run, gold, rel, settings.detail_candidates),
+        )
+
+    # ---- plots and analysis ------------------------------------------------------
+    def plots(self, report: ScoreReport, settings: Settings) -> tuple[Plot, ...]:
+        return tuple(plotting.curve_plot(c) for c in report.curves)
+
+    def analyse(
+        self, runs: Sequence[RunDetail], gold: Gold, settings: Settings
+    ) -> Analysis | None:
+        return analysis.difficulty_bins(runs, gold)
+
+    # ---- demo and CLI -----------------------------------------------------------
+    def demo(self, seed: int = 0) -> Demo:
+        return demo.build(seed)
+
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--gold", required=True, help="gold dictionary, source<TAB>target"
+        )
+        parser.add_argument(
+            "--run", required=True, help="ranked run, source<TAB>target"
+        )
+        parser.add_argument(
+            "--source-terms", required=True, help="D1, one term per line"
+        )
+        parser.add_argument(
+            "--target-terms", required=True, help="D2, one term per line"
+        )
+        parser.add_argument(
+            "--cap-policy",
+            choices=("reject", "truncate"),
+            default="reject",
+            help="a run longer than the cap is rejected (default) or truncated",
+        )
+        parser.add_argument(
+            "--cap-factor",
+            type=float,
+            default=10.0,
+            help="cap = CAP_FACTOR x mean(|D1|, |D2|) ranked pairs (default 10)",
+        )
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        settings = self.parse_settings(
+            {"cap_policy": args.cap_policy, "cap_factor": args.cap_factor}
+        )
+        inputs = Inputs(
+            source_terms=formats.parse_term_list(
+                _read(args.source_terms), args.source_terms
+            ),
+            target_terms=formats.parse_term_list(
+                _read(args.target_terms), args.target_terms
+            ),
+        )
+        gold = formats.parse_gold(_read(args.gold), args.gold, inputs)
+        run = formats.parse_run(_read(args.run), args.run, inputs, settings)
+        return self.score(run, gold, inputs, settings)
+
+
+def _read(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
+def _curves(rel: ranking.BoolArray, n_gold: int) -> tuple[Curve, ...]:
+    """P/R/F1 against examined pairs (linear and log x) and accumulated AP, thinned
+    to a few hundred points; the last point is always the exact final value."""
+    if len(rel) == 0:
+        return ()
+    rc = ranking.rank_curves(rel, n_gold)
+    idx = ranking.downsample_indices(len(rel))
+    x = tuple(float(v) for v in rc.k[idx])
+
+    def pick(values: ranking.FloatArray) -> tuple[float, ...]:
+        return tuple(float(v) for v in values[idx])
+
+    prf = (
+        ("precision", pick(rc.precision)),
+        ("recall", pick(rc.recall)),
+        ("F1", pick(rc.f1)),
+    )
+    marker = float(n_gold) if n_gold <= len(rel) else None
+    examined = "examined term pairs"
+    return (
+        Curve(
+            "prf", "Precision, recall, F1", examined, "score", x, prf, marker_x=marker
+        ),
+        Curve(
+            "prf_log",
+            "Precision, recall, F1 (log x)",
+            examined,
+            "score",
+            x,
+            prf,
+            log_x=True,
+            marker_x=marker,
+        ),
+        Curve(
+            "ap",
+            "Average precision accumulated",
+            examined,
+            "AP",
+            x,
+            (("AP", pick(rc.ap)),),
+        ),
+    )
+
+
+def _detail(
+    run: Run, gold: Gold, rel: ranking.BoolArray, n_candidates: int
+) -> dict[str, JSON]:
+    """Organiser-only: rank of each gold pair (sorted gold order, -1 = missed) and,
+    per gold source term, the run's best-ranked wrong targets ``[target, rank]``."""
+    rank_of: dict[tuple[str, str], int] = {}
+    gold_sources = {s for s, _ in gold.pairs}
+    wrong: dict[str, list[JSON]] = {}
+    for k, (pair, hit) in enumerate(zip(run.pairs, rel.tolist(), strict=True), start=1):
+        if hit:
+            rank_of[pair] = k
+        elif n_candidates and pair[0] in gold_sources:
+            items = wrong.setdefault(pair[0], [])
+            if len(items) < n_candidates:
+                items.append([pair[1], k])
+    return {
+        "gold_ranks": [rank_of.get(p, -1) for p in gold.sorted_pairs],
+        "wrong_candidates": dict(sorted(wrong.items())),
+    }
