@@ -1,0 +1,257 @@
+"""Parsing sentence files and alignment files (see the package docstring for formats)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tasks.base import FormatError, ProblemCollector
+from tasks.common.textio import Line, read_lines
+from tasks.sentence_alignment.archive import is_zip, read_zip
+
+#: Document names: what may appear before ``.src``/``.tgt``/``.align`` and after ``#``.
+DOC_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
+_BISEGMENT = re.compile(r"\s*\[([^\[\]]*)\]\s*:\s*\[([^\[\]]*)\]\s*(?::[^:]*)?")
+_HEADER = re.compile(r"#\s*(\S*)\s*")
+_INDEX = re.compile(r"[0-9]{1,12}")
+MAX_SENTENCE_CHARS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One bitext: its name and its sentences (0-based indices into the tuples)."""
+
+    name: str
+    source: tuple[str, ...]
+    target: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Bisegment:
+    """Sentence numbers on each side, sorted and distinct; ``line`` is 1-based."""
+
+    source: tuple[int, ...]
+    target: tuple[int, ...]
+    line: int = 0
+
+    @property
+    def key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return (self.source, self.target)
+
+    def __str__(self) -> str:
+        return f"{list(self.source)}:{list(self.target)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """The distinct bisegments of one document, in file order."""
+
+    document: str
+    bisegments: tuple[Bisegment, ...]
+    duplicates: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AlignmentSet:
+    """One alignment per document of a test set, in the test set's document order."""
+
+    alignments: tuple[Alignment, ...]
+
+    def get(self, document: str) -> Alignment:
+        for alignment in self.alignments:
+            if alignment.document == document:
+                return alignment
+        raise KeyError(document)
+
+
+def parse_sentences(data: bytes, file: str) -> tuple[str, ...]:
+    """One sentence per line; a trailing space/CR is stripped, empty lines are kept."""
+    lines = read_lines(data, file, max_chars=MAX_SENTENCE_CHARS, keep_empty=True)
+    return tuple(line.text.rstrip(" \r") for line in lines)
+
+
+def parse_documents(data: bytes, file: str) -> tuple[Document, ...]:
+    """A zip of ``<doc>.src`` and ``<doc>.tgt`` files -> documents sorted by name."""
+    if not is_zip(data):
+        raise FormatError.at(
+            file, None, "expected a zip of <document>.src and <document>.tgt files"
+        )
+    members = read_zip(data, file, ("src", "tgt"))
+    names = sorted({m.rsplit(".", 1)[0] for m in members})
+    problems = ProblemCollector()
+    for name in names:
+        if not DOC_NAME.fullmatch(name):
+            problems.add(
+                file,
+                None,
+                f"{name!r} is not a usable document name (letters, digits, _.+-)",
+            )
+        for ext in ("src", "tgt"):
+            if f"{name}.{ext}" not in members:
+                problems.add(file, None, f"document {name!r} has no {name}.{ext}")
+    if not names:
+        problems.add(file, None, "the zip holds no document")
+    problems.raise_if_any()
+    return tuple(
+        Document(
+            name,
+            parse_sentences(members[f"{name}.src"], f"{file}:{name}.src"),
+            parse_sentences(members[f"{name}.tgt"], f"{file}:{name}.tgt"),
+        )
+        for name in names
+    )
+
+
+def _side(
+    text: str,
+    size: int,
+    side: str,
+    file: str,
+    line: int,
+    where: str,
+    problems: ProblemCollector,
+) -> tuple[int, ...] | None:
+    text = text.strip()
+    if not text:
+        return ()
+    indices: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        if item.startswith("-") and _INDEX.fullmatch(item[1:]):
+            problems.add(file, line, f"{where}negative {side} sentence number {item}")
+            return None
+        if not _INDEX.fullmatch(item):
+            problems.add(file, line, f"{where}bad {side} sentence number {item!r}")
+            return None
+        value = int(item)
+        if value >= size:
+            problems.add(
+                file,
+                line,
+                f"{where}{side} sentence {value} is out of range (the {side} has {size} sentences, numbered from 0)",
+            )
+            return None
+        indices.append(value)
+    distinct = sorted(set(indices))
+    if len(distinct) != len(indices):
+        problems.add(
+            file, line, f"{where}a {side} sentence is listed twice in one bisegment"
+        )
+        return None
+    return tuple(distinct)
+
+
+def parse_bisegments(
+    lines: Sequence[Line],
+    file: str,
+    document: Document,
+    problems: ProblemCollector,
+    *,
+    named: bool,
+) -> Alignment:
+    """Bisegment lines of one document; problems go to ``problems``."""
+    where = f"document {document.name!r}: " if named else ""
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    kept: list[Bisegment] = []
+    duplicates = 0
+    for line in lines:
+        if not line.text.strip():
+            continue
+        match = _BISEGMENT.fullmatch(line.text)
+        if match is None:
+            shown = line.text if len(line.text) <= 80 else line.text[:77] + "..."
+            problems.add(
+                file,
+                line.number,
+                f"{where}expected a bisegment like [0, 1]:[2], got {shown!r}",
+            )
+            continue
+        src = _side(
+            match[1], len(document.source), "source", file, line.number, where, problems
+        )
+        tgt = _side(
+            match[2], len(document.target), "target", file, line.number, where, problems
+        )
+        if src is None or tgt is None:
+            continue
+        if not src and not tgt:
+            problems.add(
+                file, line.number, f"{where}both sides of the bisegment are empty"
+            )
+            continue
+        if (src, tgt) in seen:
+            duplicates += 1
+            continue
+        seen.add((src, tgt))
+        kept.append(Bisegment(src, tgt, line.number))
+    return Alignment(document.name, tuple(kept), duplicates)
+
+
+def parse_alignments(
+    data: bytes, file: str, documents: Sequence[Document]
+) -> AlignmentSet:
+    """An alignment for every document, from a zip of ``<doc>.align`` files or from one
+    text file with ``# <doc>`` header lines (no header needed for a single document)."""
+    by_name: Mapping[str, Document] = {d.name: d for d in documents}
+    problems = ProblemCollector()
+    found: dict[str, Alignment] = {}
+    if is_zip(data):
+        members = read_zip(data, file, ("align",))
+        for member, content in members.items():
+            name = member.rsplit(".", 1)[0]
+            if name not in by_name:
+                problems.add(file, None, f"{member}: unknown document {name!r}")
+                continue
+            lines = read_lines(content, f"{file}:{member}")
+            found[name] = parse_bisegments(
+                lines, f"{file}:{member}", by_name[name], problems, named=False
+            )
+    else:
+        _parse_sections(read_lines(data, file), file, by_name, found, problems)
+    for name in by_name:
+        if name not in found and not problems.total:
+            problems.add(file, None, f"no alignment for document {name!r}")
+    problems.raise_if_any()
+    return AlignmentSet(tuple(found[d.name] for d in documents))
+
+
+def _parse_sections(
+    lines: list[Line],
+    file: str,
+    by_name: Mapping[str, Document],
+    found: dict[str, Alignment],
+    problems: ProblemCollector,
+) -> None:
+    sections: list[tuple[str, int, list[Line]]] = []
+    current: list[Line] | None = None
+    for line in lines:
+        header = _HEADER.fullmatch(line.text.strip())
+        if header is not None:
+            name = header[1]
+            if name not in by_name:
+                problems.add(file, line.number, f"unknown document {name!r}")
+                current = []  # swallow its lines: they cannot be checked
+                continue
+            if any(s[0] == name for s in sections):
+                problems.add(file, line.number, f"document {name!r} appears twice")
+            current = []
+            sections.append((name, line.number, current))
+        elif line.text.lstrip().startswith("#"):
+            problems.add(file, line.number, "a header line is '# <document name>'")
+        elif current is None:
+            if len(by_name) == 1:
+                current = []
+                sections.append((next(iter(by_name)), 0, current))
+                current.append(line)
+            elif line.text.strip():
+                problems.add(
+                    file, line.number, "bisegment before the first '# <document>' line"
+                )
+        else:
+            current.append(line)
+    for name, _, section in sections:
+        if name not in found:
+            found[name] = parse_bisegments(
+                section, file, by_name[name], problems, named=True
+            )

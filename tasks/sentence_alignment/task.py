@@ -1,0 +1,296 @@
+"""The ``sentence_alignment`` task type (ARCADE); see the package docstring."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tasks.base import (
+    JSON,
+    Demo,
+    FileRole,
+    FormatError,
+    Metric,
+    Plot,
+    RunDetail,
+    ScoreReport,
+    TaskType,
+)
+from tasks.sentence_alignment import FORMAT_HELP, plots
+from tasks.sentence_alignment.demo import build_demo
+from tasks.sentence_alignment.formats import (
+    DOC_NAME,
+    AlignmentSet,
+    Bisegment,
+    Document,
+    parse_alignments,
+    parse_documents,
+    parse_sentences,
+)
+from tasks.sentence_alignment.metrics import (
+    ARCADE_LEVELS,
+    LEVELS,
+    LevelCounts,
+    Outcome,
+    micro,
+    score_document,
+)
+
+_TEXT_LIMIT = 300
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceAlignmentSettings:
+    #: Granularity whose F1 is the primary metric ``f1`` (ARCADE ranked by Sent and Char).
+    primary_granularity: Literal["alignment", "sentence", "word", "char"] = "sentence"
+    #: Misaligned bisegments listed per document in the organiser-only detail.
+    detail_limit: int = 200
+
+    def __post_init__(self) -> None:
+        if self.detail_limit < 0:
+            raise ValueError("detail_limit: must be 0 or more")
+
+
+@dataclass(frozen=True, slots=True)
+class Bitexts:
+    """The public inputs of a test set: its documents, sorted by name."""
+
+    documents: tuple[Document, ...]
+
+
+_STAT_LABELS = (("precision", "P"), ("recall", "R"), ("f1", "F1"))
+
+
+def _metrics() -> tuple[Metric, ...]:
+    out = [
+        Metric(
+            "f1",
+            "F1 (primary)",
+            "F1 at the organiser's chosen granularity (default: sentence level).",
+        ),
+        Metric(
+            "mean_f1",
+            "Mean F1",
+            "ARCADE's global efficiency: mean F1 of Align, Sent, Word and Char.",
+        ),
+    ]
+    for level in LEVELS:
+        for stat, short in _STAT_LABELS:
+            out.append(
+                Metric(
+                    f"{level}_{stat}",
+                    f"{level.capitalize()} {short}",
+                    f"{stat} at the {level} level",
+                )
+            )
+    return tuple(out)
+
+
+class SentenceAlignment(
+    TaskType[SentenceAlignmentSettings, Bitexts, AlignmentSet, AlignmentSet]
+):
+    slug = "sentence_alignment"
+    name = "Sentence alignment (ARCADE)"
+    version = "1.0"
+    settings_class = SentenceAlignmentSettings
+    input_roles = (
+        FileRole(
+            "documents",
+            "Bitexts (zip)",
+            "A zip with <document>.src and <document>.tgt, one sentence per line.",
+        ),
+    )
+    gold_roles = (
+        FileRole(
+            "gold",
+            "Reference alignments",
+            "A zip of <document>.align files, or one text file with '# <document>' header lines.",
+            private=True,
+        ),
+    )
+    submission_role = FileRole(
+        "run",
+        "Alignment run",
+        "A zip of <document>.align files, or one text file with '# <document>' header lines.",
+    )
+    metrics = _metrics()
+    primary_metric = "f1"
+    format_help = FORMAT_HELP
+
+    # ---- files ----------------------------------------------------------------
+    def parse_inputs(
+        self, files: Mapping[str, bytes], settings: SentenceAlignmentSettings
+    ) -> Bitexts:
+        if "documents" not in files:
+            raise FormatError.at("documents", None, "the bitexts zip is missing")
+        return Bitexts(parse_documents(files["documents"], "documents"))
+
+    def parse_gold(
+        self,
+        files: Mapping[str, bytes],
+        inputs: Bitexts,
+        settings: SentenceAlignmentSettings,
+    ) -> AlignmentSet:
+        if "gold" not in files:
+            raise FormatError.at("gold", None, "the reference alignments are missing")
+        return parse_alignments(files["gold"], "gold", inputs.documents)
+
+    def parse_run(
+        self,
+        data: bytes,
+        filename: str,
+        inputs: Bitexts,
+        settings: SentenceAlignmentSettings,
+    ) -> AlignmentSet:
+        return parse_alignments(data, filename, inputs.documents)
+
+    # ---- scoring --------------------------------------------------------------
+    def score(
+        self,
+        run: AlignmentSet,
+        gold: AlignmentSet,
+        inputs: Bitexts,
+        settings: SentenceAlignmentSettings,
+    ) -> ScoreReport:
+        outcomes = [
+            score_document(doc, gold.get(doc.name), run.get(doc.name))
+            for doc in inputs.documents
+        ]
+        total = micro("all", [o.counts for o in outcomes])
+        metrics = metrics_of(total, settings.primary_granularity)
+        payload: dict[str, JSON] = dict(total.to_json())
+        payload["documents"] = {o.counts.name: o.counts.to_json() for o in outcomes}
+        payload["primary_granularity"] = settings.primary_granularity
+        payload["scorer"] = f"{self.slug} {self.version}"
+        warnings = tuple(
+            f"document {a.document!r}: {a.duplicates} duplicate bisegment(s) counted once"
+            for a in run.alignments
+            if a.duplicates
+        )
+        detail = {
+            "documents": [
+                _detail(doc, outcome, settings.detail_limit)
+                for doc, outcome in zip(inputs.documents, outcomes, strict=True)
+            ]
+        }
+        return ScoreReport(
+            metrics=metrics, payload=payload, warnings=warnings, detail=detail
+        )
+
+    def plots(
+        self, report: ScoreReport, settings: SentenceAlignmentSettings
+    ) -> tuple[Plot, ...]:
+        return (
+            plots.run_bars(report.metrics, "Precision, recall and F1 per granularity"),
+        )
+
+    def comparison_plots(
+        self, runs: Sequence[RunDetail], settings: SentenceAlignmentSettings
+    ) -> tuple[Plot, ...]:
+        if not runs:
+            return ()
+        return (
+            plots.comparison_bars(runs),
+            plots.comparison_bars(runs, log_scale=True),
+        )
+
+    # ---- demo and CLI -----------------------------------------------------------
+    def demo(self, seed: int = 0) -> Demo:
+        return build_demo(seed)
+
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--source", required=True, help="source sentences, one per line"
+        )
+        parser.add_argument(
+            "--target", required=True, help="target sentences, one per line"
+        )
+        parser.add_argument(
+            "--gold", required=True, help="reference bisegments [i, j]:[k], 0-based"
+        )
+        parser.add_argument(
+            "--run", required=True, help="the run's bisegments, same format"
+        )
+        parser.add_argument(
+            "--primary-granularity",
+            choices=ARCADE_LEVELS,
+            default="sentence",
+            help="granularity of the primary F1 (default: sentence)",
+        )
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        source, target = Path(args.source), Path(args.target)
+        name = source.name.split(".")[0] or "document"
+        doc = Document(
+            name if _safe_name(name) else "document",
+            parse_sentences(_read(source), source.name),
+            parse_sentences(_read(target), target.name),
+        )
+        inputs = Bitexts((doc,))
+        settings = self.parse_settings(
+            {"primary_granularity": args.primary_granularity}
+        )
+        gold = parse_alignments(
+            _read(Path(args.gold)), Path(args.gold).name, inputs.documents
+        )
+        run = parse_alignments(
+            _read(Path(args.run)), Path(args.run).name, inputs.documents
+        )
+        return self.score(run, gold, inputs, settings)
+
+
+def metrics_of(total: LevelCounts, primary: str) -> dict[str, float | None]:
+    """Metric values from test-set counts (every key of ``SentenceAlignment.metrics``)."""
+    metrics: dict[str, float | None] = {}
+    for level, counts in zip(LEVELS, total.levels, strict=True):
+        for (stat, _), value in zip(_STAT_LABELS, counts.scores, strict=True):
+            metrics[f"{level}_{stat}"] = value
+    metrics["f1"] = metrics[f"{primary}_f1"]
+    arcade = [metrics[f"{level}_f1"] or 0.0 for level in ARCADE_LEVELS]
+    metrics["mean_f1"] = sum(arcade) / len(arcade)
+    return metrics
+
+
+def _safe_name(name: str) -> bool:
+    return DOC_NAME.fullmatch(name) is not None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise FormatError.at(
+            path.name, None, f"cannot be read ({exc.strerror})"
+        ) from None
+
+
+def _texts(sentences: tuple[str, ...], indices: tuple[int, ...]) -> list[JSON]:
+    return [
+        s if len(s) <= _TEXT_LIMIT else s[: _TEXT_LIMIT - 1] + "…"
+        for s in (sentences[i] for i in indices)
+    ]
+
+
+def _item(doc: Document, bisegment: Bisegment, lax: bool) -> dict[str, JSON]:
+    return {
+        "bisegment": str(bisegment),
+        "line": bisegment.line,
+        "lax_match": lax,
+        "source": _texts(doc.source, bisegment.source),
+        "target": _texts(doc.target, bisegment.target),
+    }
+
+
+def _detail(doc: Document, outcome: Outcome, limit: int) -> dict[str, JSON]:
+    """Organiser-only: misaligned bisegments with their sentences side by side."""
+    return {
+        "document": doc.name,
+        "counts": outcome.counts.to_json(),
+        "spurious_total": len(outcome.spurious),
+        "missed_total": len(outcome.missed),
+        "spurious": [_item(doc, b, lax) for b, lax in outcome.spurious[:limit]],
+        "missed": [_item(doc, b, lax) for b, lax in outcome.missed[:limit]],
+    }
