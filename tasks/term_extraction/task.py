@@ -1,0 +1,192 @@
+"""The ``term_extraction`` task type (TermoMeter + classic P/R/F)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tasks.base import (
+    Demo,
+    FileRole,
+    FormatError,
+    Metric,
+    Plot,
+    RunDetail,
+    ScoreReport,
+    SettingsError,
+    TaskType,
+)
+from tasks.term_extraction import formats
+from tasks.term_extraction.demo import build_demo
+from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
+from tasks.term_extraction.scoring import score_run
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """The optional public corpus: stored for participants, never parsed."""
+
+    n_bytes: int
+
+
+FORMAT_HELP = """\
+**Run file**: UTF-8 text, **one term per line**. Optionally `term<TAB>score` on every
+line: the list is then ranked by score (higher first); without scores the line order
+is the rank.
+
+- A BOM is stripped, CRLF is accepted, text is Unicode NFC-normalised; each term is
+  trimmed and inner whitespace collapsed; empty lines are ignored; duplicates (after
+  normalisation) count once. Case is folded when the task says so.
+- Rejected with the file and line: invalid UTF-8, binary files, lines over 1,000
+  characters, more terms than the task's limit.
+- If the organiser enables it, the CSV form `index,term` and a JSON list of strings
+  are accepted too.
+
+**Scores**: exact-match precision, recall and F1, and TermoMeter's terminological
+precision (TP), recall (TR) and F (TF): each output term is matched to its nearest gold
+term by d_t = (string distance + word-alignment distance) / 2; terms closer than the
+threshold tau (default 0.4) count with relevance 1 - d_t, and several variants of one
+gold term count once. Ranked runs also get P@k and average precision.
+"""
+
+
+class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]):
+    slug = "term_extraction"
+    name = "Term extraction (TermoMeter)"
+    version = "1.0"
+    settings_class = TermExtractionSettings
+    input_roles = (
+        FileRole(
+            "corpus",
+            "Corpus",
+            "The texts terms are extracted from (any format; stored, not parsed).",
+            required=False,
+        ),
+    )
+    gold_roles = (
+        FileRole(
+            "gold",
+            "Gold term list",
+            "UTF-8, one term per line, optionally term<TAB>label "
+            "(Specific_Term, Common_Term, OOD_Term, Named_Entity).",
+            private=True,
+        ),
+    )
+    submission_role = FileRole(
+        "run", "Extracted terms", "UTF-8, one term per line, optionally term<TAB>score."
+    )
+    metrics = (
+        Metric("term_f1", "TF", "TermoMeter terminological F at tau"),
+        Metric("term_precision", "TP", "TermoMeter terminological precision at tau"),
+        Metric("term_recall", "TR", "TermoMeter terminological recall at tau"),
+        Metric("f1", "F1", "Exact-match F1"),
+        Metric("precision", "P", "Exact-match precision"),
+        Metric("recall", "R", "Exact-match recall"),
+        Metric("average_precision", "AP", "Average precision of a ranked run"),
+    )
+    primary_metric = "term_f1"
+    format_help = FORMAT_HELP
+
+    def parse_inputs(
+        self, files: Mapping[str, bytes], settings: TermExtractionSettings
+    ) -> Corpus:
+        return Corpus(len(files.get("corpus", b"")))
+
+    def parse_gold(
+        self,
+        files: Mapping[str, bytes],
+        inputs: Corpus,
+        settings: TermExtractionSettings,
+    ) -> GoldList:
+        if "gold" not in files:
+            raise FormatError.at("gold", None, "the gold term list is missing")
+        return formats.parse_gold(files["gold"], "gold", settings)
+
+    def parse_run(
+        self,
+        data: bytes,
+        filename: str,
+        inputs: Corpus,
+        settings: TermExtractionSettings,
+    ) -> RunList:
+        return formats.parse_run(data, filename, settings)
+
+    def score(
+        self,
+        run: RunList,
+        gold: GoldList,
+        inputs: Corpus,
+        settings: TermExtractionSettings,
+    ) -> ScoreReport:
+        return score_run(run, gold, settings)
+
+    def comparison_plots(
+        self, runs: Sequence[RunDetail], settings: TermExtractionSettings
+    ) -> tuple[Plot, ...]:
+        """TP, TR and TF against tau, one line per run (TF is the leaderboard chart)."""
+        from tasks.common import plotting
+
+        only = [
+            RunDetail(
+                r.label,
+                r.detail,
+                tuple(c for c in r.curves if c.key == "termometer"),
+                r.metrics,
+            )
+            for r in runs
+        ]
+        return plotting.overlay_plots(only)
+
+    def demo(self, seed: int = 0) -> Demo:
+        return build_demo(seed)
+
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--gold", required=True, help="gold term list")
+        parser.add_argument("--run", required=True, help="run: one term per line")
+        parser.add_argument(
+            "--tau", type=float, default=0.4, help="TermoMeter threshold"
+        )
+        parser.add_argument("--casefold", action="store_true", help="ignore case")
+        parser.add_argument(
+            "--mode", choices=("default", "termeval"), default="default"
+        )
+        parser.add_argument(
+            "--exclude-label",
+            action="append",
+            default=[],
+            metavar="LABEL",
+            help="drop gold terms with this label (repeatable), e.g. Named_Entity",
+        )
+        parser.add_argument("--cap", type=int, help="evaluate only the first N terms")
+        parser.add_argument(
+            "--accept-format",
+            action="append",
+            default=[],
+            choices=formats.RUN_FORMATS,
+            help="also accept the run as CSV index,term or a JSON list",
+        )
+        parser.add_argument(
+            "--ranked", action="store_true", help="line order of the run is a ranking"
+        )
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        settings = self.parse_settings(
+            {
+                "tau": args.tau,
+                "casefold": args.casefold,
+                "mode": args.mode,
+                "exclude_labels": list(args.exclude_label),
+                "cap": args.cap,
+                "accept_formats": list(args.accept_format),
+                "ranked": args.ranked,
+            }
+        )
+        gold_path, run_path = Path(args.gold), Path(args.run)
+        for path in (gold_path, run_path):
+            if not path.is_file():
+                raise SettingsError(f"{path}: no such file")
+        gold = formats.parse_gold(gold_path.read_bytes(), gold_path.name, settings)
+        run = formats.parse_run(run_path.read_bytes(), run_path.name, settings)
+        return score_run(run, gold, settings)
