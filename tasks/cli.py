@@ -25,6 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub = kinds.add_parser(slug, help=task_type.name)
         task_type.add_cli_arguments(sub)
         sub.add_argument("--json", action="store_true", help="print one JSON object")
+    try:
+        from tasks.mt_lexicon_probe.cli import add_probe_parser
+    except ImportError:
+        return parser
+    add_probe_parser(commands)
     return parser
 
 
@@ -33,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "score":
         return _score(args)
+    if args.command == "probe":
+        from tasks.mt_lexicon_probe.cli import run_probe
+
+        return run_probe(args)
     parser.error(f"unknown command {args.command}")
     return 2
 

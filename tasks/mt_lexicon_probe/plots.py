@@ -1,0 +1,103 @@
+"""Figures: the paper's tables 1-3 as grouped bar charts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tasks.base import JSON, Plot, RunDetail
+from tasks.common import plotting
+from tasks.mt_lexicon_probe.probes import FreqClass
+from tasks.mt_lexicon_probe.scoring import MEASURES
+
+LABELS = {
+    "translated": "translated",
+    "correct": "correct",
+    "correct_strict": "correct w/o wf",
+}
+GROUPS = ("adj", "noun", "verb", "mean")
+
+
+def _value(v: object) -> float:
+    return float(v) * 100 if isinstance(v, (int, float)) else 0.0
+
+
+def _row(payload: Mapping[str, JSON], measure: str, group: str) -> Mapping[str, JSON]:
+    table = payload.get(measure)
+    row = table.get(group) if isinstance(table, Mapping) else None
+    return row if isinstance(row, Mapping) else {}
+
+
+def run_bars(payload: Mapping[str, JSON]) -> Plot:
+    """Per system: one panel per word class (and the mean), frequency classes on x,
+    one bar per share. Null cells are drawn empty and marked n/a."""
+    fig = plotting.new_figure(9.0, 3.4)
+    axes = fig.subplots(1, len(GROUPS), sharey=True)
+    width = 0.8 / len(MEASURES)
+    for ax, group in zip(axes, GROUPS, strict=True):
+        for i, measure in enumerate(MEASURES):
+            row = _row(payload, measure, group)
+            xs = [j + (i - 1) * width for j in range(len(FreqClass))]
+            values = [row.get(fc.value) for fc in FreqClass]
+            ax.bar(xs, [_value(v) for v in values], width, label=LABELS[measure])
+            for x, v in zip(xs, values, strict=True):
+                if v is None:
+                    ax.text(x, 2, "n/a", ha="center", rotation=90, fontsize=7)
+        ax.set_xticks(range(len(FreqClass)), [fc.value for fc in FreqClass])
+        ax.set_title(group)
+        ax.set_ylim(0, 105)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_ylabel("% of judged items")
+    axes[-1].legend(fontsize="small", loc="lower left")
+    return plotting.render(
+        "shares", "Translated / correct shares by word and frequency class", fig
+    )
+
+
+def systems_by_frequency(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
+    """One chart per frequency class: systems side by side, one bar per share
+    (mean over word classes), like the paper's tables 1-3."""
+    plots = []
+    width = 0.8 / len(MEASURES)
+    for fc in FreqClass:
+        fig = plotting.new_figure(max(5.0, 1.1 * len(runs) + 2), 3.6)
+        ax = fig.add_subplot()
+        for i, measure in enumerate(MEASURES):
+            xs = [j + (i - 1) * width for j in range(len(runs))]
+            ys = [_value(r.metrics.get(f"{measure}_{fc.value}_mean")) for r in runs]
+            ax.bar(xs, ys, width, label=LABELS[measure])
+        ax.set_xticks(
+            range(len(runs)), [r.label for r in runs], rotation=20, ha="right"
+        )
+        ax.set_ylim(0, 105)
+        ax.set_ylabel("% of judged items (mean over word classes)")
+        ax.set_title(f"{fc.value} frequency")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize="small")
+        plots.append(
+            plotting.render(
+                f"systems_{fc.value}", f"Systems, {fc.value} frequency", fig
+            )
+        )
+    return tuple(plots)
+
+
+def gap(runs: Sequence[RunDetail]) -> Plot:
+    """Translated minus correct per system and frequency class (percentage points):
+    the paper's indication of how many translations of unknown words are wrong."""
+    fig = plotting.new_figure(max(5.0, 1.1 * len(runs) + 2), 3.6)
+    ax = fig.add_subplot()
+    width = 0.8 / len(FreqClass)
+    for i, fc in enumerate(FreqClass):
+        xs = [j + (i - 1) * width for j in range(len(runs))]
+        ys = []
+        for r in runs:
+            t = r.metrics.get(f"translated_{fc.value}_mean")
+            c = r.metrics.get(f"correct_{fc.value}_mean")
+            ys.append(0.0 if t is None or c is None else (t - c) * 100)
+        ax.bar(xs, ys, width, label=fc.value)
+    ax.set_xticks(range(len(runs)), [r.label for r in runs], rotation=20, ha="right")
+    ax.set_ylabel("translated - correct (points)")
+    ax.set_title("Translated but wrong")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    return plotting.render("translated_minus_correct", "Translated minus correct", fig)

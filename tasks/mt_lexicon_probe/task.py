@@ -1,0 +1,378 @@
+"""The ``mt_lexicon_probe`` task type (Volk 1997); see the package docstring."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from tasks.base import (
+    JSON,
+    Demo,
+    FileRole,
+    FormatError,
+    Metric,
+    Plot,
+    RunDetail,
+    ScoreReport,
+    TaskType,
+)
+from tasks.mt_lexicon_probe import FORMAT_HELP
+from tasks.mt_lexicon_probe.probes import (
+    FreqClass,
+    Pos,
+    ProbeSet,
+    Run,
+    parse_judgements,
+    parse_probes,
+    parse_references,
+    parse_run,
+)
+from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate
+from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, TagSource, settle
+
+
+@dataclass(frozen=True, slots=True)
+class MtLexiconProbeSettings:
+    """``count_proposed_correct``: count proposed ``c`` (a reference occurs in the
+    translation, not yet confirmed) in the provisional scores. Templates (empty =
+    the paper's for ``source_lang``) are used when the platform builds probe sets."""
+
+    source_lang: Literal["en", "de"] = "en"
+    count_proposed_correct: bool = True
+    template_adj: str = ""
+    template_noun: str = ""
+    template_verb: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Gold:
+    """Reference translations per probe id (may be empty: scoring then relies on
+    judgements and automatic ``u`` only)."""
+
+    references: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _metrics() -> tuple[Metric, ...]:
+    labels = {
+        "translated": "Translated",
+        "correct": "Correct",
+        "correct_strict": "Correct w/o wrong forms",
+    }
+    out = [
+        Metric(
+            f"{m}_{fc.value}_mean",
+            f"{labels[m]}, {fc.value} freq.",
+            f"Share of judged items counted '{m}' in the {fc.value} frequency class, "
+            "mean over adjectives, nouns and verbs (Volk 1997, tables 1-3).",
+        )
+        for m in MEASURES
+        for fc in FreqClass
+    ]
+    out += [
+        Metric(
+            "wrong_determiners",
+            "Wrong determiners",
+            "Nouns tagged wd (table 4).",
+            False,
+        ),
+        Metric("n_pending", "Awaiting annotation", "Items not yet tagged.", False),
+        Metric("judged_share", "Judged share", "Share of items already tagged."),
+    ]
+    return tuple(out)
+
+
+class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
+    slug: ClassVar[str] = "mt_lexicon_probe"
+    name: ClassVar[str] = "MT lexicon probing (Volk 1997)"
+    version: ClassVar[str] = "1.0"
+    settings_class: ClassVar[type] = MtLexiconProbeSettings
+    input_roles: ClassVar[tuple[FileRole, ...]] = (
+        FileRole(
+            "probes",
+            "Probe sentences",
+            "TSV id, word, pos, freq_class, sentence (no references).",
+        ),
+    )
+    gold_roles: ClassVar[tuple[FileRole, ...]] = (
+        FileRole(
+            "references",
+            "Reference translations",
+            "TSV id<TAB>ref1|ref2; lines may be empty.",
+            private=True,
+            required=False,
+        ),
+    )
+    submission_role: ClassVar[FileRole] = FileRole(
+        "run",
+        "Translations",
+        "One translation per probe sentence, same order and line count.",
+    )
+    metrics: ClassVar[tuple[Metric, ...]] = _metrics()
+    primary_metric: ClassVar[str] = "correct_low_mean"
+    format_help: ClassVar[str] = FORMAT_HELP
+
+    # ---- files ------------------------------------------------------------------
+    def parse_inputs(
+        self, files: Mapping[str, bytes], settings: MtLexiconProbeSettings
+    ) -> ProbeSet:
+        if "probes" not in files:
+            raise FormatError.at("probes", None, "the probe file is missing")
+        return parse_probes(files["probes"], "probes", allow_references=False)
+
+    def parse_gold(
+        self,
+        files: Mapping[str, bytes],
+        inputs: ProbeSet,
+        settings: MtLexiconProbeSettings,
+    ) -> Gold:
+        data = files.get("references")
+        if data is None:
+            return Gold()
+        return Gold(parse_references(data, "references", inputs))
+
+    def parse_run(
+        self,
+        data: bytes,
+        filename: str,
+        inputs: ProbeSet,
+        settings: MtLexiconProbeSettings,
+    ) -> Run:
+        return parse_run(data, filename, inputs)
+
+    # ---- scoring ----------------------------------------------------------------
+    def settle_items(
+        self,
+        run: Run,
+        gold: Gold,
+        inputs: ProbeSet,
+        judgements: Mapping[str, Tag] | None = None,
+        memory: JudgementMemory | None = None,
+    ) -> tuple[Outcome, ...]:
+        """Each probe's outcome in probe order (see :func:`tags.settle`)."""
+        judgements = judgements or {}
+        return tuple(
+            settle(
+                probe.id,
+                probe.word,
+                translation,
+                references=gold.references.get(probe.id, probe.references),
+                judgement=judgements.get(probe.id),
+                memory=memory,
+            )
+            for probe, translation in zip(inputs.probes, run.translations, strict=True)
+        )
+
+    def score(
+        self, run: Run, gold: Gold, inputs: ProbeSet, settings: MtLexiconProbeSettings
+    ) -> ScoreReport:
+        """Automatic tags only (``u``, proposed ``c``): a provisional score."""
+        return self.score_judged(run, gold, inputs, settings, {})
+
+    def score_judged(
+        self,
+        run: Run,
+        gold: Gold,
+        inputs: ProbeSet,
+        settings: MtLexiconProbeSettings,
+        judgements: Mapping[str, Tag],
+        *,
+        memory: JudgementMemory | None = None,
+    ) -> ScoreReport:
+        """Score with this run's stored judgements (probe id -> tag) and optionally
+        the judgement memory built from all systems' judgements."""
+        warnings = list(run.warnings)
+        by_id = inputs.by_id()
+        unknown = sorted(set(judgements) - set(by_id))
+        if unknown:
+            warnings.append(
+                f"ignored judgements for {len(unknown)} unknown probe id(s)"
+            )
+        misplaced = sorted(
+            pid
+            for pid, t in judgements.items()
+            if pid in by_id and t.nouns_only and by_id[pid].pos is not Pos.NOUN
+        )
+        if misplaced:
+            warnings.append(
+                f"{len(misplaced)} non-noun item(s) tagged f or wd (nouns-only tags)"
+            )
+        outcomes = self.settle_items(run, gold, inputs, judgements, memory)
+        tables = tabulate(
+            inputs.probes, outcomes, count_proposed=settings.count_proposed_correct
+        )
+        return _report(
+            inputs,
+            outcomes,
+            tables,
+            tuple(warnings),
+            memory_conflicts=len(memory.conflicts) if memory else 0,
+        )
+
+    # ---- plots ------------------------------------------------------------------
+    def plots(
+        self, report: ScoreReport, settings: MtLexiconProbeSettings
+    ) -> tuple[Plot, ...]:
+        from tasks.mt_lexicon_probe import plots
+
+        return (plots.run_bars(report.payload),)
+
+    def comparison_plots(
+        self, runs: Sequence[RunDetail], settings: MtLexiconProbeSettings
+    ) -> tuple[Plot, ...]:
+        from tasks.mt_lexicon_probe import plots
+
+        if not runs:
+            return ()
+        return plots.systems_by_frequency(runs) + (plots.gap(runs),)
+
+    # ---- demo and CLI -------------------------------------------------------------
+    def demo(self, seed: int = 0) -> Demo:
+        from tasks.mt_lexicon_probe.demo import make_demo
+
+        return make_demo(seed)
+
+    def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--probes",
+            required=True,
+            help="probe TSV; a 6th column of references (ref1|ref2) is used to propose c",
+        )
+        parser.add_argument(
+            "--run", required=True, help="translations, one line per probe"
+        )
+        parser.add_argument(
+            "--judgements", help="TSV id<TAB>tag for this run (may be partial)"
+        )
+        parser.add_argument(
+            "--references",
+            help="private references TSV id<TAB>ref1|ref2 (overrides column 6)",
+        )
+        parser.add_argument(
+            "--memory",
+            help="judgement memory TSV id<TAB>translation<TAB>tag from other systems",
+        )
+        parser.add_argument(
+            "--no-proposed",
+            action="store_true",
+            help="do not count proposed c until confirmed",
+        )
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        full = parse_probes(_read(args.probes), args.probes)
+        inputs = full.without_references()
+        refs = {p.id: p.references for p in full.probes if p.references}
+        if args.references:
+            refs.update(
+                parse_references(_read(args.references), args.references, inputs)
+            )
+        run = parse_run(_read(args.run), args.run, inputs)
+        judgements = (
+            parse_judgements(_read(args.judgements), args.judgements, inputs)
+            if args.judgements
+            else {}
+        )
+        memory = (
+            _read_memory(_read(args.memory), args.memory, inputs)
+            if args.memory
+            else None
+        )
+        settings = MtLexiconProbeSettings(count_proposed_correct=not args.no_proposed)
+        return self.score_judged(
+            run, Gold(refs), inputs, settings, judgements, memory=memory
+        )
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError.at(path, None, f"cannot read: {exc.strerror}") from None
+
+
+def _read_memory(data: bytes, file: str, inputs: ProbeSet) -> JudgementMemory:
+    from tasks.base import ProblemCollector
+    from tasks.common.textio import read_lines
+    from tasks.mt_lexicon_probe.tags import parse_tag
+
+    problems = ProblemCollector()
+    known = inputs.by_id()
+    records: list[tuple[str, str, Tag]] = []
+    for line in read_lines(data, file, keep_empty=False):
+        cols = line.text.split("\t")
+        tag = parse_tag(cols[-1]) if len(cols) == 3 else None
+        if tag is None or cols[0].strip() not in known:
+            problems.add(file, line.number, "expected known id<TAB>translation<TAB>tag")
+            continue
+        records.append((cols[0].strip(), cols[1], tag))
+    problems.raise_if_any()
+    return JudgementMemory.build(records)
+
+
+def _report(
+    inputs: ProbeSet,
+    outcomes: Sequence[Outcome],
+    tables: Tables,
+    warnings: tuple[str, ...],
+    *,
+    memory_conflicts: int,
+) -> ScoreReport:
+    metrics: dict[str, float | None] = {
+        f"{m}_{fc.value}_mean": tables.mean(m, fc) for m in MEASURES for fc in FreqClass
+    }
+    metrics["wrong_determiners"] = float(tables.wrong_determiners)
+    metrics["n_pending"] = float(tables.n_pending)
+    metrics["judged_share"] = (
+        tables.n_judged / tables.n_items if tables.n_items else 0.0
+    )
+    settled = {s.value: n for s, n in tables.settled_by.items()}
+    auto = (
+        settled[TagSource.AUTO_UNKNOWN.value]
+        + settled[TagSource.PROPOSED_CORRECT.value]
+    )
+    payload: dict[str, JSON] = {m: tables.table(m) for m in MEASURES}
+    payload.update(
+        wrong_determiners=tables.wrong_determiners,
+        n_items=tables.n_items,
+        n_judged=tables.n_judged,
+        n_pending=tables.n_pending,
+        auto_tags=auto,
+        provisional=tables.n_pending > 0
+        or settled[TagSource.PROPOSED_CORRECT.value] > 0,
+        settled_by=settled,
+        cells={
+            pos.value: {
+                fc.value: {
+                    "n_items": tables.cells[(pos, fc)].n_items,
+                    "n_judged": tables.cells[(pos, fc)].n_judged,
+                    "tags": {
+                        t.value: n for t, n in tables.cells[(pos, fc)].tags.items()
+                    },
+                }
+                for fc in FreqClass
+            }
+            for pos in Pos
+        },
+    )
+    if tables.n_pending:
+        warnings = warnings + (
+            f"{tables.n_pending} item(s) awaiting annotation; scores are over judged items",
+        )
+    items: list[JSON] = [
+        {
+            "id": p.id,
+            "pos": p.pos.value,
+            "freq_class": p.freq_class.value,
+            "translation": o.translation,
+            "tag": o.tag.value if o.tag else None,
+            "source": o.source.value,
+            "matched_reference": o.matched,
+        }
+        for p, o in zip(inputs.probes, outcomes, strict=True)
+    ]
+    detail: dict[str, JSON] = {"items": items, "memory_conflicts": memory_conflicts}
+    return ScoreReport(
+        metrics=metrics, payload=payload, warnings=warnings, detail=detail
+    )
