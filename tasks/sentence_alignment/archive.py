@@ -81,8 +81,11 @@ def read_zip(
     declared_total = 0
     for info in infos:
         name = info.filename
+        if info.is_dir():
+            _check_name(name.rstrip("/"), file)
+            continue
         parts = _check_name(name, file)
-        if info.is_dir() or _ignored(name):
+        if _ignored(name):
             continue
         if len(parts) > 2:
             raise FormatError.at(file, None, f"{name}: nested folders are not expected")
