@@ -54,8 +54,10 @@ def build(seed: int = 0) -> Demo:
     rng.shuffle(d1)
     d2_set = set(d2)
 
-    def root_of(target: str) -> str:
-        return next(r for r, de in ROOTS.items() if target.startswith(de))
+    by_root: dict[str, list[str]] = {}
+    for t in d2:
+        de_root = next(de for de in ROOTS.values() if t.startswith(de))
+        by_root.setdefault(de_root, []).append(t)
 
     # Strong: knows the morpheme dictionary, ranks its guesses well, with some noise.
     strong: list[tuple[float, tuple[str, str]]] = []
@@ -63,15 +65,22 @@ def build(seed: int = 0) -> Demo:
         for t in _translations(s):
             if t in d2_set:
                 strong.append((rng.random() * 0.6 + 0.4, (s, t)))
-        wrong = [t for t in d2 if root_of(t) == ROOTS[s.split(" ")[0]]]
+        wrong = [
+            t for t in by_root[ROOTS[s.split(" ")[0]]] if t not in _translations(s)
+        ]
         for t in rng.sample(wrong, min(2, len(wrong))):
             strong.append((rng.random() * 0.7, (s, t)))
-    # Medium: knows the roots only, guesses the head.
+    # Medium: knows the roots and half of the heads; guesses the other heads.
+    known_heads = set(rng.sample(sorted(HEADS), len(HEADS) // 2))
     medium: list[tuple[float, tuple[str, str]]] = []
     for s in d1:
-        same_root = [t for t in d2 if root_of(t) == ROOTS[s.split(" ")[0]]]
-        for t in rng.sample(same_root, min(3, len(same_root))):
-            medium.append((rng.random(), (s, t)))
+        if s.split(" ")[1] in known_heads:
+            for t in _translations(s):
+                if t in d2_set:
+                    medium.append((rng.random() * 0.8 + 0.2, (s, t)))
+        same_root = by_root[ROOTS[s.split(" ")[0]]]
+        for t in rng.sample(same_root, min(2, len(same_root))):
+            medium.append((rng.random() * 0.5, (s, t)))
     # Weak: random pairs.
     weak = [(rng.random(), (rng.choice(d1), rng.choice(d2))) for _ in range(600)]
 
