@@ -30,7 +30,7 @@ def _row(payload: Mapping[str, JSON], measure: str, group: str) -> Mapping[str, 
 def run_bars(payload: Mapping[str, JSON]) -> Plot:
     """Per system: one panel per word class (and the mean), frequency classes on x,
     one bar per share. Null cells are drawn empty and marked n/a."""
-    fig = plotting.new_figure(9.0, 3.4)
+    fig = plotting.new_figure(9.0, 3.8)
     axes = fig.subplots(1, len(GROUPS), sharey=True)
     width = 0.8 / len(MEASURES)
     for ax, group in zip(axes, GROUPS, strict=True):
@@ -47,7 +47,8 @@ def run_bars(payload: Mapping[str, JSON]) -> Plot:
         ax.set_ylim(0, 105)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].set_ylabel("% of judged items")
-    axes[-1].legend(fontsize="small", loc="lower left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(MEASURES), fontsize="small")
     return plotting.render(
         "shares", "Translated / correct shares by word and frequency class", fig
     )
