@@ -152,9 +152,11 @@ def _naive(
 
 
 def _bisegments(n: int, m: int) -> st.SearchStrategy[tuple[Bisegment, ...]]:
-    side = lambda k: st.sets(st.integers(0, k - 1), max_size=3).map(
-        lambda s: tuple(sorted(s))
-    )  # noqa: E731
+    def side(k: int) -> st.SearchStrategy[tuple[int, ...]]:
+        return st.sets(st.integers(0, k - 1), max_size=3).map(
+            lambda s: tuple(sorted(s))
+        )
+
     seg = st.tuples(side(n), side(m)).filter(lambda b: bool(b[0] or b[1]))
     return st.lists(seg, max_size=8, unique=True).map(
         lambda xs: tuple(Bisegment(a, b) for a, b in xs)
