@@ -85,6 +85,22 @@ class _WordTable:
         )
         self.out_len = out.word_lengths
         self.gold_len = gold.word_lengths
+        # Each word's distance to the closest word of the other side's vocabulary.
+        self.out_min = np.ones(len(out.vocab), dtype=np.float64)
+        self.gold_min = np.ones(len(gold.vocab), dtype=np.float64)
+        step = max(1, 4_000_000 // max(1, len(gold.vocab)))
+        for lo in range(0, len(out.vocab), step):
+            hi = min(len(out.vocab), lo + step)
+            longest = np.maximum(self.out_len[lo:hi, None], self.gold_len[None, :])
+            ds = self.dist[lo:hi] / np.maximum(longest, 1)
+            if ds.shape[1]:
+                self.out_min[lo:hi] = ds.min(axis=1)
+                np.minimum(self.gold_min, ds.min(axis=0), out=self.gold_min)
+
+    def word_min_sums(self, side: _Side, minima: FloatArray) -> FloatArray:
+        """Per term of ``side``: the sum over its words of ``minima``."""
+        padded = np.append(minima, 0.0)
+        return padded[side.word_ids].sum(axis=1)
 
     def costs(self, a: IntArray, b: IntArray) -> FloatArray:
         """d_s between output word ids ``a`` and gold word ids ``b`` (same shape)."""
@@ -104,7 +120,13 @@ def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
     gold_sorted = [gold[i] for i in by_words]
     original = np.array(by_words, dtype=np.int64)
     out, ref = _Side(outputs), _Side(gold_sorted)
-    solver = _Solver(out, ref, _WordTable(out, ref))
+    table = _WordTable(out, ref)
+    solver = _Solver(out, ref, table)
+    # Word-minimum bounds on the assignment cost (see _bounds_note).
+    out_sums = table.word_min_sums(out, table.out_min)
+    gold_bound = (
+        table.word_min_sums(ref, table.gold_min) / np.maximum(ref.n_words, 1)
+    ).astype(np.float32)
     counts, seg_start = np.unique(ref.n_words, return_index=True)
     seg_end = np.append(seg_start[1:], g)
     block = max(1, BLOCK_CELLS // g)
@@ -127,11 +149,18 @@ def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
         twice_upper = 2 * probe_d + SLACK
         nw = out.n_words[rows]
         parts_local, parts_cols = [], []
+        sums = out_sums[rows]
         for count, lo, hi in zip(counts, seg_start, seg_end, strict=True):
-            # d_s + |#w(a) - #w(b)| / max #w <= 2 * upper, per row.
-            lbc = np.abs(nw - count) / np.maximum(nw, count)
-            limit = (twice_upper - lbc).astype(np.float32)
-            loc, col = np.nonzero(approx[:, lo:hi] <= limit[:, None])
+            # Keep (e, r) unless d_s + lower bound of d_c > 2 * upper (module doc).
+            m = np.maximum(np.maximum(nw, count), 1)
+            row_bound = np.maximum(np.abs(nw - count), sums + m - nw) / m
+            limit = (twice_upper - row_bound).astype(np.float32)
+            block_ds = approx[:, lo:hi]
+            keep = block_ds <= limit[:, None]
+            keep &= block_ds + gold_bound[None, lo:hi] <= twice_upper[:, None].astype(
+                np.float32
+            )
+            loc, col = np.nonzero(keep)
             parts_local.append(loc)
             parts_cols.append(col + lo)
         local = np.concatenate(parts_local)
@@ -160,7 +189,7 @@ def _exact_ds(
     rows: IntArray,
 ) -> FloatArray:
     """float64 d_s = lev / longest, recovering the integer lev from the float32 value."""
-    longest = np.maximum(out.lengths[rows], ref.lengths[cols])
+    longest = np.maximum(np.maximum(out.lengths[rows], ref.lengths[cols]), 1)
     lev = np.rint(approx[local, cols].astype(np.float64) * longest)
     return lev / longest
 
@@ -185,12 +214,15 @@ class _Solver:
             a, b = int(shape // 1000), int(shape % 1000)
             cost[sel] = self._assignment(oi[sel], gi[sel], a, b)
         m = np.maximum(na, nb)
-        d_c = np.round(cost / m, DIGITS)
+        d_c = np.round(np.divide(cost, m, out=np.zeros_like(cost), where=m > 0), DIGITS)
         return np.round((d_s + d_c) / 2, DIGITS)
 
     def _assignment(self, oi: IntArray, gi: IntArray, a: int, b: int) -> FloatArray:
         """Minimum assignment cost of the padded m x m word matrix, for one shape."""
         m = max(a, b)
+        if min(a, b) == 0:
+            # A side without words: every word of the other side costs 1.
+            return np.full(len(oi), float(m))
         wa = self.out.word_ids[oi, :a]
         wb = self.gold.word_ids[gi, :b]
         if min(a, b) == 1:
