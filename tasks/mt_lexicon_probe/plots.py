@@ -48,7 +48,13 @@ def run_bars(payload: Mapping[str, JSON]) -> Plot:
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].set_ylabel("% of judged items")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=len(MEASURES), fontsize="small")
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=len(MEASURES),
+        fontsize="small",
+    )
     return plotting.render(
         "shares", "Translated / correct shares by word and frequency class", fig
     )

@@ -28,8 +28,12 @@ def _pos_pairs() -> dict[Pos, tuple[tuple[str, str], ...]]:
         pos: tuple(
             pair
             for split in ("train", "test")
-            for pair in read_pairs((root / f"de-en.{split}.{name}").read_bytes(), name,
-                                   columns=("de", "en"), source="en")
+            for pair in read_pairs(
+                (root / f"de-en.{split}.{name}").read_bytes(),
+                name,
+                columns=("de", "en"),
+                source="en",
+            )
         )
         for pos, name in SPLITS.items()
     }
@@ -61,7 +65,10 @@ def test_real_lexicon_bands_and_counts():
     assert len(probes) == 900
     zipf = _zipf()
     for pos in Pos:
-        cell = {fc: [p for p in probes if p.pos is pos and p.freq_class is fc] for fc in FreqClass}
+        cell = {
+            fc: [p for p in probes if p.pos is pos and p.freq_class is fc]
+            for fc in FreqClass
+        }
         assert all(len(v) == 100 for v in cell.values())
         for p in cell[FreqClass.MEDIUM]:
             assert 3.0 - 1e-9 <= zipf(p.word) <= 3.3 + 1e-9
@@ -90,7 +97,13 @@ def test_exclusions_on_real_lexicon():
         assert p.sentence == DEFAULT_TEMPLATES["en"].sentence(p.word, p.pos)
     assert "international" not in words
     # German references of nouns are capitalised
-    assert all(r[0].isupper() for p in probes if p.pos is Pos.NOUN for r in p.references if r[0].isalpha())
+    assert all(
+        r[0].isupper()
+        for p in probes
+        if p.pos is Pos.NOUN
+        for r in p.references
+        if r[0].isalpha()
+    )
     excluded = _build(1).excluded
     assert excluded["identical_in_both_languages"] > 1000
     assert excluded["excluded_word_list"] > 50
@@ -111,23 +124,46 @@ def test_deterministic_given_seed():
 
 
 def test_small_synthetic_lexicon_rules():
-    freq = {"alpha": 6.0, "beta": 3.1, "gamma": 1.7, "delta": 1.75, "radio": 5.0, "from": 7.0}
+    freq = {
+        "alpha": 6.0,
+        "beta": 3.1,
+        "gamma": 1.7,
+        "delta": 1.75,
+        "radio": 5.0,
+        "from": 7.0,
+    }
     pairs = {
-        Pos.NOUN: [("alpha", "Alfa"), ("beta", "Beta"), ("gamma", "Gamma-Strahl"),
-                   ("delta", "Dreieck"), ("radio", "Funk"), ("ice cream", "Eis")],
+        Pos.NOUN: [
+            ("alpha", "Alfa"),
+            ("beta", "Beta"),
+            ("gamma", "Gamma-Strahl"),
+            ("delta", "Dreieck"),
+            ("radio", "Funk"),
+            ("ice cream", "Eis"),
+        ],
         Pos.ADJ: [("from", "reykjaviker"), ("alpha", "erst")],
     }
-    result = build_probe_set(pairs, BuildConfig(per_cell=1), frequency=lambda w: freq.get(w, 0.0),
-                             dictionary_pairs=[("radio", "Radio")])
+    result = build_probe_set(
+        pairs,
+        BuildConfig(per_cell=1),
+        frequency=lambda w: freq.get(w, 0.0),
+        dictionary_pairs=[("radio", "Radio")],
+    )
     by_cell = {(p.pos, p.freq_class): p.word for p in result.probes.probes}
     # beta == Beta and radio == Radio (from the extra dictionary): excluded
     # beta = Beta and radio = Radio (extra dictionary) are excluded; gamma and delta
     # are both in the low band 1.75 +- 0.15, the seed picks one of them
     low = by_cell.pop((Pos.NOUN, FreqClass.LOW))
     assert low in {"gamma", "delta"}
-    assert by_cell == {(Pos.NOUN, FreqClass.HIGH): "alpha", (Pos.ADJ, FreqClass.HIGH): "alpha"}
-    assert result.excluded == {"not_single_word": 1, "identical_in_both_languages": 2,
-                               "excluded_word_list": 1}
+    assert by_cell == {
+        (Pos.NOUN, FreqClass.HIGH): "alpha",
+        (Pos.ADJ, FreqClass.HIGH): "alpha",
+    }
+    assert result.excluded == {
+        "not_single_word": 1,
+        "identical_in_both_languages": 2,
+        "excluded_word_list": 1,
+    }
     assert any("noun/medium: only 0 words" in w for w in result.warnings)
 
 
@@ -141,10 +177,18 @@ def test_german_templates_use_gender():
     assert de.sentence("hart", Pos.ADJ) == "Es ist hart."
     pairs = {Pos.NOUN: [("laterne", "lantern")]}
     genders = read_genders(b"Laterne\tf\n", "g.tsv")
-    result = build_probe_set(pairs, BuildConfig(lang="de", target_lang="en", per_cell=1),
-                             frequency=lambda w: 4.0, genders=genders)
+    result = build_probe_set(
+        pairs,
+        BuildConfig(lang="de", target_lang="en", per_cell=1),
+        frequency=lambda w: 4.0,
+        genders=genders,
+    )
     probe = result.probes.probes[0]
-    assert (probe.word, probe.sentence, probe.references) == ("Laterne", "Eine Laterne ist gut.", ("lantern",))
+    assert (probe.word, probe.sentence, probe.references) == (
+        "Laterne",
+        "Eine Laterne ist gut.",
+        ("lantern",),
+    )
 
 
 def test_bad_pair_file():

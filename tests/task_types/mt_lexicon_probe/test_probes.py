@@ -32,16 +32,26 @@ def _probes() -> ProbeSet:
 
 def test_parse_probes_with_and_without_references():
     probes = _probes()
-    assert [p.id for p in probes.probes] == ["adj-high-001", "noun-low-001", "verb-medium-001"]
+    assert [p.id for p in probes.probes] == [
+        "adj-high-001",
+        "noun-low-001",
+        "verb-medium-001",
+    ]
     assert probes.probes[1].references == ("Wasservogel", "Wasser-Vogel")
-    assert probes.probes[1].pos is Pos.NOUN and probes.probes[1].freq_class is FreqClass.LOW
+    assert (
+        probes.probes[1].pos is Pos.NOUN
+        and probes.probes[1].freq_class is FreqClass.LOW
+    )
     assert probes.probes[2].references == ()
     public = probes.without_references()
     assert not public.has_references
 
 
 def test_header_bom_crlf_and_blank_lines():
-    data = b"\xef\xbb\xbfid\tword\tpos\tfreq_class\tsentence\r\n\r\n" + PROBES.replace("\n", "\r\n").encode()
+    data = (
+        b"\xef\xbb\xbfid\tword\tpos\tfreq_class\tsentence\r\n\r\n"
+        + PROBES.replace("\n", "\r\n").encode()
+    )
     assert parse_probes(data, "p.tsv") == _probes()
 
 
@@ -49,7 +59,9 @@ def test_round_trip():
     probes = _probes()
     again = parse_probes(probes_to_tsv(probes.probes).encode(), "p.tsv")
     assert again == probes
-    public = parse_probes(probes_to_tsv(probes.probes, references=False).encode(), "p.tsv")
+    public = parse_probes(
+        probes_to_tsv(probes.probes, references=False).encode(), "p.tsv"
+    )
     refs = parse_references(references_to_tsv(probes.probes).encode(), "r.tsv", public)
     assert public.with_references(refs) == probes
 
@@ -57,14 +69,30 @@ def test_round_trip():
 word = st.text(st.characters(categories=["L"]), min_size=1, max_size=12)
 
 
-@given(st.lists(st.tuples(word, st.sampled_from(list(Pos)), st.sampled_from(list(FreqClass)),
-                          st.lists(word, max_size=3, unique=True)), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            word,
+            st.sampled_from(list(Pos)),
+            st.sampled_from(list(FreqClass)),
+            st.lists(word, max_size=3, unique=True),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_round_trip_property(rows):
     import unicodedata
 
     probes = tuple(
-        Probe(f"p{i}", unicodedata.normalize("NFC", w), pos, fc, f"x {unicodedata.normalize('NFC', w)}.",
-              tuple(dict.fromkeys(unicodedata.normalize("NFC", r) for r in refs)))
+        Probe(
+            f"p{i}",
+            unicodedata.normalize("NFC", w),
+            pos,
+            fc,
+            f"x {unicodedata.normalize('NFC', w)}.",
+            tuple(dict.fromkeys(unicodedata.normalize("NFC", r) for r in refs)),
+        )
         for i, (w, pos, fc, refs) in enumerate(rows)
     )
     assert parse_probes(probes_to_tsv(probes).encode(), "p.tsv").probes == probes
@@ -76,7 +104,11 @@ def test_round_trip_property(rows):
         ("a\tnew\tadj\thigh\n", 1, "5 or 6 tab-separated columns"),
         ("a\tnew\tadverb\thigh\tThis is new.\n", 1, "pos 'adverb'"),
         ("a\tnew\tadj\trare\tThis is new.\n", 1, "freq_class 'rare'"),
-        ("a\tnew\tadj\thigh\tThis is new.\na\tgood\tadj\thigh\tThis is good.\n", 2, "already used on line 1"),
+        (
+            "a\tnew\tadj\thigh\tThis is new.\na\tgood\tadj\thigh\tThis is good.\n",
+            2,
+            "already used on line 1",
+        ),
         ("a b\tnew\tadj\thigh\tThis is new.\n", 1, "bad id"),
         ("a\t\tadj\thigh\tThis is new.\n", 1, "must not be empty"),
     ],
@@ -123,7 +155,9 @@ def test_run_empty_translations_and_trailing_blank_lines():
 
 
 def test_references_may_have_empty_lines_and_ids_without_refs():
-    refs = parse_references(b"adj-high-001\tneu|frisch\n\nverb-medium-001\n", "r.tsv", _probes())
+    refs = parse_references(
+        b"adj-high-001\tneu|frisch\n\nverb-medium-001\n", "r.tsv", _probes()
+    )
     assert refs == {"adj-high-001": ("neu", "frisch"), "verb-medium-001": ()}
     with pytest.raises(FormatError, match="unknown probe id 'zzz'"):
         parse_references(b"zzz\tx\n", "r.tsv", _probes())
@@ -131,10 +165,18 @@ def test_references_may_have_empty_lines_and_ids_without_refs():
 
 def test_judgements():
     probes = _probes()
-    got = parse_judgements(b"id\ttag\nadj-high-001\tc\nnoun-low-001\tWD\nadj-high-001\tc\n", "j.tsv", probes)
+    got = parse_judgements(
+        b"id\ttag\nadj-high-001\tc\nnoun-low-001\tWD\nadj-high-001\tc\n",
+        "j.tsv",
+        probes,
+    )
     assert got == {"adj-high-001": Tag.CORRECT, "noun-low-001": Tag.WRONG_DETERMINER}
     with pytest.raises(FormatError) as exc:
-        parse_judgements(b"adj-high-001\tok\nnope\tc\nadj-high-001\tc\nadj-high-001\tw\n", "j.tsv", probes)
+        parse_judgements(
+            b"adj-high-001\tok\nnope\tc\nadj-high-001\tc\nadj-high-001\tw\n",
+            "j.tsv",
+            probes,
+        )
     messages = [(p.line, p.message) for p in exc.value.problems]
     assert messages[0][0] == 1 and "unknown tag 'ok'" in messages[0][1]
     assert messages[1][0] == 2 and "unknown probe id 'nope'" in messages[1][1]

@@ -36,9 +36,21 @@ JUDGEMENTS = "".join(f"{i}\t{t}\n" for i, _, _, t in FIXTURE if t != "-")
 # verb medium  nothing judged: null null null
 # verb low     wf u: 1/2            1/2                   0/2
 EXPECTED = {
-    "translated": {"adj": (1.0, 0.5, 1.0), "noun": (1.0, 1.0, 0.5), "verb": (1.0, None, 0.5)},
-    "correct": {"adj": (1.0, 0.5, 0.0), "noun": (1.0, 1.0, 0.5), "verb": (0.5, None, 0.5)},
-    "correct_strict": {"adj": (1.0, 0.0, 0.0), "noun": (1.0, 1.0, 0.5), "verb": (0.5, None, 0.0)},
+    "translated": {
+        "adj": (1.0, 0.5, 1.0),
+        "noun": (1.0, 1.0, 0.5),
+        "verb": (1.0, None, 0.5),
+    },
+    "correct": {
+        "adj": (1.0, 0.5, 0.0),
+        "noun": (1.0, 1.0, 0.5),
+        "verb": (0.5, None, 0.5),
+    },
+    "correct_strict": {
+        "adj": (1.0, 0.0, 0.0),
+        "noun": (1.0, 1.0, 0.5),
+        "verb": (0.5, None, 0.0),
+    },
 }
 # Means over the word classes with a defined share:
 # translated: high 3/3 = 1; medium (0.5 + 1)/2 = 0.75; low (1 + 0.5 + 0.5)/3 = 2/3
@@ -71,11 +83,25 @@ def test_tables_by_hand():
         assert mean == pytest.approx(EXPECTED_MEAN[measure]), measure
     # wd: n1 and n6 (table 4 counts all frequency classes)
     assert payload["wrong_determiners"] == 2
-    assert (payload["n_items"], payload["n_judged"], payload["n_pending"]) == (18, 15, 3)
+    assert (payload["n_items"], payload["n_judged"], payload["n_pending"]) == (
+        18,
+        15,
+        3,
+    )
     assert payload["auto_tags"] == 0
     assert payload["provisional"] is True
-    assert payload["settled_by"] == {"judgement": 15, "memory": 0, "auto_u": 0, "proposed_c": 0, "pending": 3}
-    assert payload["cells"]["verb"]["medium"] == {"n_items": 2, "n_judged": 0, "tags": {}}
+    assert payload["settled_by"] == {
+        "judgement": 15,
+        "memory": 0,
+        "auto_u": 0,
+        "proposed_c": 0,
+        "pending": 3,
+    }
+    assert payload["cells"]["verb"]["medium"] == {
+        "n_items": 2,
+        "n_judged": 0,
+        "tags": {},
+    }
 
 
 def test_metrics_match_payload():

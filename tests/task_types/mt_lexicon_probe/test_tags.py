@@ -43,7 +43,10 @@ def test_is_copied(word, translation, copied):
 
 
 def test_matching_reference_whole_tokens():
-    assert matching_reference(["neu ausrichten"], "Wir müssen neu ausrichten.") == "neu ausrichten"
+    assert (
+        matching_reference(["neu ausrichten"], "Wir müssen neu ausrichten.")
+        == "neu ausrichten"
+    )
     assert matching_reference(["Haus"], "Das Hausboot ist gut.") is None
     assert matching_reference(["Boot", "Haus"], "Das haus ist gut.") == "Haus"
 
@@ -51,13 +54,22 @@ def test_matching_reference_whole_tokens():
 def test_normalise_translation_ignores_case_punctuation_spacing():
     assert normalise_translation("Dies ist hart.") == "dies ist hart"
     assert normalise_translation("  dies   IST hart ") == "dies ist hart"
-    assert normalise_translation("Dies ist schwer.") != normalise_translation("Dies ist hart.")
+    assert normalise_translation("Dies ist schwer.") != normalise_translation(
+        "Dies ist hart."
+    )
 
 
 def test_settle_precedence():
     memory = JudgementMemory.build([("a1", "Es ist hart.", Tag.WRONG)])
     # 1. an explicit judgement beats everything
-    o = settle("a1", "hard", "Es ist hart.", references=["hart"], judgement=Tag.CORRECT, memory=memory)
+    o = settle(
+        "a1",
+        "hard",
+        "Es ist hart.",
+        references=["hart"],
+        judgement=Tag.CORRECT,
+        memory=memory,
+    )
     assert (o.tag, o.source) == (Tag.CORRECT, TagSource.JUDGEMENT)
     # 2. memory beats the automatic rules
     o = settle("a1", "hard", "es ist HART", references=["hart"], memory=memory)
@@ -67,7 +79,11 @@ def test_settle_precedence():
     assert (o.tag, o.source) == (Tag.UNKNOWN, TagSource.AUTO_UNKNOWN)
     # 4. reference occurs -> c proposed, not confirmed
     o = settle("a1", "hard", "Es ist hart.", references=["schwer", "hart"])
-    assert (o.tag, o.source, o.matched) == (Tag.CORRECT, TagSource.PROPOSED_CORRECT, "hart")
+    assert (o.tag, o.source, o.matched) == (
+        Tag.CORRECT,
+        TagSource.PROPOSED_CORRECT,
+        "hart",
+    )
     # 5. nothing applies
     o = settle("a1", "hard", "Es ist schwierig.", references=["hart"])
     assert (o.tag, o.source) == (None, TagSource.PENDING)
