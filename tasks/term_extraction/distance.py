@@ -68,7 +68,8 @@ def compositional_distance(a: str, b: str) -> float:
 
     Example (seed 000): d_c("data base", "data bases") = (0 + 0.2) / 2 = 0.1;
     d_c("relational data base", "data base") = (0 + 0 + 1) / 3 = 1/3;
-    d_c("relational data base", "web site") = (0.8 + 0.75 + 1) / 3 ~ 0.8833.
+    d_c("relational data base", "web site") = (0.9 + 0.75 + 1) / 3 ~ 0.8833
+    (relational/web, data/site, base deleted).
     """
     a_words, b_words = a.split(), b.split()
     m = max(len(a_words), len(b_words))
