@@ -1,0 +1,192 @@
+"""Organiser pages (Django admin): create tasks, phases and test sets, upload or replace
+inputs and gold (validated by the task type before they are stored), rescore runs,
+reveal private test sets, release gold."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django import forms
+from django.contrib import admin, messages
+from django.db import transaction
+
+from evalhub.competitions.models import (
+    Phase,
+    Registration,
+    SharedTask,
+    Submission,
+    Team,
+    TestSet,
+    TestSetFile,
+)
+from evalhub.competitions.services import datasets, scoring
+from tasks.base import FormatError
+
+
+class OrganisedQuerysetMixin:
+    """Staff who are not superusers see only the tasks they organise."""
+
+    task_path = "task"
+
+    def get_queryset(self, request):  # noqa: ANN001, ANN201
+        qs = super().get_queryset(request)  # type: ignore[misc]
+        if request.user.is_superuser:
+            return qs
+        return (
+            qs.filter(**{f"{self.task_path}__organisers": request.user}).distinct()
+            if self.task_path
+            else qs.filter(organisers=request.user)
+        )
+
+
+class PhaseInline(admin.TabularInline):
+    model = Phase
+    extra = 0
+
+
+@admin.register(SharedTask)
+class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
+    task_path = ""
+    list_display = ["title", "slug", "task_type", "state", "gold_released"]
+    prepopulated_fields = {"slug": ["title"]}
+    inlines = [PhaseInline]
+    filter_horizontal = ["organisers"]
+    actions = ["release_gold"]
+
+    @admin.action(description="Release the gold (per-item outcomes become public)")
+    def release_gold(self, request, queryset):  # noqa: ANN001, ANN201
+        updated = queryset.update(gold_released=True)
+        self.message_user(request, f"Gold released for {updated} task(s).")
+
+
+class TestSetFileForm(forms.ModelForm):
+    upload = forms.FileField(
+        required=False, help_text="Upload to add or replace this file"
+    )
+
+    class Meta:
+        model = TestSetFile
+        fields = ["role", "upload"]
+
+    def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self.fields[
+            "role"
+        ].help_text = "Role key from the task type (e.g. gold, source_terms)"
+
+    def clean(self):  # noqa: ANN201
+        data = super().clean()
+        if not self.instance.pk and not data.get("upload"):
+            raise forms.ValidationError("Choose a file to upload.")
+        return data
+
+
+class TestSetFileInline(admin.TabularInline):
+    model = TestSetFile
+    form = TestSetFileForm
+    extra = 1
+    readonly_fields = ["private", "original_name", "sha256", "size", "uploaded_at"]
+
+
+@admin.register(TestSet)
+class TestSetAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
+    task_path = "phase__task"
+    list_display = [
+        "name",
+        "phase",
+        "visibility",
+        "revealed",
+        "counts_for_ranking",
+        "gold_version",
+    ]
+    inlines = [TestSetFileInline]
+    actions = ["reveal", "rescore_all"]
+
+    def save_formset(self, request, form, formset, change):  # noqa: ANN001, ANN201
+        if formset.model is not TestSetFile:
+            return super().save_formset(request, form, formset, change)
+        uploads = {}
+        for f in formset.forms:
+            if (
+                f.cleaned_data
+                and f.cleaned_data.get("upload")
+                and not f.cleaned_data.get("DELETE")
+            ):
+                uploads[f.cleaned_data["role"]] = f.cleaned_data["upload"]
+        for role, upload in uploads.items():
+            try:
+                datasets.store_file(
+                    test_set=form.instance,
+                    role=role,
+                    filename=upload.name,
+                    data=upload.read(),
+                )
+            except (FormatError, datasets.UnknownRole) as exc:
+                messages.error(request, f"{upload.name}: {exc}")
+        for f in formset.deleted_forms:
+            if f.instance.pk:
+                f.instance.file.delete(save=False)
+                f.instance.delete()
+
+    @admin.action(description="Reveal private scores")
+    def reveal(self, request, queryset):  # noqa: ANN001, ANN201
+        for ts in queryset:
+            datasets.reveal(test_set=ts)
+        self.message_user(request, f"Revealed {queryset.count()} test set(s).")
+
+    @admin.action(description="Rescore every run of these test sets' phases")
+    def rescore_all(self, request, queryset):  # noqa: ANN001, ANN201
+        ids = list(
+            Submission.objects.filter(phase__test_sets__in=queryset)
+            .values_list("pk", flat=True)
+            .distinct()
+        )
+        with transaction.atomic():
+            n = scoring.rescore(submission_ids=ids)
+        self.message_user(request, f"{n} run(s) queued for rescoring.")
+
+
+@admin.register(Submission)
+class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
+    task_path = "phase__task"
+    list_display = [
+        "pk",
+        "team",
+        "method_name",
+        "phase",
+        "status",
+        "failure_category",
+        "created_at",
+        "scorer_version",
+    ]
+    list_filter = ["status", "failure_category", "phase__task"]
+    readonly_fields = [f.name for f in Submission._meta.fields]
+    actions = ["rescore"]
+
+    @admin.action(description="Rescore the selected runs")
+    def rescore(self, request, queryset):  # noqa: ANN001, ANN201
+        with transaction.atomic():
+            n = scoring.rescore(
+                submission_ids=list(queryset.values_list("pk", flat=True))
+            )
+        self.message_user(request, f"{n} run(s) queued for rescoring.")
+
+
+@admin.register(Registration)
+class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
+    list_display = ["team", "task", "status", "created_at"]
+    list_filter = ["status", "task"]
+    actions = ["approve"]
+
+    @admin.action(description="Approve")
+    def approve(self, request, queryset):  # noqa: ANN001, ANN201
+        queryset.update(status=Registration.Status.APPROVED)
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+    filter_horizontal = ["members"]
+
+
+__all__ = ["hashlib"]

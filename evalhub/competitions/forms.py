@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from django import forms
+
+
+class SubmitForm(forms.Form):
+    run = forms.FileField(
+        label="Run file", help_text="See the submission format below."
+    )
+    method_name = forms.CharField(max_length=100, label="Method name")
+    method_description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        label="Method description",
+    )
+
+
+class RegisterForm(forms.Form):
+    existing_team = forms.ModelChoiceField(
+        queryset=None, required=False, label="One of your teams"
+    )  # type: ignore[arg-type]
+    new_team = forms.CharField(
+        max_length=100, required=False, label="…or a new team name"
+    )
+
+    def __init__(self, *args, teams, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self.fields["existing_team"].queryset = teams
+
+    def clean(self):  # noqa: ANN201
+        data = super().clean()
+        if not data.get("existing_team") and not (data.get("new_team") or "").strip():
+            raise forms.ValidationError(
+                "Choose one of your teams or give a new team name."
+            )
+        return data

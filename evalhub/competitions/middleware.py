@@ -1,0 +1,28 @@
+"""Show times in the viewer's time zone: the browser reports it in the ``tz`` cookie
+(set by static/evalhub.js); unknown or missing values fall back to UTC."""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+
+
+class ViewerTimezoneMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        name = request.COOKIES.get("tz", "")
+        try:
+            timezone.activate(
+                zoneinfo.ZoneInfo(name) if name else zoneinfo.ZoneInfo("UTC")
+            )
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            timezone.activate(zoneinfo.ZoneInfo("UTC"))
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()

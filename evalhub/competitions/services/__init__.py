@@ -1,0 +1,1 @@
+"""Use cases: submit, score, rank, analyse, rescore, demo. Keyword-only functions."""

@@ -1,0 +1,82 @@
+"""Organiser operations on test sets: storing inputs and gold (validated before they
+replace the stored file), revealing private scores."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from evalhub.competitions.models import TestSet, TestSetFile
+from evalhub.competitions.services import leaderboard, taskdata
+from tasks.base import FormatError
+
+
+class UnknownRole(ValueError):
+    pass
+
+
+def store_file(
+    *, test_set: TestSet, role: str, filename: str, data: bytes
+) -> TestSetFile:
+    """Add or replace one input/gold file. Gold is parsed first (FormatError leaves the
+    stored gold untouched); replacing gold bumps ``gold_version``."""
+    task_type = test_set.phase.task.type
+    roles = {r.key: r for r in (*task_type.input_roles, *task_type.gold_roles)}
+    if role not in roles:
+        raise UnknownRole(
+            f"unknown file role {role!r}; this task type expects: {', '.join(roles)}"
+        )
+    private = roles[role].private or role in {r.key for r in task_type.gold_roles}
+    if private:
+        others = {
+            f.role: f for f in test_set.files.filter(private=True).exclude(role=role)
+        }
+        gold_files = {r: _read(f) for r, f in others.items()}
+        gold_files[role] = data
+        if all(r.key in gold_files for r in task_type.gold_roles if r.required):
+            taskdata.validate_gold(test_set=test_set, gold_files=gold_files)
+    else:
+        settings = task_type.parse_settings(test_set.phase.task.task_settings)
+        others = {
+            f.role: _read(f)
+            for f in test_set.files.filter(private=False).exclude(role=role)
+        }
+        others[role] = data
+        if all(r.key in others for r in task_type.input_roles if r.required):
+            task_type.parse_inputs(others, settings)
+    digest = hashlib.sha256(data).hexdigest()
+    with transaction.atomic():
+        existing = TestSetFile.objects.filter(test_set=test_set, role=role).first()
+        if existing is not None:
+            existing.file.delete(save=False)
+            obj = existing
+        else:
+            obj = TestSetFile(test_set=test_set, role=role)
+        obj.private = private
+        obj.original_name = filename[:255]
+        obj.sha256 = digest
+        obj.size = len(data)
+        obj.file.save(
+            filename.rsplit("/", 1)[-1][:100] or role, ContentFile(data), save=False
+        )
+        obj.save()
+        if private and existing is not None:
+            TestSet.objects.filter(pk=test_set.pk).update(
+                gold_version=test_set.gold_version + 1
+            )
+    return obj
+
+
+def _read(f: TestSetFile) -> bytes:
+    with f.file.open("rb") as handle:
+        return handle.read()
+
+
+def reveal(*, test_set: TestSet) -> None:
+    TestSet.objects.filter(pk=test_set.pk).update(revealed=True)
+    leaderboard.invalidate(test_set_id=test_set.pk)
+
+
+__all__ = ["FormatError", "UnknownRole", "reveal", "store_file"]

@@ -1,0 +1,164 @@
+"""What each page shows, with the leak rules applied (see services/access.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+
+from evalhub.competitions.models import (
+    Artefact,
+    Evaluation,
+    Registration,
+    SharedTask,
+    Submission,
+    TaskArtefact,
+    TestSet,
+)
+from evalhub.competitions.services import access, leaderboard, submit
+
+
+def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
+    organiser = access.is_organiser(user, task)
+    registration = None
+    if getattr(user, "is_authenticated", False):
+        registration = (
+            Registration.objects.filter(task=task, team__members=user)
+            .select_related("team")
+            .first()
+        )
+    phases = []
+    for phase in task.phases.prefetch_related("test_sets__files"):
+        test_sets = []
+        for ts in phase.test_sets.all():
+            files = [f for f in ts.files.all() if not f.private or organiser]
+            test_sets.append({"test_set": ts, "files": files})
+        allowance = None
+        if registration and registration.status == Registration.Status.APPROVED:
+            allowance = submit.allowance(phase=phase, team=registration.team)
+        phases.append({"phase": phase, "test_sets": test_sets, "allowance": allowance})
+    return {
+        "task": task,
+        "task_type": task.type,
+        "phases": phases,
+        "registration": registration,
+        "is_organiser": organiser,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    test_set: TestSet
+    board: leaderboard.Board | None  # None when hidden from this viewer
+    plots: tuple[TaskArtefact, ...]
+    analysis: TaskArtefact | None
+    show_private_analysis: bool
+
+
+def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+    task = phase.task
+    views = []
+    for ts in phase.test_sets.all():
+        if not access.can_see_scores(user, ts):
+            views.append(BoardView(ts, None, (), None, False))
+            continue
+        artefacts = list(ts.task_artefacts.all())
+        detail = access.can_see_detail(user, task)
+        plots = tuple(
+            a for a in artefacts if a.svg and (detail or not a.organiser_only)
+        )
+        analysis = next((a for a in artefacts if a.key == "analysis"), None)
+        views.append(
+            BoardView(ts, leaderboard.board(test_set=ts), plots, analysis, detail)
+        )
+    return {
+        "task": task,
+        "phase": phase,
+        "boards": views,
+        "primary": task.type.metric(task.type.primary_metric),
+    }
+
+
+def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+    out: dict[str, object] = {
+        "task": phase.task.slug,
+        "phase": phase.slug,
+        "test_sets": [],
+    }
+    for ts in phase.test_sets.all():
+        if not access.can_see_scores(user, ts):
+            continue
+        board = leaderboard.board(test_set=ts)
+        out["test_sets"].append(  # type: ignore[attr-defined]
+            {
+                "test_set": ts.slug,
+                "primary_metric": board.primary_metric,
+                "rows": [
+                    {
+                        "rank": r.rank,
+                        "team": r.team,
+                        "run": r.submission_id,
+                        "method": r.method_name,
+                        "submitted_at": r.submitted_at.isoformat(),
+                        "baseline": r.is_baseline,
+                        **{k: v for k, v in r.metrics},
+                    }
+                    for r in board.rows
+                ],
+            }
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationView:
+    test_set: TestSet
+    visible: bool
+    metrics: tuple[tuple[str, str, float | None], ...]
+    plots: tuple[Artefact, ...]
+    detail_url: str | None
+
+
+def run_page(*, submission: Submission, user: object) -> dict[str, object]:
+    task = submission.phase.task
+    task_type = task.type
+    private_ok = access.can_see_run_private(user, submission)
+    detail_ok = access.can_see_detail(user, task)
+    labels = {m.key: m.label for m in task_type.metrics}
+    evaluations = []
+    if submission.status == Submission.Status.SCORED:
+        for ev in (
+            Evaluation.objects.filter(submission=submission)
+            .select_related("test_set")
+            .prefetch_related("artefacts")
+        ):
+            visible = access.can_see_scores(user, ev.test_set)
+            values = {
+                s.metric: s.value
+                for s in submission.scores.filter(test_set=ev.test_set)
+            }
+            metrics = (
+                tuple((k, labels[k], values.get(k)) for k in labels) if visible else ()
+            )
+            evaluations.append(
+                EvaluationView(
+                    test_set=ev.test_set,
+                    visible=visible,
+                    metrics=metrics,
+                    plots=tuple(ev.artefacts.all()) if visible else (),
+                    detail_url=reverse(
+                        "competitions:run-item-detail",
+                        args=[submission.pk, ev.test_set_id],
+                    )
+                    if detail_ok
+                    else None,
+                )
+            )
+    return {
+        "run": submission,
+        "task": task,
+        "evaluations": evaluations,
+        "show_private": private_ok,
+        "is_organiser": access.is_organiser(user, task),
+        "primary_metric": task_type.primary_metric,
+    }

@@ -1,0 +1,192 @@
+"""Submitting a run: permission and window checks, limits, synchronous validation by
+the task type's parser, then a ``queued`` row enqueued on commit."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings as django_settings
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.competitions.models import Phase, Registration, Submission, Team
+from evalhub.competitions.services import taskdata
+from tasks.base import FormatError, Problem
+
+
+class SubmissionRefused(Exception):
+    """The team may not submit now (window, registration, limit, size)."""
+
+
+class SubmissionInvalid(Exception):
+    """The file does not parse; nothing was counted. ``problems`` name file and line."""
+
+    def __init__(self, problems: tuple[Problem, ...], total: int):
+        self.problems = problems
+        self.total = total
+        super().__init__("; ".join(str(p) for p in problems[:3]))
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    daily_left: int
+    total_left: int
+    resets_at: datetime  # start of the next UTC day
+
+    @property
+    def left(self) -> int:
+        return min(self.daily_left, self.total_left)
+
+
+def _day_start(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def allowance(*, phase: Phase, team: Team, now: datetime | None = None) -> Allowance:
+    now = now or timezone.now()
+    start = _day_start(now.astimezone(UTC))
+    counted = Submission.objects.filter(
+        Submission.counting(), phase=phase, team=team, is_baseline=False
+    )
+    total = counted.count()
+    today = counted.filter(created_at__gte=start).count()
+    return Allowance(
+        daily_left=max(0, phase.daily_limit - today),
+        total_left=max(0, phase.total_limit - total),
+        resets_at=start + timedelta(days=1),
+    )
+
+
+def approved_team(*, phase: Phase, user: object) -> Team | None:
+    """The user's team registered and approved for the phase's task, if any."""
+    reg = (
+        Registration.objects.filter(
+            task=phase.task, team__members=user, status=Registration.Status.APPROVED
+        )
+        .select_related("team")
+        .first()
+    )
+    return reg.team if reg else None
+
+
+def validate_run(*, phase: Phase, data: bytes, filename: str) -> list[str]:
+    """Parse the run against every test set's public inputs; returns warnings.
+
+    Gold is never consulted, so no message can reveal it.
+    """
+    warnings: list[str] = []
+    for test_set in phase.test_sets.all():
+        ctx = taskdata.load_inputs(test_set)
+        try:
+            ctx.task_type.parse_run(data, filename, ctx.inputs, ctx.settings)
+        except FormatError as exc:
+            raise SubmissionInvalid(exc.problems, exc.total) from None
+    return warnings
+
+
+def submit_run(
+    *,
+    phase: Phase,
+    user: object,
+    filename: str,
+    data: bytes,
+    method_name: str,
+    method_description: str = "",
+    team: Team | None = None,
+    is_baseline: bool = False,
+    now: datetime | None = None,
+) -> Submission:
+    """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
+    latter also records a ``rejected`` row, not counted against limits)."""
+    from evalhub.competitions import jobs
+
+    now = now or timezone.now()
+    if is_baseline:
+        if not phase.task.is_organiser(user):
+            raise SubmissionRefused("Only organisers can add baseline runs.")
+        if team is None:
+            raise SubmissionRefused("A baseline run needs a team to show it under.")
+    else:
+        team = team or approved_team(phase=phase, user=user)
+        if team is None:
+            raise SubmissionRefused(
+                "Your team is not registered (or not yet approved) for this task."
+            )
+        if not phase.is_open(now):
+            raise SubmissionRefused(
+                f"The {phase.name} phase is closed for submissions "
+                f"(open {phase.opens_at:%Y-%m-%d %H:%M} to {phase.closes_at:%Y-%m-%d %H:%M} UTC)."
+            )
+    limit = django_settings.MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise SubmissionRefused(
+            f"{filename} is {len(data):,} bytes; the limit is {limit:,} bytes."
+        )
+    if not data:
+        raise SubmissionInvalid((Problem(filename, None, "the file is empty"),), 1)
+
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        warnings = validate_run(phase=phase, data=data, filename=filename)
+    except SubmissionInvalid as exc:
+        Submission.objects.create(
+            phase=phase,
+            team=team,
+            submitter=user,
+            original_name=filename[:255],
+            sha256=digest,
+            size=len(data),
+            method_name=method_name[:100],
+            method_description=method_description,
+            is_baseline=is_baseline,
+            status=Submission.Status.REJECTED,
+            failure_category=Submission.Failure.FORMAT,
+            failure_message="\n".join(str(p) for p in exc.problems),
+            finished_at=now,
+        )
+        raise
+
+    with transaction.atomic():
+        Team.objects.select_for_update().filter(
+            pk=team.pk
+        ).first()  # serialise this team's submits
+        if not is_baseline:
+            left = allowance(phase=phase, team=team, now=now)
+            if left.total_left <= 0:
+                raise SubmissionRefused(
+                    f"Your team has used all {phase.total_limit} runs of this phase."
+                )
+            if left.daily_left <= 0:
+                raise SubmissionRefused(
+                    f"Your team has used its {phase.daily_limit} runs for today; the limit resets at "
+                    f"{left.resets_at:%Y-%m-%d %H:%M} UTC."
+                )
+        submission = Submission(
+            phase=phase,
+            team=team,
+            submitter=user,
+            original_name=filename[:255],
+            sha256=digest,
+            size=len(data),
+            method_name=method_name[:100],
+            method_description=method_description,
+            is_baseline=is_baseline,
+            warnings=warnings,
+            created_at=now,
+            enqueued_at=timezone.now(),
+        )
+        submission.file.save(
+            f"{digest[:16]}-{_safe_name(filename)}", ContentFile(data), save=False
+        )
+        submission.save()
+        transaction.on_commit(lambda: jobs.score_submission.delay(submission.pk))
+    return submission
+
+
+def _safe_name(filename: str) -> str:
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    cleaned = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in base)
+    return cleaned[-80:] or "run"

@@ -1,0 +1,130 @@
+"""Loading a test set's files and parsing them with its task type.
+
+Parsed inputs and gold are cached per process, keyed by the files' sha256 and the
+task settings, so a worker scoring many runs parses the gold once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+
+from evalhub.competitions.models import TestSet, TestSetFile
+from tasks import registry
+from tasks.base import FormatError, TaskType
+
+
+class MissingFiles(Exception):
+    """A test set lacks a required input or gold file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    task_type: TaskType  # type: ignore[type-arg]
+    settings: object
+    inputs: object
+
+
+def _read(f: TestSetFile) -> bytes:
+    with f.file.open("rb") as handle:
+        return handle.read()
+
+
+def _files(test_set: TestSet, *, private: bool) -> dict[str, TestSetFile]:
+    return {f.role: f for f in test_set.files.all() if f.private == private}
+
+
+def _check_roles(
+    task_type: TaskType, files: dict[str, TestSetFile], *, gold: bool, test_set: TestSet
+) -> None:  # type: ignore[type-arg]
+    roles = task_type.gold_roles if gold else task_type.input_roles
+    missing = [r.label for r in roles if r.required and r.key not in files]
+    if missing:
+        kind = "gold" if gold else "input"
+        raise MissingFiles(
+            f"test set {test_set.name!r} has no {kind} file for: {', '.join(missing)}"
+        )
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_inputs(
+    slug: str, settings_json: str, key: tuple[tuple[str, str], ...], ts_pk: int
+) -> object:
+    task_type = registry.get(slug)
+    settings = task_type.parse_settings(json.loads(settings_json))
+    files = {
+        f.role: _read(f)
+        for f in TestSetFile.objects.filter(test_set_id=ts_pk, private=False)
+    }
+    return task_type.parse_inputs(files, settings)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_gold(
+    slug: str, settings_json: str, key: tuple[tuple[str, str], ...], ts_pk: int
+) -> object:
+    task_type = registry.get(slug)
+    settings = task_type.parse_settings(json.loads(settings_json))
+    inputs = _parsed_inputs(
+        slug,
+        settings_json,
+        _key(TestSetFile.objects.filter(test_set_id=ts_pk, private=False)),
+        ts_pk,
+    )
+    files = {
+        f.role: _read(f)
+        for f in TestSetFile.objects.filter(test_set_id=ts_pk, private=True)
+    }
+    return task_type.parse_gold(files, inputs, settings)
+
+
+def _key(files: object) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((f.role, f.sha256) for f in files))  # type: ignore[attr-defined]
+
+
+def _settings_json(test_set: TestSet) -> str:
+    return json.dumps(test_set.phase.task.task_settings, sort_keys=True)
+
+
+def load_inputs(test_set: TestSet) -> Context:
+    task = test_set.phase.task
+    task_type = task.type
+    settings = task_type.parse_settings(task.task_settings)
+    files = _files(test_set, private=False)
+    _check_roles(task_type, files, gold=False, test_set=test_set)
+    inputs = _parsed_inputs(
+        task.task_type, _settings_json(test_set), _key(files.values()), test_set.pk
+    )
+    return Context(task_type=task_type, settings=settings, inputs=inputs)
+
+
+def load_gold(test_set: TestSet) -> object:
+    task = test_set.phase.task
+    files = _files(test_set, private=True)
+    _check_roles(task.type, files, gold=True, test_set=test_set)
+    return _parsed_gold(
+        task.task_type, _settings_json(test_set), _key(files.values()), test_set.pk
+    )
+
+
+def validate_gold(*, test_set: TestSet, gold_files: dict[str, bytes]) -> None:
+    """Parse candidate gold files before they replace the stored ones (FormatError)."""
+    ctx = load_inputs(test_set)
+    ctx.task_type.parse_gold(gold_files, ctx.inputs, ctx.settings)
+
+
+def clear_caches() -> None:
+    _parsed_inputs.cache_clear()
+    _parsed_gold.cache_clear()
+
+
+__all__ = [
+    "Context",
+    "FormatError",
+    "MissingFiles",
+    "clear_caches",
+    "load_gold",
+    "load_inputs",
+    "validate_gold",
+]

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from evalhub.competitions import views
+
+app_name = "competitions"
+
+urlpatterns = [
+    path("", views.task_list, name="task-list"),
+    path("tasks/<slug:slug>/", views.task_detail, name="task-detail"),
+    path("tasks/<slug:slug>/register/", views.task_register, name="task-register"),
+    path("tasks/<slug:slug>/<slug:phase>/submit/", views.run_submit, name="run-submit"),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/leaderboard/",
+        views.phase_leaderboard,
+        name="leaderboard-detail",
+    ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/leaderboard.json",
+        views.leaderboard_json,
+        name="leaderboard-json",
+    ),
+    path("runs/<int:pk>/", views.run_detail, name="run-detail"),
+    path("runs/<int:pk>/status/", views.run_status, name="run-status"),
+    path("runs/<int:pk>/file/", views.run_file, name="run-file"),
+    path("runs/<int:pk>/rescore/", views.run_rescore, name="run-rescore"),
+    path(
+        "runs/<int:pk>/items/<int:test_set>/",
+        views.run_item_detail,
+        name="run-item-detail",
+    ),
+    path(
+        "runs/<int:pk>/plots/<int:artefact>.<str:ext>", views.run_plot, name="run-plot"
+    ),
+    path(
+        "testsets/<int:pk>/plots/<slug:key>.<str:ext>",
+        views.test_set_plot,
+        name="testset-plot",
+    ),
+    path(
+        "testsets/<int:pk>/files/<slug:role>/", views.test_set_file, name="testset-file"
+    ),
+]

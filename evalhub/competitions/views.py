@@ -1,0 +1,285 @@
+"""Pages. Each view: authentication, form, one service call, render."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from evalhub.competitions.forms import RegisterForm, SubmitForm
+from evalhub.competitions.models import (
+    Artefact,
+    Phase,
+    Registration,
+    SharedTask,
+    Submission,
+    TaskArtefact,
+    Team,
+    TestSet,
+    TestSetFile,
+)
+from evalhub.competitions.services import access, pages, submit, teams
+
+
+def _task_or_404(request: HttpRequest, slug: str) -> SharedTask:
+    task = get_object_or_404(SharedTask, slug=slug)
+    if not access.can_see_task(request.user, task):
+        raise Http404("No such task.")
+    return task
+
+
+def task_list(request: HttpRequest) -> HttpResponse:
+    tasks = SharedTask.objects.filter(
+        Q(state=SharedTask.State.PUBLISHED)
+        | Q(
+            pk__in=request.user.organised_tasks.all()
+            if request.user.is_authenticated
+            else []
+        )
+    ).distinct()
+    return render(request, "competitions/task_list.html", {"tasks": tasks})
+
+
+def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    return render(
+        request,
+        "competitions/task_detail.html",
+        pages.task_page(task=task, user=request.user),
+    )
+
+
+@login_required
+def task_register(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    form = RegisterForm(
+        request.POST or None, teams=Team.objects.filter(members=request.user)
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            reg = teams.register(
+                task=task,
+                user=request.user,
+                team=form.cleaned_data["existing_team"],
+                new_team_name=form.cleaned_data["new_team"],
+            )
+        except teams.TeamNameTaken as exc:
+            form.add_error("new_team", str(exc))
+        else:
+            if reg.status == Registration.Status.APPROVED:
+                messages.success(
+                    request, f"Team {reg.team.name} is registered for {task.title}."
+                )
+            else:
+                messages.info(
+                    request, f"Team {reg.team.name} awaits the organisers' approval."
+                )
+            return redirect(task)
+    return render(
+        request, "competitions/task_register.html", {"task": task, "form": form}
+    )
+
+
+@login_required
+def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    team = submit.approved_team(phase=phase_obj, user=request.user)
+    form = SubmitForm(request.POST or None, request.FILES or None)
+    problems: tuple = ()
+    total_problems = 0
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["run"]
+        try:
+            if upload.size > submit.django_settings.MAX_UPLOAD_BYTES:
+                raise submit.SubmissionRefused(
+                    f"{upload.name} is {upload.size:,} bytes; the limit is {submit.django_settings.MAX_UPLOAD_BYTES:,} bytes."
+                )
+            sub = submit.submit_run(
+                phase=phase_obj,
+                user=request.user,
+                filename=upload.name,
+                data=upload.read(),
+                method_name=form.cleaned_data["method_name"],
+                method_description=form.cleaned_data["method_description"],
+            )
+        except submit.SubmissionRefused as exc:
+            form.add_error(None, str(exc))
+        except submit.SubmissionInvalid as exc:
+            problems, total_problems = exc.problems, exc.total
+        else:
+            if request.htmx:
+                response = HttpResponse(status=204)
+                response["HX-Redirect"] = sub.get_absolute_url()
+                return response
+            return redirect(sub)
+    allowance = submit.allowance(phase=phase_obj, team=team) if team else None
+    status = 422 if problems or form.errors else 200
+    return render(
+        request,
+        "competitions/run_submit.html",
+        {
+            "task": task,
+            "phase": phase_obj,
+            "team": team,
+            "form": form,
+            "problems": problems,
+            "total_problems": total_problems,
+            "allowance": allowance,
+            "format_help": task.type.format_help,
+        },
+        status=status,
+    )
+
+
+def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    return render(
+        request,
+        "competitions/phase_leaderboard.html",
+        pages.leaderboard_page(phase=phase_obj, user=request.user),
+    )
+
+
+def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    data = pages.leaderboard_export(phase=phase_obj, user=request.user)
+    return HttpResponse(
+        json.dumps(data, indent=2, default=str), content_type="application/json"
+    )
+
+
+def _run_or_404(request: HttpRequest, pk: int) -> Submission:
+    sub = get_object_or_404(
+        Submission.objects.select_related("phase__task", "team"), pk=pk
+    )
+    if not access.can_see_task(request.user, sub.phase.task):
+        raise Http404("No such run.")
+    return sub
+
+
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    sub = _run_or_404(request, pk)
+    return render(
+        request,
+        "competitions/run_detail.html",
+        pages.run_page(submission=sub, user=request.user),
+    )
+
+
+def run_status(request: HttpRequest, pk: int) -> HttpResponse:
+    """The live part of the run page (polled by htmx while the run is not final)."""
+    sub = _run_or_404(request, pk)
+    context = pages.run_page(submission=sub, user=request.user)
+    response = render(request, "competitions/run_status.html", context)
+    if sub.is_final and request.htmx:
+        # Stop polling and reload once so scores and plots appear.
+        response["HX-Refresh"] = "true"
+    return response
+
+
+def run_file(request: HttpRequest, pk: int) -> HttpResponse:
+    sub = _run_or_404(request, pk)
+    if not access.can_see_run_private(request.user, sub) or not sub.file:
+        raise Http404("No such file.")
+    return FileResponse(
+        sub.file.open("rb"), as_attachment=True, filename=sub.original_name
+    )
+
+
+def run_item_detail(request: HttpRequest, pk: int, test_set: int) -> HttpResponse:
+    sub = _run_or_404(request, pk)
+    if not access.can_see_detail(request.user, sub.phase.task):
+        raise Http404("No such page.")
+    evaluation = get_object_or_404(sub.evaluations.all(), test_set_id=test_set)
+    return HttpResponse(
+        json.dumps(evaluation.detail, indent=1, ensure_ascii=False),
+        content_type="application/json",
+    )
+
+
+def run_plot(request: HttpRequest, pk: int, artefact: int, ext: str) -> HttpResponse:
+    sub = _run_or_404(request, pk)
+    art = get_object_or_404(
+        Artefact.objects.select_related("evaluation__test_set__phase__task"),
+        pk=artefact,
+        evaluation__submission=sub,
+    )
+    if not access.can_see_scores(request.user, art.evaluation.test_set):
+        raise Http404("No such plot.")
+    return _serve(art.svg if ext == "svg" else art.png, ext)
+
+
+def test_set_plot(request: HttpRequest, pk: int, key: str, ext: str) -> HttpResponse:
+    art = get_object_or_404(
+        TaskArtefact.objects.select_related("test_set__phase__task"),
+        test_set_id=pk,
+        key=key,
+    )
+    test_set = art.test_set
+    if not access.can_see_task(
+        request.user, test_set.phase.task
+    ) or not access.can_see_scores(request.user, test_set):
+        raise Http404("No such plot.")
+    if art.organiser_only and not access.can_see_detail(
+        request.user, test_set.phase.task
+    ):
+        raise Http404("No such plot.")
+    field = art.svg if ext == "svg" else art.png
+    if not field:
+        raise Http404("No such plot.")
+    return _serve(field, ext)
+
+
+def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
+    f = get_object_or_404(
+        TestSetFile.objects.select_related("test_set__phase__task"),
+        test_set_id=pk,
+        role=role,
+    )
+    task = f.test_set.phase.task
+    if not access.can_see_task(request.user, task):
+        raise Http404("No such file.")
+    if f.private and not (
+        access.is_organiser(request.user, task) or task.gold_released
+    ):
+        raise Http404("No such file.")
+    return FileResponse(f.file.open("rb"), as_attachment=True, filename=f.original_name)
+
+
+def _serve(field, ext: str) -> HttpResponse:  # noqa: ANN001
+    content_type = (
+        "image/svg+xml"
+        if ext == "svg"
+        else (mimetypes.guess_type(f"x.{ext}")[0] or "application/octet-stream")
+    )
+    response = FileResponse(field.open("rb"), content_type=content_type)
+    response["Cache-Control"] = "private, max-age=60"
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'unsafe-inline'"
+    )
+    return response
+
+
+@login_required
+@require_POST
+def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
+    sub = _run_or_404(request, pk)
+    if not access.is_organiser(request.user, sub.phase.task):
+        raise Http404("No such run.")
+    from evalhub.competitions.services import scoring
+
+    scoring.rescore(submission_ids=[sub.pk])
+    messages.success(request, f"Run {sub.pk} is queued for rescoring.")
+    return redirect(sub)
+
+
+__all__ = ["TestSet"]

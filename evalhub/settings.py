@@ -1,0 +1,221 @@
+"""Django settings. Every value comes from the environment through ``evalhub.env``
+(all variables, with defaults, are listed in ``.env.example``). With no configuration
+evalhub uses a SQLite file, an embedded Redis on a socket under ``EVALHUB_VAR_DIR`` and
+local folders; ``DATABASE_URL`` and ``REDIS_URL`` switch to real services."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from evalhub.env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("EVALHUB_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = env_str("DJANGO_SECRET_KEY")
+    if key:
+        return key
+    # Zero-config installs keep a generated key beside their data.
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "evalhub.accounts",
+    "evalhub.competitions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "evalhub.competitions.middleware.ViewerTimezoneMiddleware",
+]
+
+ROOT_URLCONF = "evalhub.urls"
+WSGI_APPLICATION = "evalhub.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ---------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=60, conn_health_checks=True
+        )
+    }
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "evalhub.sqlite3",
+            "OPTIONS": {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            # A file, not memory: end-to-end tests share it with a worker process.
+            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: broker and cache ------------------------------------------------------
+EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
+if len(str(EMBEDDED_REDIS_SOCKET)) > 100:  # AF_UNIX paths are limited to ~107 bytes
+    import hashlib
+    import tempfile
+
+    _tag = hashlib.sha256(str(VAR_DIR).encode()).hexdigest()[:12]
+    EMBEDDED_REDIS_SOCKET = (
+        Path(tempfile.gettempdir()) / f"evalhub-{_tag}" / "redis.sock"
+    )
+REDIS_URL = env_str("REDIS_URL")
+USING_EMBEDDED_REDIS = not REDIS_URL
+if USING_EMBEDDED_REDIS:
+    _broker = f"redis+socket://{EMBEDDED_REDIS_SOCKET}"
+    _cache = f"unix://{EMBEDDED_REDIS_SOCKET}"
+else:
+    _broker = _cache = REDIS_URL
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": _cache,
+        "KEY_PREFIX": env_str("EVALHUB_CACHE_PREFIX", "evalhub"),
+        "TIMEOUT": 3600,
+    }
+}
+
+# The longest a run may take to score (seconds). The sweeper and the broker's
+# visibility timeout are derived from it.
+SCORING_SOFT_TIME_LIMIT = env_int("EVALHUB_SCORING_SOFT_TIME_LIMIT", 600, minimum=1)
+SCORING_TIME_LIMIT = SCORING_SOFT_TIME_LIMIT + 30
+SCORING_MAX_ATTEMPTS = env_int("EVALHUB_SCORING_MAX_ATTEMPTS", 3, minimum=1)
+SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
+QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
+
+CELERY_BROKER_URL = _broker
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SCORING_TIME_LIMIT * 2}
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "evalhub.competitions.jobs.score_submission": {"queue": "scoring"}
+}
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_BEAT_SCHEDULE = {
+    "sweep-submissions": {
+        "task": "evalhub.competitions.jobs.sweep_submissions",
+        "schedule": float(SWEEP_INTERVAL),
+    }
+}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- files ------------------------------------------------------------------------
+# Everything uploaded (inputs, gold, runs, plots) lives in private storage and is
+# served only through views that check permissions; nothing is under a public URL.
+PRIVATE_ROOT = Path(env_str("EVALHUB_PRIVATE_ROOT", str(VAR_DIR / "private"))).resolve()
+STORAGES = {
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(PRIVATE_ROOT), "base_url": None},
+    },
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+WHITENOISE_USE_FINDERS = True
+
+MAX_UPLOAD_BYTES = env_int("EVALHUB_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# --- auth, i18n -------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {
+        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"
+    },
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "competitions:task-list"
+LOGOUT_REDIRECT_URL = "competitions:task-list"
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- production hardening (manage.py check --deploy) -------------------------------
+SECURE = env_bool("EVALHUB_SECURE", False)
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SECURE_SSL_REDIRECT = SECURE
+SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
+SECURE_HSTS_PRELOAD = SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("EVALHUB_LOG_LEVEL", "INFO")},
+}

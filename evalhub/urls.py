@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("evalhub.accounts.urls")),
+    path("", include("evalhub.competitions.urls")),
+]

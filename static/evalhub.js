@@ -1,0 +1,68 @@
+// Small progressive enhancements; every page works without them.
+(function () {
+  "use strict";
+  // Tell the server the viewer's time zone so times are shown in it.
+  try {
+    var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz && document.cookie.indexOf("tz=" + encodeURIComponent(tz)) === -1) {
+      document.cookie = "tz=" + encodeURIComponent(tz) + ";path=/;max-age=31536000;samesite=lax";
+    }
+    document.querySelectorAll("[data-tz]").forEach(function (el) { el.textContent = tz; });
+  } catch (e) { /* keep UTC */ }
+
+  // Upload with a progress bar; the server's answer replaces the page.
+  document.querySelectorAll("form[data-upload-progress]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      if (!window.XMLHttpRequest || !window.FormData) return;
+      event.preventDefault();
+      var bar = form.querySelector("progress");
+      var status = form.querySelector(".upload-status");
+      var button = form.querySelector("button[type=submit]");
+      var xhr = new XMLHttpRequest();
+      xhr.open("POST", form.action || window.location.href);
+      xhr.setRequestHeader("HX-Request", "true");
+      bar.hidden = false; button.disabled = true;
+      xhr.upload.addEventListener("progress", function (e) {
+        if (e.lengthComputable) {
+          var pct = Math.round((100 * e.loaded) / e.total);
+          bar.value = pct; status.textContent = "Uploading… " + pct + "%";
+        }
+      });
+      xhr.upload.addEventListener("load", function () { status.textContent = "Uploaded; validating the file…"; });
+      xhr.addEventListener("load", function () {
+        var target = xhr.getResponseHeader("HX-Redirect");
+        if (target) { window.location.assign(target); return; }
+        document.open(); document.write(xhr.responseText); document.close();
+      });
+      xhr.addEventListener("error", function () {
+        status.textContent = "The upload failed (network error). Please try again.";
+        button.disabled = false;
+      });
+      xhr.send(new FormData(form));
+    });
+  });
+
+  // Sortable tables: click a column header to sort by it.
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var heads = table.querySelectorAll("thead th");
+    heads.forEach(function (th, index) {
+      th.classList.add("sortable-head"); th.tabIndex = 0;
+      var sort = function () {
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var asc = th.getAttribute("aria-sort") !== "ascending";
+        rows.sort(function (a, b) {
+          var x = a.cells[index].textContent.trim(), y = b.cells[index].textContent.trim();
+          var nx = parseFloat(x.replace(/,/g, "")), ny = parseFloat(y.replace(/,/g, ""));
+          var cmp = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
+          return asc ? cmp : -cmp;
+        });
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+        rows.forEach(function (r) { body.appendChild(r); });
+      };
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
+    });
+  });
+})();
