@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from tasks.common import ranking
 
@@ -92,11 +93,82 @@ def map_over_sources(pairs: Sequence[Pair], gold: frozenset[Pair]) -> float:
     return total / len(m_by_source)
 
 
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceIndex:
+    """Gold source terms (sorted) numbered 0..Q-1, their gold translation counts
+    m_s, and for each run rank the number of its source term (-1: not a gold
+    source)."""
+
+    names: tuple[str, ...]
+    n_gold: IntArray
+    ids: IntArray
+
+
+def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
+    counts: dict[str, int] = {}
+    for s, _ in gold:
+        counts[s] = counts.get(s, 0) + 1
+    names = tuple(sorted(counts))
+    number = {name: i for i, name in enumerate(names)}
+    ids = np.fromiter(
+        (number.get(p[0], -1) for p in pairs), dtype=np.int64, count=len(pairs)
+    )
+    n_gold = np.array([counts[name] for name in names], dtype=np.int64)
+    return SourceIndex(names, n_gold, ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Groups:
+    """Items stably sorted by group number: ``order`` (positions in the input),
+    ``ids`` (sorted group numbers), ``pos`` (1-based position inside the group),
+    ``starts`` and ``lengths`` of the groups."""
+
+    order: IntArray
+    ids: IntArray
+    pos: IntArray
+    starts: IntArray
+    lengths: IntArray
+
+
+def group_positions(ids: IntArray) -> Groups:
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    n = len(sorted_ids)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Groups(order, sorted_ids, empty, empty, empty)
+    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    pos = np.arange(n) - np.repeat(starts, lengths) + 1
+    return Groups(order, sorted_ids, pos, starts, lengths)
+
+
+def map_from_index(rel: ranking.BoolArray, index: SourceIndex) -> float:
+    """:func:`map_over_sources` vectorised (same definition and edge cases; sums
+    may differ in the last bits)."""
+    if len(index.names) == 0:
+        return 0.0
+    mask = index.ids >= 0
+    groups = group_positions(index.ids[mask])
+    r = rel[mask][groups.order]
+    cum = np.cumsum(r, dtype=np.int64)
+    before = cum[groups.starts] - r[groups.starts]
+    hits = cum - np.repeat(before, groups.lengths)
+    contrib = np.where(r, hits / np.maximum(groups.pos, 1), 0.0)
+    sums = np.bincount(groups.ids, weights=contrib, minlength=len(index.names))
+    return float(np.mean(sums / index.n_gold))
+
+
 def compute(
     pairs: Sequence[Pair], gold: frozenset[Pair]
-) -> tuple[Scores, ranking.BoolArray]:
-    """All metrics of a run (already filtered and de-duplicated) and its rel vector."""
+) -> tuple[Scores, ranking.BoolArray, SourceIndex]:
+    """All metrics of a run (already filtered and de-duplicated), its rel vector and
+    its source index."""
     rel = relevance(pairs, gold)
+    index = source_index(pairs, gold)
     n, m = len(pairs), len(gold)
     tp = int(np.count_nonzero(rel))
     p, r, f1 = precision_recall_f1(tp, n, m)
@@ -109,11 +181,11 @@ def compute(
         p_at_100=ranking.precision_at_k(rel, 100),
         p_at_1000=ranking.precision_at_k(rel, 1000),
         r_precision=ranking.r_precision(rel, m),
-        map_source=map_over_sources(pairs, gold),
+        map_source=map_from_index(rel, index),
         n_sys=n,
         n_gold=m,
         tp=tp,
         fp=n - tp,
         fn=m - tp,
     )
-    return scores, rel
+    return scores, rel, index

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
+
 from tasks.base import (
     JSON,
     Analysis,
@@ -90,13 +92,18 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     def parse_run(
         self, data: bytes, filename: str, inputs: Inputs, settings: Settings
     ) -> Run:
-        return formats.parse_run(data, filename, inputs, settings)
+        with formats.gc_paused():
+            return formats.parse_run(data, filename, inputs, settings)
 
     # ---- scoring --------------------------------------------------------------
     def score(
         self, run: Run, gold: Gold, inputs: Inputs, settings: Settings
     ) -> ScoreReport:
-        scores, rel = metrics.compute(run.pairs, gold.pairs)
+        with formats.gc_paused():
+            return self._score(run, gold, settings)
+
+    def _score(self, run: Run, gold: Gold, settings: Settings) -> ScoreReport:
+        scores, rel, index = metrics.compute(run.pairs, gold.pairs)
         values: dict[str, float | None] = {
             "ap": scores.ap,
             "ap_interpolated": scores.ap_interpolated,
@@ -137,7 +144,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             payload=payload,
             curves=_curves(rel, scores.n_gold),
             warnings=run.warnings,
-            detail=_detail(run, gold, rel, settings.detail_candidates),
+            detail=_detail(run, gold, rel, index, settings.detail_candidates),
         )
 
     # ---- plots and analysis ------------------------------------------------------
@@ -192,7 +199,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             ),
         )
         gold = formats.parse_gold(_read(args.gold), args.gold, inputs)
-        run = formats.parse_run(_read(args.run), args.run, inputs, settings)
+        run = self.parse_run(_read(args.run), args.run, inputs, settings)
         return self.score(run, gold, inputs, settings)
 
 
@@ -245,21 +252,24 @@ def _curves(rel: ranking.BoolArray, n_gold: int) -> tuple[Curve, ...]:
 
 
 def _detail(
-    run: Run, gold: Gold, rel: ranking.BoolArray, n_candidates: int
+    run: Run,
+    gold: Gold,
+    rel: ranking.BoolArray,
+    index: metrics.SourceIndex,
+    n_candidates: int,
 ) -> dict[str, JSON]:
     """Organiser-only: rank of each gold pair (sorted gold order, -1 = missed) and,
     per gold source term, the run's best-ranked wrong targets ``[target, rank]``."""
-    rank_of: dict[tuple[str, str], int] = {}
-    gold_sources = {s for s, _ in gold.pairs}
+    pairs = run.pairs
+    rank_of = {pairs[i]: int(i) + 1 for i in np.flatnonzero(rel)}
     wrong: dict[str, list[JSON]] = {}
-    for k, (pair, hit) in enumerate(zip(run.pairs, rel.tolist(), strict=True), start=1):
-        if hit:
-            rank_of[pair] = k
-        elif n_candidates and pair[0] in gold_sources:
-            items = wrong.setdefault(pair[0], [])
-            if len(items) < n_candidates:
-                items.append([pair[1], k])
+    if n_candidates:
+        candidates = np.flatnonzero((index.ids >= 0) & ~rel)
+        groups = metrics.group_positions(index.ids[candidates])
+        for i in candidates[groups.order][groups.pos <= n_candidates].tolist():
+            source, target = pairs[i]
+            wrong.setdefault(source, []).append([target, i + 1])
     return {
         "gold_ranks": [rank_of.get(p, -1) for p in gold.sorted_pairs],
-        "wrong_candidates": dict(sorted(wrong.items())),
+        "wrong_candidates": wrong,
     }

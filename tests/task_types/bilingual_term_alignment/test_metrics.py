@@ -85,7 +85,7 @@ def test_map_over_sources_edge_cases():
 def test_compute_all_metrics_by_hand():
     # ranks: 1 (a,q) miss, 2 (a,x) hit, 3 (b,z) hit, 4 (c,w) miss
     run = [("a", "q"), ("a", "x"), ("b", "z"), ("c", "w")]
-    scores, rel = metrics.compute(run, GOLD)
+    scores, rel, _ = metrics.compute(run, GOLD)
     assert rel.tolist() == [False, True, True, False]
     assert scores.ap == pytest.approx((1 / 2 + 2 / 3) / 3)
     assert scores.ap_interpolated == pytest.approx((2 / 3 + 2 / 3) / 3)
@@ -107,7 +107,7 @@ def test_compute_all_metrics_by_hand():
 
 
 def test_compute_empty_run_is_all_zero():
-    scores, rel = metrics.compute([], GOLD)
+    scores, rel, _ = metrics.compute([], GOLD)
     assert len(rel) == 0
     assert scores.ap == scores.ap_interpolated == scores.f1 == scores.map_source == 0.0
     assert (scores.n_sys, scores.tp, scores.fp, scores.fn) == (0, 0, 0, 3)
