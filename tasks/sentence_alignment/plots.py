@@ -37,7 +37,7 @@ def run_bars(metrics: Mapping[str, float | None], title: str) -> Plot:
     ax.set_ylabel("score")
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize="small", ncols=3, loc="lower right")
+    fig.legend(fontsize="small", ncols=3, loc="outside lower center")
     return plotting.render("prf_by_level", title, fig)
 
 
@@ -70,6 +70,8 @@ def comparison_bars(runs: Sequence[RunDetail], *, log_scale: bool = False) -> Pl
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
     if runs:
-        ax.legend(fontsize="small", loc="lower right")
+        fig.legend(
+            fontsize="small", ncols=min(len(runs), 4), loc="outside lower center"
+        )
     key = "f1_by_level" + ("_log" if log_scale else "")
     return plotting.render(key, title, fig)

@@ -195,3 +195,20 @@ def test_cross_product_expansion_order() -> None:
         for s, t in itertools.product(b.source, b.target)
     ]
     assert pairs.keys.tolist() == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(
+                blacklist_categories=("Cs",), blacklist_characters="\n"
+            )
+        ),
+        max_size=6,
+    )
+)
+def test_vectorised_unit_counts_equal_the_regex(sentences: list[str]) -> None:
+    words, chars = metrics.unit_counts(sentences)
+    assert words.tolist() == [word_count(s) for s in sentences]
+    assert chars.tolist() == [char_count(s) for s in sentences]
