@@ -10,6 +10,7 @@ translation) is reused (the paper's "translation list", section 5).
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -102,6 +103,12 @@ def tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(unicodedata.normalize("NFC", text).casefold()))
 
 
+@functools.lru_cache(maxsize=65_536)
+def _phrase(text: str) -> tuple[str, ...]:
+    """Tokens of a source word or reference (the same few thousand for every run)."""
+    return tokens(text)
+
+
 def contains_phrase(haystack: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     """True when ``phrase`` occurs as contiguous whole tokens in ``haystack``."""
     n = len(phrase)
@@ -127,7 +134,7 @@ def matching_reference(references: Iterable[str], translation: str) -> str | Non
     """The first reference occurring as whole tokens in the translation, or None."""
     have = tokens(translation)
     for ref in references:
-        if contains_phrase(have, tokens(ref)):
+        if contains_phrase(have, _phrase(ref)):
             return ref
     return None
 
@@ -197,15 +204,16 @@ def settle(
     """
     if judgement is not None:
         return Outcome(probe_id, translation, judgement, TagSource.JUDGEMENT)
+    have = tokens(translation)  # once: memory key, copy test and references share it
     if memory is not None:
-        remembered = memory.lookup(probe_id, translation)
+        remembered = memory.entries.get((probe_id, " ".join(have)))
         if remembered is not None:
             return Outcome(probe_id, translation, remembered, TagSource.MEMORY)
-    if is_copied(source_word, translation):
+    if contains_phrase(have, _phrase(source_word)):
         return Outcome(probe_id, translation, Tag.UNKNOWN, TagSource.AUTO_UNKNOWN)
-    ref = matching_reference(references, translation)
-    if ref is not None:
-        return Outcome(
-            probe_id, translation, Tag.CORRECT, TagSource.PROPOSED_CORRECT, ref
-        )
+    for ref in references:
+        if contains_phrase(have, _phrase(ref)):
+            return Outcome(
+                probe_id, translation, Tag.CORRECT, TagSource.PROPOSED_CORRECT, ref
+            )
     return Outcome(probe_id, translation, None, TagSource.PENDING)
