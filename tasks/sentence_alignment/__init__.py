@@ -64,7 +64,8 @@ from __future__ import annotations
 
 FORMAT_HELP = """\
 **Inputs.** A zip with `<doc>.src` and `<doc>.tgt` per document: UTF-8, one sentence per
-line, sentences numbered from 0. A trailing space is ignored; empty lines are sentences.
+line, sentences numbered from 0. A BOM is dropped, CRLF is fine, text is NFC-normalised,
+a trailing space is ignored; empty lines are sentences.
 
 **Your run.** Either a zip of `<doc>.align` files, or one text file where a line
 `# <doc>` starts each document (a single-document test set needs no header). Every

@@ -210,7 +210,7 @@ def parse_alignments(
     else:
         _parse_sections(read_lines(data, file), file, by_name, found, problems)
     for name in by_name:
-        if name not in found and not problems.total:
+        if name not in found:
             problems.add(file, None, f"no alignment for document {name!r}")
     problems.raise_if_any()
     return AlignmentSet(tuple(found[d.name] for d in documents))

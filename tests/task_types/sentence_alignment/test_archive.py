@@ -108,3 +108,12 @@ def test_symlinks_encryption_and_garbage() -> None:
         read_zip(bytes(data), "z", ("align",))
     with pytest.raises(FormatError, match="not a readable zip"):
         read_zip(b"PK\x03\x04 garbage", "z", ("align",))
+
+
+def test_reading_stops_past_the_limit() -> None:
+    """The chunked reader gives up once actual bytes pass the limit, whatever was declared."""
+    from tasks.sentence_alignment.archive import _read_member
+
+    archive = zipfile.ZipFile(io.BytesIO(make_zip({"a.align": b"\0" * 300_000})))
+    with pytest.raises(FormatError, match="inflates past 100,000 bytes"):
+        _read_member(archive, archive.infolist()[0], "z", 100_000)
