@@ -39,11 +39,18 @@ _HEADS = (
     "sensor",
     "drift",
 )
+_NOISE = ("wop", "glim", "stuk", "drab", "yelp", "bosk", "frum", "quag", "snib", "thwa")
 _LABELS = ("Specific_Term", "Common_Term", "OOD_Term", "Named_Entity")
 
 
 def _word(rng: random.Random) -> str:
     return rng.choice(_STEMS) + rng.choice(_STEMS) + rng.choice(_SUFFIXES)
+
+
+def _noise(rng: random.Random) -> str:
+    """A word unlike the terminology (other syllables), sometimes with a head noun."""
+    word = rng.choice(_NOISE) + rng.choice(_NOISE) + rng.choice(("er", "ish", "ment"))
+    return word if rng.random() < 0.6 else f"{word} {rng.choice(_NOISE)}"
 
 
 def _terminology(rng: random.Random, size: int) -> list[str]:
@@ -83,7 +90,7 @@ def _run(
             out.append(term)
         elif roll < hit + near:
             out.append(_variant(rng, term))
-    out.extend(_word(rng) for _ in range(noise))
+    out.extend(_noise(rng) for _ in range(noise))
     rng.shuffle(out)
     return out
 

@@ -18,7 +18,7 @@ from tasks.base import (
     SettingsError,
     TaskType,
 )
-from tasks.term_extraction import formats
+from tasks.term_extraction import formats, plots
 from tasks.term_extraction.demo import build_demo
 from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
 from tasks.term_extraction.scoring import score_run
@@ -122,22 +122,16 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     ) -> ScoreReport:
         return score_run(run, gold, settings)
 
+    def plots(
+        self, report: ScoreReport, settings: TermExtractionSettings
+    ) -> tuple[Plot, ...]:
+        return plots.run_plots(report.curves)
+
     def comparison_plots(
         self, runs: Sequence[RunDetail], settings: TermExtractionSettings
     ) -> tuple[Plot, ...]:
         """TP, TR and TF against tau, one line per run (TF is the leaderboard chart)."""
-        from tasks.common import plotting
-
-        only = [
-            RunDetail(
-                r.label,
-                r.detail,
-                tuple(c for c in r.curves if c.key == "termometer"),
-                r.metrics,
-            )
-            for r in runs
-        ]
-        return plotting.overlay_plots(only)
+        return plots.leaderboard_plots(runs)
 
     def demo(self, seed: int = 0) -> Demo:
         return build_demo(seed)
