@@ -24,6 +24,12 @@ Probe set (organiser, ``evalhub probe build``; :mod:`.builder`)
     (to keyboard) sit at their most frequent use's frequency, as in the paper's
     German CELEX data.
 
+    Command: ``evalhub probe build --pos-lists adj=F noun=F verb=F [--dictionary F]
+    --columns de,en --lang en --seed 1 --per-cell 100 --out probes.tsv
+    [--public-out P --references-out R] [--medium-zipf Z --low-zipf Z --band-width W
+    --exclude F --genders F --template-noun T ...] [--json]`` (see :mod:`.cli`);
+    it prints the words available and selected in each band.
+
 Formats (UTF-8; BOM, CRLF accepted; NFC; blank lines ignored except in runs)
     probes     ``id<TAB>word<TAB>pos<TAB>freq_class<TAB>sentence[<TAB>ref1|ref2]`` (the
                public file has no sixth column), pos in adj/noun/verb, freq_class in
