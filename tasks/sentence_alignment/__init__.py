@@ -57,7 +57,8 @@ scores one document and prints ``alignment``, ``sentence``, ``word``, ``char``,
 ``strict``, ``lax``, each with ``precision``, ``recall``, ``f1`` and the counts
 ``correct`` (precision numerator), ``proposed``, ``correct_reference`` (recall
 numerator; equal to ``correct`` except for strict/lax) and ``reference``, plus
-``documents`` (the same per document).
+``documents`` (the same per document), ``f1`` (primary), ``mean_f1``,
+``primary_granularity`` and ``scorer`` (name and version).
 """
 
 from __future__ import annotations

@@ -164,6 +164,8 @@ class SentenceAlignment(
         payload: dict[str, JSON] = dict(total.to_json())
         payload["documents"] = {o.counts.name: o.counts.to_json() for o in outcomes}
         payload["primary_granularity"] = settings.primary_granularity
+        payload["f1"] = metrics["f1"]
+        payload["mean_f1"] = metrics["mean_f1"]
         payload["scorer"] = f"{self.slug} {self.version}"
         warnings = tuple(
             f"document {a.document!r}: {a.duplicates} duplicate bisegment(s) counted once"
