@@ -74,24 +74,28 @@ def main() -> None:
 
     t_ours, ap_ours = best_of(ours)
     print(f"run: {TARGET_PAIRS:,} pairs; gold {len(gold.pairs):,} pairs")
-    print(f"evalhub parse+validate+all metrics+curves+detail: {t_ours * 1000:.1f} ms (AP {ap_ours:.12f})")
+    print(
+        f"evalhub parse+validate+all metrics+curves+detail: {t_ours * 1000:.1f} ms (AP {ap_ours:.12f})"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         run_path = Path(tmp) / "run.tsv"
         run_path.write_bytes(run_bytes)
         official = os.environ.get("BUCC_OFFICIAL_SCORER")
         if official:
-            t_base, ap_base, label = _official(Path(official), base, run_path)
+            t_base, ap_base, label = _official(Path(official), base, run_path, t_ours)
         else:
             print("BUCC_OFFICIAL_SCORER is not set: the official scorer is absent; "
                   "baseline = a straightforward pandas AP")  # fmt: skip
             t_base, ap_base = best_of(lambda: _pandas_ap(base, run_path))
             label = "pandas AP baseline"
     print(f"{label}: {t_base * 1000:.1f} ms (AP {ap_base:.12f})")
-    print(f"ratio baseline / evalhub: {t_base / t_ours:.1f}x")
+    print(f"ratio {label} / evalhub: {t_base / t_ours:.1f}x")
 
 
-def _official(path: Path, base: Path, run_path: Path) -> tuple[float, float, str]:
+def _official(
+    path: Path, base: Path, run_path: Path, t_ours: float
+) -> tuple[float, float, str]:
     spec = importlib.util.spec_from_file_location("bucc_official_evaluation", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot import {path}")
@@ -108,13 +112,17 @@ def _official(path: Path, base: Path, run_path: Path) -> tuple[float, float, str
 
     t, ap = best_of(official_i)
     try:
+
         def official_interp() -> float:
             pairs = ev.filter_oov(ev.f_read_list(str(run_path)), source, target)
             ev.set_measures(pairs, gold)
             return float(ev.average_precision_interpolated(pairs, gold)[1])
 
         t_i, ap_i = best_of(official_interp, 1)
-        print(f"official evaluation.py -i --interpolated: {t_i * 1000:.1f} ms (AP_i {ap_i:.12f})")
+        print(
+            f"official evaluation.py -i --interpolated: {t_i * 1000:.1f} ms (AP_i {ap_i:.12f})"
+        )
+        print(f"ratio official --interpolated / evalhub: {t_i / t_ours:.1f}x")
     except ValueError as exc:
         print(f"official --interpolated path fails with this pandas: {exc}")
     return t, ap, "official evaluation.py -i (read, filter, set measures, AP)"

@@ -39,7 +39,7 @@ class Scores:
 
 def relevance(pairs: Sequence[Pair], gold: frozenset[Pair]) -> ranking.BoolArray:
     """rel vector: rel[k-1] is True if the pair at rank k is a gold pair."""
-    return np.fromiter((p in gold for p in pairs), dtype=np.bool_, count=len(pairs))
+    return np.fromiter(map(gold.__contains__, pairs), dtype=np.bool_, count=len(pairs))
 
 
 def precision_recall_f1(tp: int, n_sys: int, n_gold: int) -> tuple[float, float, float]:
