@@ -151,6 +151,34 @@ def _naive(
     return result
 
 
+def _naive_vecalign(
+    gold: Alignment, run: Alignment
+) -> dict[str, tuple[int, int, int, int]]:
+    """vecalign's strict/lax written from its definition: precision over all run
+    bisegments, recall over gold bisegments with both sides non-empty."""
+    g = {b.key for b in gold.bisegments}
+    r = {b.key for b in run.bisegments}
+    gp = {(s, t) for a, b in g for s in a for t in b}
+    rp = {(s, t) for a, b in r for s in a for t in b}
+    g_full = {k for k in g if k[0] and k[1]}
+    r_full = {k for k in r if k[0] and k[1]}
+
+    def lax(
+        key: tuple[tuple[int, ...], tuple[int, ...]], pairs: set[tuple[int, int]]
+    ) -> bool:
+        return any((s, t) in pairs for s in key[0] for t in key[1])
+
+    return {
+        "strict": (len(r & g), len(r), len(g_full & r_full), len(g_full)),
+        "lax": (
+            sum(1 for k in r if k in g or lax(k, gp)),
+            len(r),
+            sum(1 for k in g_full if k in r_full or lax(k, rp)),
+            len(g_full),
+        ),
+    }
+
+
 def _bisegments(n: int, m: int) -> st.SearchStrategy[tuple[Bisegment, ...]]:
     def side(k: int) -> st.SearchStrategy[tuple[int, ...]]:
         return st.sets(st.integers(0, k - 1), max_size=3).map(
@@ -183,6 +211,9 @@ def test_matches_naive_definition(gold_segs, run_segs, texts) -> None:  # type: 
             common,
             reference,
         )
+    for level, expected in _naive_vecalign(gold, run).items():
+        c = counts.get(level)
+        assert (c.correct, c.proposed, c.correct_reference, c.reference) == expected
 
 
 def test_cross_product_expansion_order() -> None:
