@@ -6,17 +6,25 @@ ties to the gold term that comes first, and d*(e).
 
 How it stays exact and gets fast:
 
-1. d_s for every (output, gold) pair with ``rapidfuzz.process.cdist`` (C++, all cores),
-   in blocks of output rows so memory stays bounded.
-2. A lower bound per pair, lb = (d_s + |#w(a) - #w(b)| / max #w) / 2 <= d_t, since
-   d_c >= |#w(a) - #w(b)| / max #w (every unmatched word costs 1).
-3. An upper bound per output term: the exact d_t of its few lowest-lb gold terms.
-4. Exact d_t only for the pairs whose lb is not above that upper bound. d_c is computed
-   vectorised per word-count shape from a word-to-word distance table (built once per
-   vocabulary pair with ``cdist``): for one word against m words the cost is a minimum
-   over a row; up to 5 words every permutation is enumerated in numpy (the minimum
-   over permutations is the assignment optimum); longer terms go to
-   ``scipy.optimize.linear_sum_assignment`` one pair at a time.
+1. d_s for every (output, gold) pair with ``rapidfuzz.process.cdist`` (C++, all cores,
+   float32), in blocks of output rows so memory stays bounded; the exact float64 d_s
+   is rebuilt only for the pairs that need it (lev = rint(d_s * longest)).
+2. Lower bounds on d_c, all cheap: (a) |#w(a) - #w(b)| / m with m = max #words (each
+   unmatched word costs 1); (b) (sum_i mu(a_i) + m - #w(a)) / m, where mu(x) is the
+   distance of word x to the closest word of the whole gold vocabulary (a real row of
+   the assignment costs at least mu, a padding row exactly 1); (c) symmetrically
+   sum_j nu(b_j) / #w(b) with nu over the output vocabulary. Hence
+   d_t >= (d_s + max(a, b, c)) / 2; gold is sorted by word count so (a) and (b) are
+   per-row constants on each segment.
+3. An upper bound per output term: the exact d_t of the gold term with the smallest d_s.
+4. Exact d_t only for the pairs whose bound is not above that upper bound (plus a
+   small slack covering float32 rounding). d_c is computed vectorised per word-count
+   shape from a word-to-word Levenshtein table (``cdist`` once per vocabulary pair):
+   one word against m words is a row minimum plus m - 1; up to 5 words every
+   permutation is enumerated in numpy (the minimum over permutations is the
+   assignment optimum); longer terms go to ``scipy.optimize.linear_sum_assignment``
+   one pair at a time.
+5. Per output term the smallest d_t wins, ties to the smallest original gold index.
 """
 
 from __future__ import annotations
@@ -122,7 +130,7 @@ def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
     out, ref = _Side(outputs), _Side(gold_sorted)
     table = _WordTable(out, ref)
     solver = _Solver(out, ref, table)
-    # Word-minimum bounds on the assignment cost (see _bounds_note).
+    # Word-minimum bounds (b) and (c) of the module docstring.
     out_sums = table.word_min_sums(out, table.out_min)
     gold_bound = (
         table.word_min_sums(ref, table.gold_min) / np.maximum(ref.n_words, 1)

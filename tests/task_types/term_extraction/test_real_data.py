@@ -240,3 +240,17 @@ def test_cli_exclude_label_and_bad_file(tmp_path: Path) -> None:
         "line": 2,
         "message": body["errors"][0]["message"],
     }
+
+
+def test_acter_whitespace_variants_merge_in_default_mode() -> None:
+    default = parse_gold(
+        gold_path("en", False).read_bytes(), "gold", TermExtractionSettings()
+    )
+    assert default.merged_lines == ((954, 959), (2140, 2145))
+    assert len(default.terms) == 2359
+    assert "heart failure" in default.terms
+    # TermEval mode keeps both spellings, as the published counts did.
+    assert (
+        len(parse_gold(gold_path("en", False).read_bytes(), "gold", TERMEVAL).written)
+        == 2361
+    )
