@@ -16,8 +16,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tasks.base import ProblemCollector
-from tasks.common.textio import read_lines
+from tasks.base import FormatError, ProblemCollector
+from tasks.common.textio import decode_text, read_lines
 from tasks.mt_lexicon_probe.closed_class import CLOSED_CLASS
 from tasks.mt_lexicon_probe.probes import FreqClass, Pos, Probe, ProbeSet
 
@@ -107,6 +107,37 @@ def read_pairs(
             continue
         pairs.append((cols[src_col].strip(), cols[1 - src_col].strip()))
     problems.raise_if_any()
+    return pairs
+
+
+def read_json_pairs(data: bytes, file: str) -> list[tuple[str, str]]:
+    """A JSON object ``{source word: [target, ...]}`` (German-Wiktionary parser
+    format), or a zip archive holding one such ``.json`` file."""
+    import io
+    import json
+    import zipfile
+
+    if data[:2] == b"PK":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = [n for n in archive.namelist() if n.endswith(".json")]
+            if len(names) != 1:
+                raise FormatError.at(
+                    file, None, "the zip archive must hold exactly one .json file"
+                )
+            data = archive.read(names[0])
+    try:
+        obj = json.loads(decode_text(data, file))
+    except json.JSONDecodeError as exc:
+        raise FormatError.at(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(obj, dict):
+        raise FormatError.at(
+            file, None, "expected a JSON object {word: [translations]}"
+        )
+    pairs: list[tuple[str, str]] = []
+    for src, targets in obj.items():
+        for tgt in targets if isinstance(targets, list) else [targets]:
+            if isinstance(tgt, str) and src.strip() and tgt.strip():
+                pairs.append((src.strip(), tgt.strip()))
     return pairs
 
 

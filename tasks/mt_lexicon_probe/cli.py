@@ -23,6 +23,7 @@ from tasks.mt_lexicon_probe.builder import (
     Templates,
     build_probe_set,
     read_genders,
+    read_json_pairs,
     read_pairs,
     wordfreq_zipf,
 )
@@ -48,7 +49,7 @@ def add_probe_parser(commands: argparse._SubParsersAction) -> None:  # type: ign
         nargs="+",
         required=True,
         metavar="POS=FILE",
-        help="bilingual TSV per word class (adj, noun, verb); repeat a class to merge files",
+        help="bilingual TSV per word class (adj, noun, verb), or a JSON/zip {source: [targets]}; repeat a class to merge files",
     )
     b.add_argument(
         "--dictionary",
@@ -140,6 +141,13 @@ def run_probe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pairs(path: str, columns: tuple[str, ...], lang: str) -> list[tuple[str, str]]:
+    data = Path(path).read_bytes()
+    if path.endswith((".json", ".zip")):
+        return read_json_pairs(data, path)  # keys are source words
+    return read_pairs(data, path, columns=columns, source=lang)
+
+
 def _build(args: argparse.Namespace) -> dict[str, object]:
     columns = tuple(c.strip() for c in args.columns.split(","))
     if len(columns) != 2 or args.lang not in columns:
@@ -154,15 +162,9 @@ def _build(args: argparse.Namespace) -> dict[str, object]:
             raise ValueError(
                 f"--pos-lists {spec!r}: expected adj=FILE, noun=FILE or verb=FILE"
             )
-        pos_pairs.setdefault(Pos(name), []).extend(
-            read_pairs(Path(path).read_bytes(), path, columns=columns, source=args.lang)
-        )
+        pos_pairs.setdefault(Pos(name), []).extend(_pairs(path, columns, args.lang))
     dictionary = [
-        pair
-        for path in args.dictionary
-        for pair in read_pairs(
-            Path(path).read_bytes(), path, columns=columns, source=args.lang
-        )
+        pair for path in args.dictionary for pair in _pairs(path, columns, args.lang)
     ]
     config = BuildConfig(
         lang=args.lang,

@@ -197,3 +197,20 @@ def test_bad_pair_file():
     with pytest.raises(FormatError) as exc:
         read_pairs(b"haus\thouse\nkaputt\n", "x.tsv", columns=("de", "en"), source="en")
     assert exc.value.problems[0].line == 2
+
+
+def test_json_and_zip_pair_files():
+    from tasks.base import FormatError
+    from tasks.mt_lexicon_probe.builder import read_json_pairs
+
+    assert read_json_pairs(b'{"tribe": ["Stamm", "Sippe"], "x": []}', "d.json") == [
+        ("tribe", "Stamm"),
+        ("tribe", "Sippe"),
+    ]
+    zipped = shared_data(
+        "mt_lexical_coverage", "de_wiktionary_parser", "de_noun_translations_inv.zip"
+    )
+    pairs = read_json_pairs(zipped.read_bytes(), zipped.name)
+    assert ("phylum", "Stamm") in pairs and len(pairs) > 10_000
+    with pytest.raises(FormatError, match="invalid JSON"):
+        read_json_pairs(b"{", "d.json")
