@@ -1,0 +1,125 @@
+"""Fast paths agree with the straightforward definitions."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tasks import registry
+from tasks.base import RunDetail
+from tasks.bilingual_term_alignment import formats, metrics
+from tests.paths import shared_data
+
+TT = registry.get("bilingual_term_alignment")
+
+pairs_strategy = st.lists(
+    st.tuples(st.sampled_from("abcd"), st.sampled_from("wxyz")),
+    max_size=30,
+    unique=True,
+)
+
+
+def naive_ap(rel: list[bool], m: int) -> float:
+    total, hits = 0.0, 0
+    for k, r in enumerate(rel, start=1):
+        if r:
+            hits += 1
+            total += hits / k
+    return total / m if m else 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(run=pairs_strategy, gold=pairs_strategy)
+def test_vectorised_map_and_ap_match_definitions(run, gold):
+    gold_set = frozenset(gold)
+    scores, rel, index = metrics.compute(run, gold_set)
+    assert scores.map_source == pytest.approx(
+        metrics.map_over_sources(run, gold_set), abs=1e-12
+    )
+    assert scores.ap == pytest.approx(naive_ap(rel.tolist(), len(gold_set)), abs=1e-12)
+    assert scores.ap_interpolated >= scores.ap - 1e-12
+
+
+def test_group_positions_example():
+    groups = metrics.group_positions(np.array([2, 0, 2, 1, 0], dtype=np.int64))
+    assert groups.order.tolist() == [1, 4, 3, 0, 2]
+    assert groups.pos.tolist() == [1, 2, 1, 1, 2]
+    assert groups.lengths.tolist() == [2, 1, 2]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["a", " a", "b ", "é", "e\u0301", ""]),
+            st.sampled_from(["\t", "\t\t", "", " \t "]),
+            st.sampled_from(["x", "y ", "", "Z"]),
+        ),
+        max_size=8,
+    ),
+    crlf=st.booleans(),
+)
+def test_fast_and_slow_line_splitting_agree(lines, crlf):
+    end = "\r\n" if crlf else "\n"
+    data = "".join(a + sep + b + end for a, sep, b in lines).encode()
+    text = formats._decode_text(data, "f")
+    rows = [line.split("\t") for line in text.split("\n")] if text else []
+    try:
+        slow = formats._split_pairs_slowly(rows, "f").pairs
+    except formats.FormatError as exc:
+        with pytest.raises(formats.FormatError) as fast_exc:
+            formats._split_pairs(data, "f")
+        assert [p.line for p in fast_exc.value.problems] == [
+            p.line for p in exc.problems
+        ]
+        return
+    assert formats._split_pairs(data, "f").pairs == slow
+
+
+def test_gc_paused_restores_state():
+    assert gc.isenabled()
+    with formats.gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with formats.gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_difficulty_bins_on_real_runs():
+    base = shared_data("bilingual_term_alignment", "wiktionary_en_de", "test")
+    s = TT.parse_settings({})
+    inputs = TT.parse_inputs(
+        {
+            "source_terms": (base / "source_terms.txt").read_bytes(),
+            "target_terms": (base / "target_terms.txt").read_bytes(),
+        },
+        s,
+    )
+    gold = TT.parse_gold({"gold": (base / "gold.tsv").read_bytes()}, inputs, s)
+    details = []
+    for name in ("cognates", "combined", "long_tail", "muse_lookup"):
+        run = TT.parse_run(
+            (base / "runs" / f"{name}.tsv").read_bytes(), name, inputs, s
+        )
+        report = TT.score(run, gold, inputs, s)
+        details.append(RunDetail(name, report.detail, report.curves, report.metrics))
+    result = TT.analyse(details, gold, s)
+    assert result is not None
+    sizes = [b["size"] for b in result.public["bins"]]
+    assert len(sizes) == 5 and sum(sizes) == 2884
+    # muse_lookup finds nothing, so nothing can be found by all four runs
+    assert sizes[4] == 0
+    # long_tail alone finds 612 gold pairs, so at least that many leave bin_0
+    assert 2884 - sizes[0] >= 612
+    assert sum(b["percent"] for b in result.public["bins"]) == pytest.approx(100.0)
+    members = result.private["bins"]
+    assert sum(len(b["members"]) for b in members) == 2884
