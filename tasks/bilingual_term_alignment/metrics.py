@@ -134,6 +134,11 @@ class Groups:
 
 
 def group_positions(ids: IntArray) -> Groups:
+    """Stable grouping of ``ids`` with each item's 1-based position in its group.
+
+    Example: ids = [2, 0, 2, 1, 0] -> order [1, 4, 3, 0, 2], pos [1, 2, 1, 1, 2],
+    lengths [2, 1, 2] (a test).
+    """
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     n = len(sorted_ids)
@@ -147,8 +152,11 @@ def group_positions(ids: IntArray) -> Groups:
 
 
 def map_from_index(rel: ranking.BoolArray, index: SourceIndex) -> float:
-    """:func:`map_over_sources` vectorised (same definition and edge cases; sums
-    may differ in the last bits)."""
+    """:func:`map_over_sources` vectorised (same definition, formula, edge cases and
+    citation; sums may differ in the last bits). A property test checks both agree.
+
+    Example: the :func:`map_over_sources` example gives 19/24 here too (a test).
+    """
     if len(index.names) == 0:
         return 0.0
     mask = index.ids >= 0

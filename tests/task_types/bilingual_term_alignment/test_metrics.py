@@ -73,6 +73,10 @@ def test_precision_recall_f1_docstring():
 def test_map_over_sources_docstring():
     run = [("a", "q"), ("a", "x"), ("b", "z"), ("a", "y")]
     assert metrics.map_over_sources(run, GOLD) == pytest.approx(19 / 24)
+    rel = metrics.relevance(run, GOLD)
+    index = metrics.source_index(run, GOLD)
+    assert index.names == ("a", "b") and index.ids.tolist() == [0, 0, 1, 0]
+    assert metrics.map_from_index(rel, index) == pytest.approx(19 / 24)
 
 
 def test_map_over_sources_edge_cases():
