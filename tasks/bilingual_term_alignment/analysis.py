@@ -77,19 +77,26 @@ def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
 def _candidates_by_source(
     runs: Sequence[RunDetail],
 ) -> dict[str, list[dict[str, JSON]]]:
-    """source -> wrong candidates of all runs, best rank first."""
-    out: dict[str, list[dict[str, JSON]]] = {}
+    """source -> distinct wrong targets the runs proposed, each with the runs that
+    proposed it and its best rank, best rank first."""
+    best: dict[str, dict[str, tuple[int, list[str]]]] = {}
     for run in runs:
         per_source = run.detail.get("wrong_candidates")
         if not isinstance(per_source, Mapping):
             continue
         for source, items in per_source.items():
+            targets = best.setdefault(str(source), {})
             for target, rank in cast(list[list[JSON]], items):
-                out.setdefault(str(source), []).append(
-                    {"target": target, "run": run.label, "rank": rank}
-                )
-    for items in out.values():
-        items.sort(key=lambda c: (cast(int, c["rank"]), str(c["run"])))
+                rank_i, labels = targets.get(str(target), (cast(int, rank), []))
+                labels.append(run.label)
+                targets[str(target)] = (min(rank_i, cast(int, rank)), labels)
+    out: dict[str, list[dict[str, JSON]]] = {}
+    for source, targets in best.items():
+        ordered = sorted(targets.items(), key=lambda item: (item[1][0], item[0]))
+        out[source] = [
+            {"target": target, "best_rank": rank, "runs": cast(list[JSON], labels)}
+            for target, (rank, labels) in ordered
+        ]
     return out
 
 

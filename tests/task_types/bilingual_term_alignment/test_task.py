@@ -108,15 +108,17 @@ def test_plots_render():
 def test_difficulty_bins_by_hand():
     r1 = report_for(b"a\tx\nb\tz\na\tw\n")  # finds (a,x), (b,z)
     r2 = report_for(b"b\tz\nb\tx\na\tz\n")  # finds (b,z)
+    r3 = report_for(b"c\tw\nb\tw\na\tw\n")  # finds nothing
     runs = [
         RunDetail("r1", r1.detail, r1.curves, r1.metrics),
         RunDetail("r2", r2.detail, r2.curves, r2.metrics),
+        RunDetail("r3", r3.detail, r3.curves, r3.metrics),
         RunDetail("stale", {"gold_ranks": [1]}, (), {}),
     ]
     result = TT.analyse(runs, GOLD, SETTINGS)
     assert result is not None
     bins = result.public["bins"]
-    assert [b["size"] for b in bins] == [1, 1, 1]
+    assert [b["size"] for b in bins] == [1, 1, 1, 0]
     assert bins[0]["percent"] == pytest.approx(100 / 3)
     assert result.public["skipped_runs"] == ["stale"]
     members = result.private["bins"]
@@ -126,8 +128,8 @@ def test_difficulty_bins_by_hand():
             "target": "y",
             "found_by": [],
             "wrong_candidates": [
-                {"target": "w", "run": "r1", "rank": 3},
-                {"target": "z", "run": "r2", "rank": 3},
+                {"target": "w", "best_rank": 3, "runs": ["r1", "r3"]},
+                {"target": "z", "best_rank": 3, "runs": ["r2"]},
             ],
         }
     ]
