@@ -126,7 +126,7 @@ def main() -> None:
 
     pool = acter_terms(("en", "fr", "nl"))
     print(f"\nsize sweep (ACTER en+fr+nl pool of {len(pool):,} terms):")
-    previous = None
+    previous: tuple[float, int] | None = None
     for n_out, n_gold in (
         (1050, 497),
         (2100, 994),
@@ -136,9 +136,12 @@ def main() -> None:
     ):
         outputs, gold = make_case(pool, n_out, n_gold, seed=3)
         seconds, _ = fast_curve(outputs, gold)
-        growth = f" (x{seconds / previous:.1f} for x4 pairs)" if previous else ""
+        pairs = n_out * n_gold
+        growth = ""
+        if previous:
+            growth = f" (time x{seconds / previous[0]:.1f} for pairs x{pairs / previous[1]:.1f})"
         print(f"  {n_out:>6,} x {n_gold:>6,}: {seconds:6.2f} s{growth}")
-        previous = seconds
+        previous = (seconds, pairs)
 
 
 if __name__ == "__main__":

@@ -93,14 +93,18 @@ class _WordTable:
         )
         self.out_len = out.word_lengths
         self.gold_len = gold.word_lengths
-        # Each word's distance to the closest word of the other side's vocabulary.
+        # Each word's distance to the closest word of the other side's vocabulary
+        # (float32: only used in bounds, which carry a slack).
         self.out_min = np.ones(len(out.vocab), dtype=np.float64)
         self.gold_min = np.ones(len(gold.vocab), dtype=np.float64)
+        inv_out = 1 / np.maximum(self.out_len, 1).astype(np.float32)
+        inv_gold = 1 / np.maximum(self.gold_len, 1).astype(np.float32)
         step = max(1, 4_000_000 // max(1, len(gold.vocab)))
         for lo in range(0, len(out.vocab), step):
             hi = min(len(out.vocab), lo + step)
-            longest = np.maximum(self.out_len[lo:hi, None], self.gold_len[None, :])
-            ds = self.dist[lo:hi] / np.maximum(longest, 1)
+            # lev / max(len) = lev * min(1 / len)
+            inv = np.minimum(inv_out[lo:hi, None], inv_gold[None, :])
+            ds = self.dist[lo:hi] * inv
             if ds.shape[1]:
                 self.out_min[lo:hi] = ds.min(axis=1)
                 np.minimum(self.gold_min, ds.min(axis=0), out=self.gold_min)
