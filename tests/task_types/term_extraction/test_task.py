@@ -76,3 +76,31 @@ def test_cap_evaluates_the_first_terms_only() -> None:
     assert report.payload["n_correct"] == 1
     assert any("first 2" in w for w in report.warnings)
     assert report.payload["precision_at_100"] == 0.01
+
+
+def test_empty_run_scores_zero_and_detail_is_json() -> None:
+    import json
+
+    tt = TermExtraction()
+    settings = tt.parse_settings({})
+    gold = tt.parse_gold({"gold": b"data base\nweb site\n"}, None, settings)  # type: ignore[arg-type]
+    empty = tt.score(
+        tt.parse_run(b"\n\r\n", "run.txt", None, settings), gold, None, settings
+    )  # type: ignore[arg-type]
+    assert empty.payload["n_output"] == 0
+    assert empty.metrics["term_f1"] == 0.0 and empty.metrics["f1"] == 0.0
+    assert empty.payload["n_parts"] == 0
+    run = tt.parse_run(
+        "\ufeffdata bases\r\nweb  site\r\ntable of content\r\n".encode(),
+        "run.txt",
+        None,
+        settings,  # type: ignore[arg-type]
+    )
+    report = tt.score(run, gold, None, settings)  # type: ignore[arg-type]
+    detail = json.loads(json.dumps(report.detail))
+    assert [c["gold"] for c in detail["clusters"]] == ["data base", "web site"]
+    assert detail["clusters"][0]["outputs"] == [{"term": "data bases", "distance": 0.1}]
+    assert detail["unmatched_outputs"][0]["term"] == "table of content"
+    assert detail["unreached_gold"] == []
+    json.dumps(report.payload)
+    assert report.metrics["term_precision"] == (0.9 + 1.0) / 3
