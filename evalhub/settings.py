@@ -91,7 +91,9 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "evalhub.sqlite3",
+            "NAME": Path(
+                env_str("EVALHUB_SQLITE_PATH", str(VAR_DIR / "evalhub.sqlite3"))
+            ),
             "OPTIONS": {
                 "timeout": 30,
                 "transaction_mode": "IMMEDIATE",
@@ -172,6 +174,7 @@ STORAGES = {
 }
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = True
 
