@@ -25,6 +25,8 @@ How it stays exact and gets fast:
    assignment optimum); longer terms go to ``scipy.optimize.linear_sum_assignment``
    one pair at a time.
 5. Per output term the smallest d_t wins, ties to the smallest original gold index.
+
+Output terms found verbatim in the gold skip all this (d* = 0).
 """
 
 from __future__ import annotations
@@ -122,6 +124,24 @@ class _WordTable:
 
 def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
     """Exact r*(e) and d*(e) for every output term (see the module docstring)."""
+    n = len(outputs)
+    # A term found verbatim is at distance 0 from its first occurrence in the gold
+    # (d_t = 0 only for identical strings): no search needed.
+    first: dict[str, int] = {}
+    for i, term in enumerate(gold):
+        first.setdefault(term, i)
+    found = np.array([first.get(t, -1) for t in outputs], dtype=np.int64)
+    rest = np.nonzero(found < 0)[0]
+    searched = _search([outputs[i] for i in rest], gold)
+    index = found.copy()
+    distance = np.zeros(n, dtype=np.float64)
+    index[rest] = searched.index
+    distance[rest] = searched.distance
+    return Nearest(index, distance, searched.n_exact)
+
+
+def _search(outputs: list[str], gold: list[str]) -> Nearest:
+    """:func:`nearest_gold` for output terms that are not gold terms."""
     n, g = len(outputs), len(gold)
     index = np.full(n, -1, dtype=np.int64)
     distance = np.ones(n, dtype=np.float64)
@@ -178,7 +198,10 @@ def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
         local = np.concatenate(parts_local)
         cols = np.concatenate(parts_cols)
         d = solver.exact(
-            rows[local], cols, _exact_ds(approx, local, cols, out, ref, rows[local])
+            rows[local],
+            cols,
+            _exact_ds(approx, local, cols, out, ref, rows[local]),
+            twice_upper[local],
         )
         n_exact += len(d) + len(probe_d)
         # Per row: smallest d, then smallest index in the original gold order.
@@ -216,21 +239,36 @@ class _Solver:
             for m in range(2, MAX_ENUMERATED + 1)
         }
 
-    def exact(self, oi: IntArray, gi: IntArray, d_s: FloatArray) -> FloatArray:
-        """d_t for pairs (oi[k], gi[k]) given their d_s."""
+    def exact(
+        self,
+        oi: IntArray,
+        gi: IntArray,
+        d_s: FloatArray,
+        twice_limit: FloatArray | None = None,
+    ) -> FloatArray:
+        """d_t for pairs (oi[k], gi[k]) given their d_s.
+
+        With ``twice_limit``, a long-term pair whose d_t provably exceeds
+        twice_limit / 2 may get a lower bound above that instead of its exact value
+        (it cannot be a nearest term then)."""
         na, nb = self.out.n_words[oi], self.gold.n_words[gi]
+        m = np.maximum(na, nb)
         cost = np.empty(len(oi), dtype=np.float64)
+        cost_limit = None if twice_limit is None else (twice_limit - d_s) * m
         shapes = na * 1000 + nb
         for shape in np.unique(shapes):
             sel = np.nonzero(shapes == shape)[0]
             a, b = int(shape // 1000), int(shape % 1000)
-            cost[sel] = self._assignment(oi[sel], gi[sel], a, b)
-        m = np.maximum(na, nb)
+            limit = None if cost_limit is None else cost_limit[sel]
+            cost[sel] = self._assignment(oi[sel], gi[sel], a, b, limit)
         d_c = np.round(np.divide(cost, m, out=np.zeros_like(cost), where=m > 0), DIGITS)
         return np.round((d_s + d_c) / 2, DIGITS)
 
-    def _assignment(self, oi: IntArray, gi: IntArray, a: int, b: int) -> FloatArray:
-        """Minimum assignment cost of the padded m x m word matrix, for one shape."""
+    def _assignment(
+        self, oi: IntArray, gi: IntArray, a: int, b: int, limit: FloatArray | None
+    ) -> FloatArray:
+        """Minimum assignment cost of the padded m x m word matrix, for one shape
+        (for long terms, a lower bound above ``limit`` where there is one)."""
         m = max(a, b)
         if min(a, b) == 0:
             # A side without words: every word of the other side costs 1.
@@ -258,8 +296,14 @@ class _Solver:
                     chunk[:, rows[None, :], perms].sum(axis=2).min(axis=1)
                 )
             return out
-        result = np.empty(len(oi), dtype=np.float64)
-        for k in range(len(oi)):
+        # Row- and column-minimum bounds spare most scipy calls.
+        result = np.maximum(
+            padded.min(axis=2).sum(axis=1), padded.min(axis=1).sum(axis=1)
+        )
+        todo = (
+            range(len(oi)) if limit is None else np.nonzero(result <= limit + SLACK)[0]
+        )
+        for k in todo:
             r, c = linear_sum_assignment(padded[k])
             result[k] = padded[k][r, c].sum()
         return result
