@@ -109,3 +109,17 @@ def test_ties_go_to_the_first_gold_term() -> None:
 def test_no_gold_or_no_output() -> None:
     assert nearest_gold([], ["a"]).index.tolist() == []
     assert nearest_gold(["a"], []).index.tolist() == [-1]
+
+
+def test_fast_equals_brute_force_across_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasks.term_extraction import nearest
+
+    monkeypatch.setattr(nearest, "BLOCK_CELLS", 100)
+    rng = random.Random(42)
+    gold = list(dict.fromkeys(_random_term(rng, 4) for _ in range(40)))
+    outputs = list(dict.fromkeys(_mutate(rng, rng.choice(gold)) for _ in range(40)))
+    outputs += gold[:5]
+    index, distance = nearest_brute_force(outputs, gold)
+    fast = nearest.nearest_gold(outputs, gold)
+    assert fast.index.tolist() == index
+    assert fast.distance.tolist() == distance
