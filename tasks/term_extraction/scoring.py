@@ -162,26 +162,30 @@ def _label_recall(
     nn: Nearest,
     tau: float,
 ) -> dict[str, JSON]:
-    """Per gold label: exact-match recall and the share reached by TermoMeter at tau."""
+    """Per gold label: exact-match recall (on the gold of the scoring mode) and the
+    share of the label's normalised gold terms reached by TermoMeter at tau."""
     found = set(outputs)
-    by_label: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    exact: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # [n_gold, n_found]
     for term, label in zip(refs, labels, strict=True):
-        counts = by_label[label or NO_LABEL]
+        counts = exact[label or NO_LABEL]
         counts[0] += 1
         counts[1] += term in found
-    reached = set(nn.index[nn.distance <= tau].tolist())
+    reached_ids = set(nn.index[nn.distance <= tau].tolist())
+    near: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # [n_terms, n_reached]
     for i, label in enumerate(gold.labels):
-        by_label[label or NO_LABEL][2] += i in reached
+        counts = near[label or NO_LABEL]
+        counts[0] += 1
+        counts[1] += i in reached_ids
     result: dict[str, JSON] = {}
-    for label in sorted(by_label):
-        n, hit, near = by_label[label]
-        n_term = sum(1 for lab in gold.labels if (lab or NO_LABEL) == label)
+    for label in sorted(exact):
+        n, hit = exact[label]
+        n_terms, n_reached = near[label]
         result[label] = {
             "n_gold": n,
             "n_found": hit,
             "recall": hit / n if n else 0.0,
-            "n_reached": near,
-            "reached_share": near / n_term if n_term else 0.0,
+            "n_reached": n_reached,
+            "reached_share": n_reached / n_terms if n_terms else 0.0,
         }
     return result
 

@@ -131,6 +131,13 @@ def test_termometer_on_xlmr_en_run_pinned() -> None:
     assert clusters["internists"]["intermacs"] == 0.4
     assert (p["n_output"], p["n_gold"], p["n_correct"]) == (1996, 2361, 1148)
     assert (p["n_parts"], p["n_matched"]) == (1744, 1566)
+    # Per-label exact recall; the found counts add up to the 1148 correct terms.
+    found = {k: (v["n_gold"], v["n_found"]) for k, v in p["label_recall"].items()}
+    assert found == {
+        "Specific_Term": (1884, 996),
+        "Common_Term": (319, 121),
+        "OOD_Term": (158, 31),
+    }
     assert p["term_precision"] == pytest.approx(0.72383724447466, abs=1e-12)
     assert p["term_recall"] == pytest.approx(0.5351302053259038, abs=1e-12)
     assert p["term_f1"] == pytest.approx(0.6153410452662965, abs=1e-12)
