@@ -10,9 +10,10 @@ Files
   named entities").
 - ``run`` (submission): UTF-8, one term per line, optionally ``term<TAB>score`` on every
   line (then ranked by score, higher first; ties keep line order). Without scores the
-  line order is the rank when the task sets ``ranked``. The CSV ``index,term`` form and a
-  JSON list of strings are accepted only when the organiser lists them in
-  ``accept_formats``.
+  line order is the rank when the task sets ``ranked``. The CSV ``index,term`` form
+  (TemplateATE outputs; quoted terms allowed) and a JSON list of strings are accepted
+  only when the organiser lists them in ``accept_formats``; ``json_list`` picks one list
+  of a JSON list of term lists (the ate_nobi predictions, one list per language).
 
 Normalisation and errors
 ------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import re
@@ -31,6 +32,8 @@ class TermExtractionSettings:
       ``["Named_Entity"]`` for TermEval's "without named entities").
     - ``accept_formats``: also accept runs as CSV ``index,term`` (``"csv"``) or a JSON
       list of strings (``"json"``).
+    - ``json_list``: for JSON runs that are a list of term lists (the ate_nobi
+      predictions hold one list per test language), the 0-based list to score.
     - ``ranked``: the line order of runs without scores is a ranking.
     """
 
@@ -41,6 +44,7 @@ class TermExtractionSettings:
     max_terms: int | None = 100_000
     exclude_labels: tuple[str, ...] = ()
     accept_formats: tuple[str, ...] = ()
+    json_list: int | None = None
     ranked: bool = False
 
     def __post_init__(self) -> None:
@@ -50,6 +54,8 @@ class TermExtractionSettings:
             raise ValueError(f"cap: {self.cap} must be at least 1")
         if self.max_terms is not None and self.max_terms < 1:
             raise ValueError(f"max_terms: {self.max_terms} must be at least 1")
+        if self.json_list is not None and self.json_list < 0:
+            raise ValueError(f"json_list: {self.json_list} must be 0 or more")
         bad = sorted(set(self.accept_formats) - set(RUN_FORMATS))
         if bad:
             raise ValueError(
@@ -215,7 +221,7 @@ def _read_entries(
     """(line number, text) of every non-empty entry, and the format found."""
     formats = set(settings.accept_formats)
     if "json" in formats and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-        return _read_json(data, file), "json"
+        return _read_json(data, file, settings.json_list), "json"
     lines = read_lines(data, file, max_chars=MAX_LINE_CHARS, keep_empty=False)
     if "csv" in formats and lines and _CSV_LINE.match(lines[0].text):
         return _read_csv(lines, file), "csv"
@@ -223,24 +229,43 @@ def _read_entries(
 
 
 def _read_csv(lines: list[Line], file: str) -> list[tuple[int, str]]:
+    """``index,term`` rows; a term with commas may be quoted (``1,"13,9 pmol"``) or
+    not (everything after the first comma is the term)."""
     problems = ProblemCollector()
     entries: list[tuple[int, str]] = []
     for line in lines:
-        match = _CSV_LINE.match(line.text)
-        if match is None:
+        if _CSV_LINE.match(line.text) is None:
             problems.add(file, line.number, "expected 'index,term' (as the first line)")
-        elif match.group(1).strip():
-            entries.append((line.number, match.group(1)))
+            continue
+        try:
+            fields = next(csv.reader([line.text], strict=True))
+        except csv.Error as exc:
+            problems.add(file, line.number, f"bad CSV quoting: {exc}")
+            continue
+        term = fields[1] if len(fields) == 2 else line.text.split(",", 1)[1]
+        if term.strip():
+            entries.append((line.number, term))
     problems.raise_if_any()
     return entries
 
 
-def _read_json(data: bytes, file: str) -> list[tuple[int, str]]:
+def _read_json(data: bytes, file: str, json_list: int | None) -> list[tuple[int, str]]:
+    """A JSON list of strings; with ``json_list``, that item of a list of lists."""
     text = decode_text(data, file)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError.at(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if json_list is not None:
+        if not isinstance(value, list) or not all(isinstance(v, list) for v in value):
+            raise FormatError.at(file, None, "expected a JSON list of term lists")
+        if json_list >= len(value):
+            raise FormatError.at(
+                file,
+                None,
+                f"has {len(value)} term list(s); list {json_list} is missing",
+            )
+        value = value[json_list]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise FormatError.at(file, None, "expected a JSON list of strings")
     problems = ProblemCollector()

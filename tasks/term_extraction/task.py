@@ -41,8 +41,9 @@ is the rank.
   normalisation) count once. Case is folded when the task says so.
 - Rejected with the file and line: invalid UTF-8, binary files, lines over 1,000
   characters, more terms than the task's limit.
-- If the organiser enables it, the CSV form `index,term` and a JSON list of strings
-  are accepted too.
+- If the organiser enables it, the CSV form `index,term` (terms with commas may be
+  quoted) and a JSON list of strings (or one list of a JSON list of term lists) are
+  accepted too.
 
 **Scores**: exact-match precision, recall and F1, and TermoMeter's terminological
 precision (TP), recall (TR) and F (TF): each output term is matched to its nearest gold
@@ -162,6 +163,12 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
             help="also accept the run as CSV index,term or a JSON list",
         )
         parser.add_argument(
+            "--json-list",
+            type=int,
+            metavar="I",
+            help="score list I (0-based) of a JSON list of term lists",
+        )
+        parser.add_argument(
             "--ranked", action="store_true", help="line order of the run is a ranking"
         )
 
@@ -174,6 +181,7 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
                 "exclude_labels": list(args.exclude_label),
                 "cap": args.cap,
                 "accept_formats": list(args.accept_format),
+                "json_list": args.json_list,
                 "ranked": args.ranked,
             }
         )

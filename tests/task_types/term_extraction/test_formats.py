@@ -145,3 +145,23 @@ def test_settings_validation() -> None:
     ):
         with pytest.raises(SettingsError):
             tt.parse_settings(bad)
+
+
+def test_csv_quoted_terms() -> None:
+    settings = TermExtractionSettings(accept_formats=("csv",))
+    run = parse_run(b'0,a\n1,"13,9 pmol"\n2,"say ""hi"""\n', "r.csv", settings)
+    assert run.terms == ("a", "13,9 pmol", 'say "hi"')
+
+
+def test_json_list_of_lists() -> None:
+    data = b'[["a", "b"], ["c"], []]'
+    settings = TermExtractionSettings(accept_formats=("json",), json_list=1)
+    assert parse_run(data, "p.json", settings).terms == ("c",)
+    with pytest.raises(FormatError, match="list 3 is missing"):
+        parse_run(
+            data,
+            "p.json",
+            TermExtractionSettings(accept_formats=("json",), json_list=3),
+        )
+    with pytest.raises(FormatError, match="list of strings"):
+        parse_run(data, "p.json", TermExtractionSettings(accept_formats=("json",)))

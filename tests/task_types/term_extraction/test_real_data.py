@@ -261,3 +261,17 @@ def test_acter_whitespace_variants_merge_in_default_mode() -> None:
         len(parse_gold(gold_path("en", False).read_bytes(), "gold", TERMEVAL).written)
         == 2361
     )
+
+
+def test_cli_scores_the_ate_nobi_json_file_directly() -> None:
+    preds = shared_data(
+        "term_extraction", "ate_nobi_preds", "preds", "en_acter_ann_gs.txt"
+    )
+    code, body = _cli([
+        "score", "term_extraction", "--gold", str(gold_path("nl", False)), "--run", str(preds),
+        "--accept-format", "json", "--json-list", "2", "--mode", "termeval", "--json",
+    ])  # fmt: skip
+    assert code == 0
+    assert [body["n_output"], body["n_gold"], body["n_correct"]] == published(
+        "en", "ann"
+    )[2][:3]
