@@ -21,6 +21,7 @@ Data flow for one run on one test set::
 from __future__ import annotations
 
 import abc
+import argparse
 import dataclasses
 import types
 import typing
@@ -28,12 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
-import argparse
-
 #: A JSON value (what ``json.dumps`` accepts).
-JSON = typing.Union[
-    None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]
-]
+JSON = typing.Union[None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +155,8 @@ class Curve:
             y_label=str(data["y_label"]),
             x=tuple(float(v) for v in data["x"]),
             series=tuple(
-                (str(label), tuple(float(v) for v in ys)) for label, ys in data["series"]
+                (str(label), tuple(float(v) for v in ys))
+                for label, ys in data["series"]
             ),
             log_x=bool(data.get("log_x", False)),
             marker_x=None if data.get("marker_x") is None else float(data["marker_x"]),
@@ -283,7 +281,9 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
             raise SettingsError(str(exc)) from exc
 
     def settings_to_json(self, settings: SettingsT) -> dict[str, JSON]:
-        return typing.cast(dict[str, JSON], dataclasses.asdict(typing.cast(typing.Any, settings)))
+        return typing.cast(
+            dict[str, JSON], dataclasses.asdict(typing.cast(typing.Any, settings))
+        )
 
     # ---- files ----------------------------------------------------------------
     @abc.abstractmethod
@@ -305,6 +305,19 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         Raises FormatError naming ``filename`` and line numbers. Must not look at
         gold, so its errors cannot leak it.
         """
+
+    def parse_phase_run(
+        self,
+        data: bytes,
+        filename: str,
+        inputs: Sequence[InputsT],
+        settings: SettingsT,
+    ) -> list[RunT]:
+        """Parse one submitted file for every test set of a phase (``inputs`` in test
+        set order). A run file is scored on all test sets; a task type whose file holds
+        parts for several test sets (e.g. documents) overrides this so each test set
+        ignores the others' parts while unknown parts are still errors."""
+        return [self.parse_run(data, filename, i, settings) for i in inputs]
 
     # ---- scoring --------------------------------------------------------------
     @abc.abstractmethod

@@ -127,13 +127,13 @@ def build_demo(seed: int = 0) -> Demo:
     lexicon = _lexicon(rng, 400)
     layout = {"reports": ("minutes", "letters"), "novel": ("chapter1",)}
     test_sets: list[DemoTestSet] = []
-    runs: dict[str, dict[str, bytes]] = {"good": {}, "medium": {}, "poor": {}}
+    # One run file covers the documents of both test sets (as participants submit it).
+    good: list[str] = []
+    medium: dict[str, str] = {}
+    poor: list[str] = []
     for set_name, doc_names in layout.items():
         inputs: dict[str, str] = {}
         gold: dict[str, str] = {}
-        good: list[str] = []
-        medium: dict[str, str] = {}
-        poor: list[str] = []
         for doc in doc_names:
             source, target, beads = _document(rng, lexicon, rng.randint(25, 40))
             inputs[f"{doc}.src"] = "".join(s + "\n" for s in source)
@@ -150,9 +150,15 @@ def build_demo(seed: int = 0) -> Demo:
                 visibility="public" if set_name == "reports" else "private",
             )
         )
-        runs["good"][set_name] = "".join(good).encode("utf-8")
-        runs["medium"][set_name] = _zip(medium)
-        runs["poor"][set_name] = "".join(poor).encode("utf-8")
+    names = [ts.name for ts in test_sets]
+    good_run = "".join(good).encode("utf-8")
+    medium_run = _zip(medium)
+    poor_run = "".join(poor).encode("utf-8")
+    runs = {
+        "good": dict.fromkeys(names, good_run),
+        "medium": dict.fromkeys(names, medium_run),
+        "poor": dict.fromkeys(names, poor_run),
+    }
     return Demo(
         title="Demo: sentence alignment (ARCADE)",
         description=(

@@ -147,6 +147,21 @@ class SentenceAlignment(
     ) -> AlignmentSet:
         return parse_alignments(data, filename, inputs.documents)
 
+    def parse_phase_run(
+        self,
+        data: bytes,
+        filename: str,
+        inputs: Sequence[Bitexts],
+        settings: SentenceAlignmentSettings,
+    ) -> list[AlignmentSet]:
+        """One run file holds the documents of every test set of the phase."""
+        names = [frozenset(d.name for d in i.documents) for i in inputs]
+        everything = frozenset().union(*names)
+        return [
+            parse_alignments(data, filename, i.documents, ignore=everything - own)
+            for i, own in zip(inputs, names, strict=True)
+        ]
+
     # ---- scoring --------------------------------------------------------------
     def score(
         self,

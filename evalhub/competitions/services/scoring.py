@@ -109,15 +109,19 @@ def _score_all(
 ) -> list[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]:
     with submission.file.open("rb") as handle:
         data = handle.read()
+    test_sets = list(submission.phase.test_sets.all())
+    contexts = [taskdata.load_inputs(ts) for ts in test_sets]
+    if not contexts:
+        return []
+    task_type, settings = contexts[0].task_type, contexts[0].settings
+    runs = task_type.parse_phase_run(
+        data, submission.original_name, [c.inputs for c in contexts], settings
+    )
     results = []
-    for test_set in submission.phase.test_sets.all():
-        ctx = taskdata.load_inputs(test_set)
+    for test_set, ctx, run in zip(test_sets, contexts, runs, strict=True):
         gold = taskdata.load_gold(test_set)
-        run = ctx.task_type.parse_run(
-            data, submission.original_name, ctx.inputs, ctx.settings
-        )
-        report = ctx.task_type.score(run, gold, ctx.inputs, ctx.settings)
-        plots = ctx.task_type.plots(report, ctx.settings)
+        report = task_type.score(run, gold, ctx.inputs, settings)
+        plots = task_type.plots(report, settings)
         results.append((test_set, report, plots))
     return results
 

@@ -77,14 +77,17 @@ def validate_run(*, phase: Phase, data: bytes, filename: str) -> list[str]:
 
     Gold is never consulted, so no message can reveal it.
     """
-    warnings: list[str] = []
-    for test_set in phase.test_sets.all():
-        ctx = taskdata.load_inputs(test_set)
-        try:
-            ctx.task_type.parse_run(data, filename, ctx.inputs, ctx.settings)
-        except FormatError as exc:
-            raise SubmissionInvalid(exc.problems, exc.total) from None
-    return warnings
+    contexts = [taskdata.load_inputs(ts) for ts in phase.test_sets.all()]
+    if not contexts:
+        raise SubmissionRefused("This phase has no test set yet.")
+    task_type, settings = contexts[0].task_type, contexts[0].settings
+    try:
+        task_type.parse_phase_run(
+            data, filename, [c.inputs for c in contexts], settings
+        )
+    except FormatError as exc:
+        raise SubmissionInvalid(exc.problems, exc.total) from None
+    return []
 
 
 def submit_run(

@@ -93,13 +93,14 @@ def test_demo_runs_differ_in_quality(task: SentenceAlignment) -> None:
     assert demo == task.demo(seed=3)
     settings = task.parse_settings(demo.settings)
     assert [ts.name for ts in demo.test_sets] == ["reports", "novel"]
-    for ts in demo.test_sets:
-        inputs = task.parse_inputs(ts.inputs, settings)
+    all_inputs = [task.parse_inputs(ts.inputs, settings) for ts in demo.test_sets]
+    for index, ts in enumerate(demo.test_sets):
+        inputs = all_inputs[index]
         gold = task.parse_gold(ts.gold, inputs, settings)
         assert task.score(gold, gold, inputs, settings).metrics["f1"] == 1.0
         f1 = [
             task.score(
-                task.parse_run(runs[ts.name], "run", inputs, settings),
+                task.parse_phase_run(runs[ts.name], "run", all_inputs, settings)[index],
                 gold,
                 inputs,
                 settings,
@@ -114,12 +115,13 @@ def test_plots(task: SentenceAlignment) -> None:
     demo = task.demo()
     settings = task.parse_settings(demo.settings)
     ts = demo.test_sets[0]
-    inputs = task.parse_inputs(ts.inputs, settings)
+    all_inputs = [task.parse_inputs(t.inputs, settings) for t in demo.test_sets]
+    inputs = all_inputs[0]
     gold = task.parse_gold(ts.gold, inputs, settings)
     details = []
     for team, _, runs in demo.runs:
         report = task.score(
-            task.parse_run(runs[ts.name], "run", inputs, settings),
+            task.parse_phase_run(runs[ts.name], "run", all_inputs, settings)[0],
             gold,
             inputs,
             settings,
@@ -131,3 +133,22 @@ def test_plots(task: SentenceAlignment) -> None:
     assert [p.key for p in plots] == ["f1_by_level", "f1_by_level_log"]
     assert plots == task.comparison_plots(details, settings)  # deterministic
     assert task.comparison_plots([], settings) == ()
+
+
+def test_phase_run_ignores_other_test_sets_documents_but_not_unknown_ones(
+    task: SentenceAlignment,
+) -> None:
+    demo = task.demo()
+    settings = task.parse_settings(demo.settings)
+    all_inputs = [task.parse_inputs(t.inputs, settings) for t in demo.test_sets]
+    run = demo.runs[0][2]["reports"]
+    parsed = task.parse_phase_run(run, "run.txt", all_inputs, settings)
+    assert [len(p.alignments) for p in parsed] == [2, 1]
+    with pytest.raises(FormatError, match="unknown document 'nowhere'"):
+        task.parse_phase_run(
+            run + b"# nowhere\n[0]:[0]\n", "run.txt", all_inputs, settings
+        )
+    with pytest.raises(FormatError, match="no alignment for document 'chapter1'"):
+        task.parse_phase_run(
+            run.split(b"# chapter1")[0], "run.txt", all_inputs, settings
+        )
