@@ -184,8 +184,8 @@ def _search(outputs: list[str], gold: list[str]) -> Nearest:
         sums = out_sums[rows]
         for count, lo, hi in zip(counts, seg_start, seg_end, strict=True):
             # Keep (e, r) unless d_s + lower bound of d_c > 2 * upper (module doc).
-            m = np.maximum(np.maximum(nw, count), 1)
-            row_bound = np.maximum(np.abs(nw - count), sums + m - nw) / m
+            m = np.maximum(nw, count)
+            row_bound = np.maximum(np.abs(nw - count), sums + m - nw) / np.maximum(m, 1)
             limit = (twice_upper - row_bound).astype(np.float32)
             block_ds = approx[:, lo:hi]
             keep = block_ds <= limit[:, None]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasks.term_extraction.distance import (
     compositional_distance,
@@ -121,5 +123,21 @@ def test_fast_equals_brute_force_across_blocks(monkeypatch: pytest.MonkeyPatch) 
     outputs += gold[:5]
     index, distance = nearest_brute_force(outputs, gold)
     fast = nearest.nearest_gold(outputs, gold)
+    assert fast.index.tolist() == index
+    assert fast.distance.tolist() == distance
+
+
+_words = st.text(alphabet="abcé-'", min_size=1, max_size=6)
+_terms = st.lists(_words, min_size=1, max_size=6).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    gold=st.lists(_terms, min_size=1, max_size=12, unique=True),
+    outputs=st.lists(_terms, min_size=1, max_size=12, unique=True),
+)
+def test_fast_equals_brute_force_property(gold: list[str], outputs: list[str]) -> None:
+    index, distance = nearest_brute_force(outputs, gold)
+    fast = nearest_gold(outputs, gold)
     assert fast.index.tolist() == index
     assert fast.distance.tolist() == distance
