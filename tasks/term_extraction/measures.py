@@ -103,6 +103,13 @@ def termometer_curve(
     n_gold: int,
     taus: Sequence[float] = TAU_GRID,
 ) -> tuple[TermoScore, ...]:
-    """:func:`termometer` at every tau of ``taus`` from one nearest-neighbour pass
-    (d* and r* do not depend on tau)."""
+    """:func:`termometer` at every tau of ``taus`` from one nearest-neighbour pass.
+
+    Formula and edge cases as :func:`termometer`; d* and r* do not depend on tau, so
+    the whole curve (default tau = 0, 0.01, ..., 1) costs one search.
+    Citation: seed 000, §5 and Fig. 1 (TP and matched terms against the threshold).
+
+    Example: R = {data base}, O = {data bases} (d* = 0.1): TP = 0 for tau < 0.1 and
+    TP = 0.9 from tau = 0.1 on; n_matched goes from 0 to 1 at tau = 0.1.
+    """
     return tuple(termometer(nearest_index, nearest_distance, n_gold, t) for t in taus)

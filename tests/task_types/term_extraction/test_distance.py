@@ -141,3 +141,14 @@ def test_fast_equals_brute_force_property(gold: list[str], outputs: list[str]) -
     fast = nearest_gold(outputs, gold)
     assert fast.index.tolist() == index
     assert fast.distance.tolist() == distance
+
+
+def test_long_words_use_a_wide_table() -> None:
+    # Words over 254 characters do not fit the uint8 word-distance table.
+    a, b = "x" * 300, "x" * 299 + "y"
+    outputs = [a + " z", "q " + b, "y" * 900]
+    gold = [b, a + " zz", "x" * 600 + "y" * 300]
+    index, distance = nearest_brute_force(outputs, gold)
+    fast = nearest_gold(outputs, gold)
+    assert fast.index.tolist() == index == [1, 0, 2]
+    assert fast.distance.tolist() == distance

@@ -76,3 +76,11 @@ def test_curve_at_tau_zero_is_exact_precision() -> None:
     matched = [s.n_matched for s in curve]
     assert matched == sorted(matched)
     assert matched[-1] == len(outputs)
+
+
+def test_curve_docstring_example() -> None:
+    nn = nearest_gold(["data bases"], ["data base"])
+    curve = termometer_curve(nn.index, nn.distance, 1)
+    assert [s.term_precision for s in curve[:10]] == [0.0] * 10
+    assert all(s.term_precision == pytest.approx(0.9) for s in curve[10:])
+    assert [s.n_matched for s in curve[9:11]] == [0, 1]
