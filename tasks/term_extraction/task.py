@@ -40,7 +40,8 @@ is the rank.
   trimmed and inner whitespace collapsed; empty lines are ignored; duplicates (after
   normalisation) count once. Case is folded when the task says so.
 - Rejected with the file and line: invalid UTF-8, binary files, lines over 1,000
-  characters, more terms than the task's limit.
+  characters, more terms than the task's limit. A task may evaluate only the first N
+  terms of each run (in rank order).
 - If the organiser enables it, the CSV form `index,term` (terms with commas may be
   quoted) and a JSON list of strings (or one list of a JSON list of term lists) are
   accepted too.
