@@ -146,7 +146,10 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
         )
         parser.add_argument("--casefold", action="store_true", help="ignore case")
         parser.add_argument(
-            "--mode", choices=("default", "termeval"), default="default"
+            "--mode",
+            choices=("default", "termeval"),
+            default="default",
+            help="termeval: run lowercased, gold as written (TermEval 2020 counts)",
         )
         parser.add_argument(
             "--exclude-label",
