@@ -119,6 +119,16 @@ class Metric:
     label: str
     description: str
     higher_is_better: bool = True
+    #: A count (shown as a whole number) rather than a ratio (shown with 4 decimals).
+    count: bool = False
+
+    def format(self, value: float | None) -> str:
+        """How pages and exports show a value: "–" for undefined."""
+        if value is None:
+            return "–"
+        if self.count:
+            return f"{round(value):,}"
+        return f"{value:.4f}"
 
 
 @dataclass(frozen=True, slots=True)

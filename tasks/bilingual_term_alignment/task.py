@@ -69,10 +69,24 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         Metric(
             "map_source", "MAP (source)", "Mean over gold source terms of their AP."
         ),
-        Metric("n_sys", "nSys", "Ranked pairs after cleaning.", higher_is_better=False),
-        Metric("tp", "TP", "Gold pairs retrieved."),
-        Metric("fp", "FP", "Ranked pairs not in the gold.", higher_is_better=False),
-        Metric("fn", "FN", "Gold pairs not retrieved.", higher_is_better=False),
+        Metric(
+            "n_sys",
+            "nSys",
+            "Ranked pairs after cleaning.",
+            higher_is_better=False,
+            count=True,
+        ),
+        Metric("tp", "TP", "Gold pairs retrieved.", count=True),
+        Metric(
+            "fp",
+            "FP",
+            "Ranked pairs not in the gold.",
+            higher_is_better=False,
+            count=True,
+        ),
+        Metric(
+            "fn", "FN", "Gold pairs not retrieved.", higher_is_better=False, count=True
+        ),
     )
     primary_metric: ClassVar[str] = "ap"
     format_help: ClassVar[str] = FORMAT_HELP

@@ -77,8 +77,15 @@ def _metrics() -> tuple[Metric, ...]:
             "Wrong determiners",
             "Nouns tagged wd (table 4).",
             False,
+            count=True,
         ),
-        Metric("n_pending", "Awaiting annotation", "Items not yet tagged.", False),
+        Metric(
+            "n_pending",
+            "Awaiting annotation",
+            "Items not yet tagged.",
+            False,
+            count=True,
+        ),
         Metric("judged_share", "Judged share", "Share of items already tagged."),
     ]
     return tuple(out)

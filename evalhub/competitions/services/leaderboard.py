@@ -21,7 +21,8 @@ class Row:
     method_name: str
     submitted_at: datetime
     is_baseline: bool
-    metrics: tuple[tuple[str, float | None], ...]  # in the task type's metric order
+    #: (metric key, value, formatted) in the task type's metric order
+    metrics: tuple[tuple[str, float | None, str], ...]
     primary: float | None
 
 
@@ -103,7 +104,10 @@ def compute(*, test_set: TestSet) -> Board:
                 method_name=sub.method_name,
                 submitted_at=sub.created_at,
                 is_baseline=sub.is_baseline,
-                metrics=tuple((k, values[pk].get(k)) for k in metric_keys),
+                metrics=tuple(
+                    (m.key, values[pk].get(m.key), m.format(values[pk].get(m.key)))
+                    for m in task_type.metrics
+                ),
                 primary=value,
             )
         )

@@ -101,7 +101,7 @@ def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: AN
                         "method": r.method_name,
                         "submitted_at": r.submitted_at.isoformat(),
                         "baseline": r.is_baseline,
-                        **{k: v for k, v in r.metrics},
+                        **{k: v for k, v, _ in r.metrics},
                     }
                     for r in board.rows
                 ],
@@ -114,7 +114,7 @@ def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: AN
 class EvaluationView:
     test_set: TestSet
     visible: bool
-    metrics: tuple[tuple[str, str, float | None], ...]
+    metrics: tuple[tuple[str, str, str], ...]  # key, label, formatted value
     plots: tuple[Artefact, ...]
     detail_url: str | None
 
@@ -124,7 +124,6 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
     task_type = task.type
     private_ok = access.can_see_run_private(user, submission)
     detail_ok = access.can_see_detail(user, task)
-    labels = {m.key: m.label for m in task_type.metrics}
     evaluations = []
     if submission.status == Submission.Status.SCORED:
         for ev in (

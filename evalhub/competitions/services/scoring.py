@@ -81,7 +81,9 @@ def score_submission(*, submission_id: int) -> str:
     warnings: list[str] = []
     with transaction.atomic():
         for test_set, report, plots in results:
-            _store(submission, test_set, report, plots)
+            store_evaluation(
+                submission=submission, test_set=test_set, report=report, plots=plots
+            )
             warnings.extend(w for w in report.warnings if w not in warnings)
         done = Submission.mark_scored(
             submission_id,
@@ -126,12 +128,15 @@ def _score_all(
     return results
 
 
-def _store(
+def store_evaluation(
+    *,
     submission: Submission,
     test_set: TestSet,
     report: ScoreReport,
     plots: tuple[Plot, ...],
-) -> None:
+) -> Evaluation:
+    """Write (or overwrite) one run's results on one test set: the report, a Score row
+    per metric and the plot files. Idempotent."""
     version = submission.phase.task.type.version
     evaluation, _ = Evaluation.objects.update_or_create(
         submission=submission,
@@ -172,6 +177,7 @@ def _store(
         stale.svg.delete(save=False)
         stale.png.delete(save=False)
         stale.delete()
+    return evaluation
 
 
 def rescore(*, submission_ids: list[int]) -> int:

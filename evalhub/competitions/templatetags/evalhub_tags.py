@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import markdown as md
 import nh3
 from django import template
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
@@ -48,9 +51,47 @@ def markdown_safe(text: str) -> SafeString:
 
 
 @register.filter
-def score(value: float | None) -> str:
-    if value is None:
-        return "–"
-    if float(value).is_integer() and abs(value) >= 1:
-        return f"{int(value):,}"
-    return f"{value:.4f}"
+def data_view(value: object) -> SafeString:
+    """A task-level analysis (JSON) as readable HTML: lists of records become tables,
+    scalars a definition list. Every string is escaped."""
+    return mark_safe(_render(value, depth=0))  # noqa: S308 - built from escaped parts
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    if isinstance(value, (list, tuple)) and all(
+        not isinstance(v, (list, dict)) for v in value
+    ):
+        return escape(", ".join(str(v) for v in value))
+    if isinstance(value, (dict, list, tuple)):
+        return escape(json.dumps(value, ensure_ascii=False)[:300])
+    return escape(str(value))
+
+
+def _render(value: object, depth: int) -> str:
+    if depth > 3:
+        return _cell(value)
+    if isinstance(value, dict):
+        rows = "".join(
+            f"<dt>{escape(str(k).replace('_', ' '))}</dt><dd>{_render(v, depth + 1)}</dd>"
+            for k, v in value.items()
+        )
+        return f'<dl class="data">{rows}</dl>'
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, dict) for v in value)
+    ):
+        keys: list[str] = []
+        for record in value:
+            keys += [k for k in record if k not in keys]
+        head = "".join(
+            f'<th scope="col">{escape(k.replace("_", " "))}</th>' for k in keys
+        )
+        body = "".join(
+            "<tr>" + "".join(f"<td>{_cell(r.get(k, ''))}</td>" for k in keys) + "</tr>"
+            for r in value[:200]
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return _cell(value)
