@@ -265,6 +265,9 @@ class Submission(models.Model):
     scorer_version = models.CharField(max_length=32, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    #: Which worker is scoring the row and when it last said it was alive.
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from evalhub.competitions import signals
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission, TestSet
 from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import FormatError, Plot, ScoreReport
@@ -93,6 +94,12 @@ def score_submission(*, submission_id: int) -> str:
         if done:
             for test_set, _, _ in results:
                 transaction.on_commit(_after_scored(test_set.pk))
+            ids = [ts.pk for ts, _, _ in results]
+            transaction.on_commit(
+                lambda: signals.submission_scored.send(
+                    sender=Submission, submission_id=submission_id, test_set_ids=ids
+                )
+            )
     return "scored" if done else "skipped"
 
 
