@@ -350,6 +350,18 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
 
         return plotting.overlay_plots(runs)
 
+    def describe_detail(
+        self, detail: Mapping[str, JSON], gold: GoldT, settings: SettingsT
+    ) -> Mapping[str, JSON]:
+        """The organiser-only per-item view of a report's ``detail``, readable on a page
+        (e.g. gold items spelled out next to their outcome). Default: as stored."""
+        return detail
+
+    def gold_warnings(self, gold: GoldT, settings: SettingsT) -> tuple[str, ...]:
+        """Notes for the organiser at gold upload (e.g. lines that merged). May quote
+        gold: only organisers see them."""
+        return ()
+
     def analyse(
         self, runs: Sequence[RunDetail], gold: GoldT, settings: SettingsT
     ) -> Analysis | None:

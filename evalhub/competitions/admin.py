@@ -115,7 +115,7 @@ class TestSetAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
                 uploads[f.cleaned_data["role"]] = f.cleaned_data["upload"]
         for role, upload in uploads.items():
             try:
-                datasets.store_file(
+                _, notes = datasets.store_file(
                     test_set=form.instance,
                     role=role,
                     filename=upload.name,
@@ -123,6 +123,9 @@ class TestSetAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
                 )
             except (FormatError, datasets.UnknownRole) as exc:
                 messages.error(request, f"{upload.name}: {exc}")
+            else:
+                for note in notes:
+                    messages.warning(request, f"{upload.name}: {note}")
         for f in formset.deleted_forms:
             if f.instance.pk:
                 f.instance.file.delete(save=False)

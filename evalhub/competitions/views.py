@@ -200,10 +200,13 @@ def run_item_detail(request: HttpRequest, pk: int, test_set: int) -> HttpRespons
     if not access.can_see_detail(request.user, sub.phase.task):
         raise Http404("No such page.")
     evaluation = get_object_or_404(sub.evaluations.all(), test_set_id=test_set)
-    return HttpResponse(
-        json.dumps(evaluation.detail, indent=1, ensure_ascii=False),
-        content_type="application/json",
-    )
+    if request.GET.get("format") == "json":
+        return HttpResponse(
+            json.dumps(evaluation.detail, indent=1, ensure_ascii=False),
+            content_type="application/json",
+        )
+    context = pages.item_detail_page(submission=sub, test_set_id=test_set)
+    return render(request, "competitions/run_items.html", context)
 
 
 def run_plot(request: HttpRequest, pk: int, artefact: int, ext: str) -> HttpResponse:

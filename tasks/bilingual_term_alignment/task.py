@@ -165,6 +165,31 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     def plots(self, report: ScoreReport, settings: Settings) -> tuple[Plot, ...]:
         return tuple(plotting.curve_plot(c) for c in report.curves)
 
+    def describe_detail(
+        self, detail: Mapping[str, JSON], gold: Gold, settings: Settings
+    ) -> Mapping[str, JSON]:
+        """Each gold pair with the rank at which the run retrieved it, then the run's
+        best-ranked wrong candidates per gold source term."""
+        ranks = detail.get("gold_ranks")
+        if not isinstance(ranks, list) or len(ranks) != len(gold.sorted_pairs):
+            return detail
+        pairs: list[JSON] = [
+            {"source": s, "target": t, "rank": r if r > 0 else "not retrieved"}
+            for (s, t), r in sorted(
+                zip(gold.sorted_pairs, ranks, strict=True),
+                key=lambda item: (item[1] <= 0, item[1]),
+            )
+        ]
+        wrong = detail.get("wrong_candidates") or {}
+        candidates: list[JSON] = [
+            {
+                "source": src,
+                "wrong targets (rank)": ", ".join(f"{t} ({r})" for t, r in items),
+            }
+            for src, items in sorted(wrong.items())  # type: ignore[union-attr]
+        ]
+        return {"gold pairs": pairs, "wrong candidates": candidates}
+
     def analyse(
         self, runs: Sequence[RunDetail], gold: Gold, settings: Settings
     ) -> Analysis | None:

@@ -106,6 +106,11 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
             raise FormatError.at("gold", None, "the gold term list is missing")
         return formats.parse_gold(files["gold"], "gold", settings)
 
+    def gold_warnings(
+        self, gold: GoldList, settings: TermExtractionSettings
+    ) -> tuple[str, ...]:
+        return gold.merge_warnings()
+
     def parse_run(
         self,
         data: bytes,

@@ -184,3 +184,23 @@ def test_draft_task_is_invisible_to_the_public(client, scored):
         client.get(reverse("competitions:run-detail", args=[scored.pk])).status_code
         == 404
     )
+
+
+def test_organiser_item_page_spells_out_gold_pairs(
+    client, scored, organiser, test_set, bucc_demo
+):
+    client.force_login(organiser)
+    page = client.get(
+        reverse("competitions:run-item-detail", args=[scored.pk, test_set.pk])
+    )
+    assert page.status_code == 200
+    first_source, first_target = (
+        bucc_demo.test_sets[0].gold["gold"].decode().splitlines()[0].split("\t")
+    )
+    html = page.content.decode()
+    assert "gold pairs" in html and (first_source in html or "First 200" in html)
+    raw = client.get(
+        reverse("competitions:run-item-detail", args=[scored.pk, test_set.pk])
+        + "?format=json"
+    )
+    assert raw["Content-Type"] == "application/json" and b"gold_ranks" in raw.content

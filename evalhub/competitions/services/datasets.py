@@ -19,9 +19,11 @@ class UnknownRole(ValueError):
 
 def store_file(
     *, test_set: TestSet, role: str, filename: str, data: bytes
-) -> TestSetFile:
-    """Add or replace one input/gold file. Gold is parsed first (FormatError leaves the
+) -> tuple[TestSetFile, tuple[str, ...]]:
+    """Add or replace one input/gold file; returns it with the task type's notes on
+    the gold (e.g. lines that merged). Gold is parsed first (FormatError leaves the
     stored gold untouched); replacing gold bumps ``gold_version``."""
+    warnings: tuple[str, ...] = ()
     task_type = test_set.phase.task.type
     roles = {r.key: r for r in (*task_type.input_roles, *task_type.gold_roles)}
     if role not in roles:
@@ -36,7 +38,7 @@ def store_file(
         gold_files = {r: _read(f) for r, f in others.items()}
         gold_files[role] = data
         if all(r.key in gold_files for r in task_type.gold_roles if r.required):
-            taskdata.validate_gold(test_set=test_set, gold_files=gold_files)
+            warnings = taskdata.validate_gold(test_set=test_set, gold_files=gold_files)
     else:
         settings = task_type.parse_settings(test_set.phase.task.task_settings)
         others = {
@@ -66,7 +68,7 @@ def store_file(
             TestSet.objects.filter(pk=test_set.pk).update(
                 gold_version=test_set.gold_version + 1
             )
-    return obj
+    return obj, warnings
 
 
 def _read(f: TestSetFile) -> bytes:

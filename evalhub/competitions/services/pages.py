@@ -137,7 +137,12 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
                 for s in submission.scores.filter(test_set=ev.test_set)
             }
             metrics = (
-                tuple((k, labels[k], values.get(k)) for k in labels) if visible else ()
+                tuple(
+                    (m.key, m.label, m.format(values.get(m.key)))
+                    for m in task_type.metrics
+                )
+                if visible
+                else ()
             )
             evaluations.append(
                 EvaluationView(
@@ -160,4 +165,24 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         "show_private": private_ok,
         "is_organiser": access.is_organiser(user, task),
         "primary_metric": task_type.primary_metric,
+    }
+
+
+def item_detail_page(*, submission: Submission, test_set_id: int) -> dict[str, object]:
+    """Organiser-only (or after gold release): the per-item outcomes of one run on one
+    test set, spelled out by the task type."""
+    from evalhub.competitions.services import taskdata
+
+    evaluation = Evaluation.objects.select_related("test_set").get(
+        submission=submission, test_set_id=test_set_id
+    )
+    task = submission.phase.task
+    ctx = taskdata.load_inputs(evaluation.test_set)
+    gold = taskdata.load_gold(evaluation.test_set)
+    described = ctx.task_type.describe_detail(evaluation.detail, gold, ctx.settings)
+    return {
+        "run": submission,
+        "task": task,
+        "evaluation": evaluation,
+        "detail": described,
     }

@@ -108,10 +108,14 @@ def load_gold(test_set: TestSet) -> object:
     )
 
 
-def validate_gold(*, test_set: TestSet, gold_files: dict[str, bytes]) -> None:
-    """Parse candidate gold files before they replace the stored ones (FormatError)."""
+def validate_gold(
+    *, test_set: TestSet, gold_files: dict[str, bytes]
+) -> tuple[str, ...]:
+    """Parse candidate gold files before they replace the stored ones (FormatError);
+    returns the task type's notes for the organiser."""
     ctx = load_inputs(test_set)
-    ctx.task_type.parse_gold(gold_files, ctx.inputs, ctx.settings)
+    gold = ctx.task_type.parse_gold(gold_files, ctx.inputs, ctx.settings)
+    return ctx.task_type.gold_warnings(gold, ctx.settings)
 
 
 def clear_caches() -> None:

@@ -93,5 +93,12 @@ def _render(value: object, depth: int) -> str:
             "<tr>" + "".join(f"<td>{_cell(r.get(k, ''))}</td>" for k in keys) + "</tr>"
             for r in value[:200]
         )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        more = (
+            f'<p class="meta">First 200 of {len(value):,} rows; the JSON has them all.</p>'
+            if len(value) > 200
+            else ""
+        )
+        return (
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+        )
     return _cell(value)

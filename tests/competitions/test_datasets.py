@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+
+from evalhub.competitions.models import TestSet, TestSetFile
+from evalhub.competitions.services import datasets
+from tasks.base import FormatError
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bad_gold_is_refused_and_the_stored_gold_kept(test_set):
+    before = TestSetFile.objects.get(test_set=test_set, role="gold").sha256
+    with pytest.raises(FormatError) as info:
+        datasets.store_file(
+            test_set=test_set, role="gold", filename="gold.tsv", data=b"no tab\n"
+        )
+    assert "line 1" in str(info.value)
+    assert TestSetFile.objects.get(test_set=test_set, role="gold").sha256 == before
+    assert TestSet.objects.get(pk=test_set.pk).gold_version == 0
+
+
+def test_replacing_gold_bumps_its_version(test_set, bucc_demo):
+    gold = bucc_demo.test_sets[0].gold["gold"]
+    smaller = b"\n".join(gold.splitlines()[:10]) + b"\n"
+    _, notes = datasets.store_file(
+        test_set=test_set, role="gold", filename="gold2.tsv", data=smaller
+    )
+    assert notes == ()
+    assert TestSet.objects.get(pk=test_set.pk).gold_version == 1
+    stored = TestSetFile.objects.get(test_set=test_set, role="gold")
+    assert stored.private and stored.size == len(smaller)
+
+
+def test_unknown_role_is_refused(test_set):
+    with pytest.raises(datasets.UnknownRole, match="source_terms"):
+        datasets.store_file(test_set=test_set, role="answers", filename="x", data=b"x")
+
+
+def test_term_extraction_gold_upload_reports_merged_lines(phase, isolated_storage):
+    from evalhub.competitions.models import SharedTask
+
+    task = phase.task
+    SharedTask.objects.filter(pk=task.pk).update(
+        task_type="term_extraction", task_settings={}
+    )
+    test_set = TestSet.objects.create(phase=phase, slug="te", name="TE")
+    test_set.phase.task.refresh_from_db()
+    gold = "heart failure\tSpecific_Term\nheart  failure\tSpecific_Term\nejection\tCommon_Term\n"
+    _, notes = datasets.store_file(
+        test_set=test_set, role="gold", filename="gold.tsv", data=gold.encode()
+    )
+    assert notes and "1" in notes[0] and "2" in notes[0]
