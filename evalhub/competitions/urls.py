@@ -21,6 +21,11 @@ urlpatterns = [
         views.leaderboard_json,
         name="leaderboard-json",
     ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/ranking/",
+        views.phase_ranking,
+        name="ranking-detail",
+    ),
     path("runs/<int:pk>/", views.run_detail, name="run-detail"),
     path("runs/<int:pk>/status/", views.run_status, name="run-status"),
     path("runs/<int:pk>/file/", views.run_file, name="run-file"),

@@ -24,7 +24,7 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import access, pages, submit, teams
+from evalhub.competitions.services import access, overall, pages, submit, teams
 
 
 def _task_or_404(request: HttpRequest, slug: str) -> SharedTask:
@@ -146,6 +146,17 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         "competitions/phase_leaderboard.html",
         pages.leaderboard_page(phase=phase_obj, user=request.user),
     )
+
+
+def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    context = {
+        "task": task,
+        "phase": phase_obj,
+        "overall": overall.overall(phase=phase_obj, user=request.user),
+    }
+    return render(request, "competitions/phase_ranking.html", context)
 
 
 def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

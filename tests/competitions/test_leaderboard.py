@@ -55,3 +55,52 @@ def test_cache_is_invalidated_by_a_new_score(task, phase, test_set, participant,
     assert leaderboard.board(test_set=test_set).rows == ()  # still the cached board
     leaderboard.invalidate(test_set_id=test_set.pk)
     assert len(leaderboard.board(test_set=test_set).rows) == 1
+
+
+def test_overall_ranking_averages_counted_visible_test_sets(
+    task, phase, test_set, private_test_set, django_user_model, organiser
+):
+    from django.contrib.auth.models import AnonymousUser
+
+    from evalhub.competitions.models import TestSet
+    from evalhub.competitions.services import overall
+
+    extra = TestSet.objects.create(
+        phase=phase, slug="extra", name="Extra", counts_for_ranking=False
+    )
+    users = [django_user_model.objects.create_user(f"v{i}") for i in range(2)]
+    tms = [
+        teams.register(task=task, user=u, new_team_name=f"V{i}").team
+        for i, u in enumerate(users)
+    ]
+    a = _scored(phase, tms[0], users[0], test_set, 0.8, minutes_ago=9)
+    b = _scored(phase, tms[1], users[1], test_set, 0.6, minutes_ago=8)
+    for sub, private_value, extra_value in ((a, 0.2, 0.0), (b, 0.9, 1.0)):
+        sub.evaluations.create(
+            test_set=private_test_set, scorer_version="1", gold_version=0
+        )
+        Score.objects.create(
+            submission=sub,
+            test_set=private_test_set,
+            metric="ap",
+            value=private_value,
+            scorer_version="1",
+        )
+        Score.objects.create(
+            submission=sub,
+            test_set=extra,
+            metric="ap",
+            value=extra_value,
+            scorer_version="1",
+        )
+    public_view = overall.overall(phase=phase, user=AnonymousUser())
+    assert public_view.hidden == 1 and [t.slug for t in public_view.test_sets] == [
+        "public"
+    ]
+    assert [r.team for r in public_view.rows] == ["V0", "V1"]
+    organiser_view = overall.overall(phase=phase, user=organiser)
+    assert organiser_view.hidden == 0
+    assert [(r.team, round(r.mean, 6)) for r in organiser_view.rows] == [
+        ("V1", 0.75),
+        ("V0", 0.5),
+    ]

@@ -1,0 +1,88 @@
+"""The overall ranking of a phase: each run's primary metric averaged over the test
+sets the organiser marks as counted (ARCADE's overall ranking left TECH out), best run
+per team, competition ranking. Only test sets whose scores the viewer may see are
+averaged, and the page says which."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from evalhub.competitions.models import Phase, Score, Submission, TestSet
+from evalhub.competitions.services import access
+
+
+@dataclass(frozen=True, slots=True)
+class OverallRow:
+    rank: int
+    team: str
+    submission_id: int
+    method_name: str
+    submitted_at: datetime
+    mean: float
+    per_test_set: tuple[str, ...]  # formatted values in ``Overall.test_sets`` order
+
+
+@dataclass(frozen=True, slots=True)
+class Overall:
+    metric_label: str
+    test_sets: tuple[TestSet, ...]
+    hidden: int  # counted test sets not shown to this viewer
+    rows: tuple[OverallRow, ...]
+
+
+def overall(*, phase: Phase, user: object) -> Overall:
+    task_type = phase.task.type
+    metric = task_type.metric(task_type.primary_metric)
+    counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
+    visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
+    subs = {
+        s.pk: s
+        for s in Submission.objects.filter(
+            phase=phase, status=Submission.Status.SCORED
+        ).select_related("team")
+    }
+    values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}
+    for sub_id, ts_id, value in Score.objects.filter(
+        submission_id__in=subs, test_set__in=visible, metric=metric.key
+    ).values_list("submission_id", "test_set_id", "value"):
+        values[sub_id][ts_id] = value
+    sign = 1.0 if metric.higher_is_better else -1.0
+    means: dict[int, float] = {}
+    for pk, by_ts in values.items():
+        if visible and all(by_ts.get(ts.pk) is not None for ts in visible):
+            means[pk] = sum(by_ts[ts.pk] for ts in visible) / len(visible)  # type: ignore[misc]
+
+    def key(pk: int) -> tuple[float, datetime, int]:
+        return (-sign * means[pk], subs[pk].created_at, pk)
+
+    best: dict[tuple[int, bool], int] = {}
+    for pk in sorted(means, key=key):
+        best.setdefault((subs[pk].team_id, subs[pk].is_baseline), pk)
+    rows: list[OverallRow] = []
+    previous: float | None = None
+    rank = 0
+    for position, pk in enumerate(sorted(best.values(), key=key), start=1):
+        if means[pk] != previous:
+            rank = position
+        previous = means[pk]
+        sub = subs[pk]
+        rows.append(
+            OverallRow(
+                rank=rank,
+                team=sub.team.name,
+                submission_id=pk,
+                method_name=sub.method_name,
+                submitted_at=sub.created_at,
+                mean=means[pk],
+                per_test_set=tuple(
+                    metric.format(values[pk].get(ts.pk)) for ts in visible
+                ),
+            )
+        )
+    return Overall(
+        metric_label=metric.label,
+        test_sets=visible,
+        hidden=len(counted) - len(visible),
+        rows=tuple(rows),
+    )
