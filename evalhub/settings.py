@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "evalhub.accounts",
     "evalhub.competitions",
+    "evalhub.annotations",
+    "evalhub.api",
 ]
 
 MIDDLEWARE = [

@@ -6,5 +6,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("evalhub.accounts.urls")),
+    path("", include("evalhub.api.urls")),
+    path("annotate/", include("evalhub.annotations.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

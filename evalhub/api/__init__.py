@@ -1,0 +1,1 @@
+"""REST API (django-ninja, token auth), the API-token page and the exports."""

@@ -1,0 +1,264 @@
+"""The REST API under ``/api/`` (OpenAPI schema at ``/api/openapi.json``, docs at
+``/api/docs``). Authentication: ``Authorization: Bearer <token>`` with a token made on
+the API-token page. Reading works anonymously with the public's view; writing needs a
+token. Each endpoint: authentication, one service call, the response."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import File, Form, NinjaAPI, Schema
+from ninja.files import UploadedFile
+from ninja.security import HttpBearer
+
+from evalhub.api.services import resources, tokens
+from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services import access, pages, submit
+
+
+class TokenAuth(HttpBearer):
+    """A valid token is required."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> object | None:
+        return tokens.authenticate(secret=token)
+
+
+class OptionalTokenAuth(TokenAuth):
+    """No header: the anonymous public. A header with a bad token: 401."""
+
+    def __call__(self, request: HttpRequest) -> object | None:
+        if not request.headers.get(self.header):
+            return AnonymousUser()
+        return super().__call__(request)
+
+
+api = NinjaAPI(
+    title="evalhub API",
+    version="1",
+    urls_namespace="api-v1",
+    auth=OptionalTokenAuth(),
+    description=__doc__,
+)
+
+
+class ErrorOut(Schema):
+    detail: str
+
+
+class ProblemOut(Schema):
+    file: str
+    line: int | None
+    message: str
+
+
+class ProblemsOut(Schema):
+    detail: str
+    errors: list[ProblemOut]
+    total: int
+    run: int | None
+
+
+class TaskOut(Schema):
+    slug: str
+    title: str
+    task_type: str
+    state: str
+    url: str
+
+
+class MetricOut(Schema):
+    key: str
+    label: str
+    higher_is_better: bool
+
+
+class FileOut(Schema):
+    role: str
+    name: str
+    sha256: str
+    url: str
+
+
+class TestSetOut(Schema):
+    slug: str
+    name: str
+    visibility: str
+    scores_public: bool
+    files: list[FileOut]
+
+
+class PhaseOut(Schema):
+    slug: str
+    name: str
+    opens_at: datetime
+    closes_at: datetime
+    is_open: bool
+    daily_limit: int
+    total_limit: int
+    test_sets: list[TestSetOut]
+
+
+class TaskDetailOut(TaskOut):
+    description: str
+    primary_metric: str
+    metrics: list[MetricOut]
+    phases: list[PhaseOut]
+
+
+class RunOut(Schema):
+    id: int
+    task: str
+    phase: str
+    team: str
+    method_name: str
+    status: str
+    final: bool
+    failure_category: str
+    errors: list[str]
+    warnings: list[str]
+    scores: dict[str, dict[str, float | None]]
+    created_at: datetime
+    finished_at: datetime | None
+    url: str
+
+
+class AllowanceOut(Schema):
+    team: str
+    daily_left: int
+    total_left: int
+    resets_at: datetime
+
+
+class TeamRunsOut(Schema):
+    allowance: AllowanceOut | None
+    runs: list[RunOut]
+
+
+class BoardOut(Schema):
+    test_set: str
+    primary_metric: str
+    rows: list[dict[str, object]]
+
+
+class LeaderboardOut(Schema):
+    task: str
+    phase: str
+    test_sets: list[BoardOut]
+
+
+def _task(request: HttpRequest, slug: str) -> SharedTask:
+    task = get_object_or_404(SharedTask, slug=slug)
+    if not access.can_see_task(request.auth, task):
+        raise Http404("No such task.")
+    return task
+
+
+def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
+    return get_object_or_404(Phase, task=_task(request, slug), slug=phase)
+
+
+@api.get("/tasks", response=list[TaskOut], url_name="task-list")
+def task_list(request: HttpRequest) -> list[dict[str, object]]:
+    return [
+        resources.task_summary(t) for t in resources.visible_tasks(user=request.auth)
+    ]
+
+
+@api.get("/tasks/{slug}", response=TaskDetailOut, url_name="task-detail")
+def task_detail(request: HttpRequest, slug: str) -> dict[str, object]:
+    return resources.task_detail(task=_task(request, slug), user=request.auth)
+
+
+@api.get(
+    "/tasks/{slug}/phases/{phase}/leaderboard",
+    response=LeaderboardOut,
+    url_name="leaderboard-detail",
+)
+def leaderboard(request: HttpRequest, slug: str, phase: str) -> dict[str, object]:
+    return pages.leaderboard_export(
+        phase=_phase(request, slug, phase), user=request.auth
+    )
+
+
+@api.get(
+    "/tasks/{slug}/phases/{phase}/runs",
+    response={200: TeamRunsOut},
+    auth=TokenAuth(),
+    url_name="run-list",
+)
+def team_runs(request: HttpRequest, slug: str, phase: str) -> dict[str, object]:
+    """The runs of your team in the phase, newest first, and what is left to submit."""
+    phase_obj = _phase(request, slug, phase)
+    return {
+        "allowance": resources.allowance(phase=phase_obj, user=request.auth),
+        "runs": resources.team_runs(phase=phase_obj, user=request.auth),
+    }
+
+
+@api.post(
+    "/tasks/{slug}/phases/{phase}/runs",
+    response={201: RunOut, 403: ErrorOut, 422: ProblemsOut},
+    auth=TokenAuth(),
+    url_name="run-create",
+)
+def run_create(
+    request: HttpRequest,
+    slug: str,
+    phase: str,
+    file: File[UploadedFile],
+    method_name: Form[str],
+    method_description: Form[str] = "",
+) -> tuple[int, dict[str, object]]:
+    """Submit a run file (multipart). 201: queued; 422: the file does not parse (the
+    errors name file and line; not counted against limits); 403: not allowed now."""
+    phase_obj = _phase(request, slug, phase)
+    limit = settings.MAX_UPLOAD_BYTES
+    try:
+        if file.size and file.size > limit:
+            raise submit.SubmissionRefused(
+                f"{file.name} is {file.size:,} bytes; the limit is {limit:,} bytes."
+            )
+        sub = submit.submit_run(
+            phase=phase_obj,
+            user=request.auth,
+            filename=file.name or "run",
+            data=file.read(),
+            method_name=method_name,
+            method_description=method_description,
+        )
+    except submit.SubmissionRefused as exc:
+        return 403, {"detail": str(exc)}
+    except submit.SubmissionInvalid as exc:
+        rejected = (
+            Submission.objects.filter(
+                phase=phase_obj,
+                submitter=request.auth,
+                status=Submission.Status.REJECTED,
+            )
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return 422, {
+            "detail": "The file was rejected; nothing was counted.",
+            "errors": [
+                {"file": p.file, "line": p.line, "message": p.message}
+                for p in exc.problems
+            ],
+            "total": exc.total,
+            "run": rejected,
+        }
+    return 201, resources.run_status(submission=sub, user=request.auth)
+
+
+@api.get("/runs/{run_id}", response=RunOut, url_name="run-detail")
+def run_detail(request: HttpRequest, run_id: int) -> dict[str, object]:
+    sub = get_object_or_404(
+        Submission.objects.select_related("phase__task", "team"), pk=run_id
+    )
+    if not access.can_see_task(request.auth, sub.phase.task):
+        raise Http404("No such run.")
+    return resources.run_status(submission=sub, user=request.auth)

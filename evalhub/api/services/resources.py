@@ -1,0 +1,132 @@
+"""What the API returns, with the leak rules of ``competitions.services.access``
+applied: the same visibility as the pages, never more."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.urls import reverse
+
+from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services import access, submit
+
+
+def visible_tasks(*, user: object) -> list[SharedTask]:
+    organised = (
+        user.organised_tasks.all()  # type: ignore[attr-defined]
+        if getattr(user, "is_authenticated", False)
+        else SharedTask.objects.none()
+    )
+    return list(
+        SharedTask.objects.filter(
+            Q(state=SharedTask.State.PUBLISHED) | Q(pk__in=organised)
+        ).distinct()
+    )
+
+
+def task_summary(task: SharedTask) -> dict[str, object]:
+    return {
+        "slug": task.slug,
+        "title": task.title,
+        "task_type": task.task_type,
+        "state": task.state,
+        "url": task.get_absolute_url(),
+    }
+
+
+def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
+    organiser = access.is_organiser(user, task)
+    task_type = task.type
+    phases = []
+    for phase in task.phases.prefetch_related("test_sets__files"):
+        phases.append(
+            {
+                "slug": phase.slug,
+                "name": phase.name,
+                "opens_at": phase.opens_at,
+                "closes_at": phase.closes_at,
+                "is_open": phase.is_open(),
+                "daily_limit": phase.daily_limit,
+                "total_limit": phase.total_limit,
+                "test_sets": [
+                    {
+                        "slug": ts.slug,
+                        "name": ts.name,
+                        "visibility": ts.visibility,
+                        "scores_public": ts.scores_public,
+                        "files": [
+                            {
+                                "role": f.role,
+                                "name": f.original_name,
+                                "sha256": f.sha256,
+                                "url": reverse(
+                                    "competitions:testset-file", args=[ts.pk, f.role]
+                                ),
+                            }
+                            for f in ts.files.all()
+                            if not f.private or organiser or task.gold_released
+                        ],
+                    }
+                    for ts in phase.test_sets.all()
+                ],
+            }
+        )
+    return {
+        **task_summary(task),
+        "description": task.description,
+        "primary_metric": task_type.primary_metric,
+        "metrics": [
+            {"key": m.key, "label": m.label, "higher_is_better": m.higher_is_better}
+            for m in task_type.metrics
+        ],
+        "phases": phases,
+    }
+
+
+def run_status(*, submission: Submission, user: object) -> dict[str, object]:
+    """Status, and scores on the test sets this user may see; failure messages and
+    warnings only for the run's team and the organisers."""
+    private_ok = access.can_see_run_private(user, submission)
+    scores: dict[str, dict[str, float | None]] = {}
+    if submission.status == Submission.Status.SCORED:
+        for score in submission.scores.select_related("test_set__phase__task"):
+            if access.can_see_scores(user, score.test_set):
+                scores.setdefault(score.test_set.slug, {})[score.metric] = score.value
+    return {
+        "id": submission.pk,
+        "task": submission.phase.task.slug,
+        "phase": submission.phase.slug,
+        "team": submission.team.name,
+        "method_name": submission.method_name,
+        "status": submission.status,
+        "final": submission.is_final,
+        "failure_category": submission.failure_category,
+        "errors": submission.failure_message.splitlines() if private_ok else [],
+        "warnings": list(submission.warnings) if private_ok else [],
+        "scores": scores,
+        "created_at": submission.created_at,
+        "finished_at": submission.finished_at,
+        "url": submission.get_absolute_url(),
+    }
+
+
+def team_runs(*, phase: Phase, user: object) -> list[dict[str, object]]:
+    """Every run of the user's teams in the phase, newest first."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    runs = Submission.objects.filter(phase=phase, team__members=user).select_related(
+        "phase__task", "team"
+    )
+    return [run_status(submission=s, user=user) for s in runs]
+
+
+def allowance(*, phase: Phase, user: object) -> dict[str, object] | None:
+    team = submit.approved_team(phase=phase, user=user)
+    if team is None:
+        return None
+    left = submit.allowance(phase=phase, team=team)
+    return {
+        "team": team.name,
+        "daily_left": left.daily_left,
+        "total_left": left.total_left,
+        "resets_at": left.resets_at,
+    }

@@ -1,0 +1,115 @@
+"""The API-token page and the export downloads. Each view: authentication, form, one
+service call, render."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from evalhub.api.models import ApiToken
+from evalhub.api.services import tokens
+from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.competitions.services import access, exports
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, help_text="Where you will use it, e.g. “laptop” or “CI”."
+    )
+
+
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    new = None
+    if request.method == "POST" and form.is_valid():
+        new = tokens.create(user=request.user, name=form.cleaned_data["name"])
+        form = TokenForm()
+    response = render(
+        request,
+        "api/token_list.html",
+        {
+            "form": form,
+            "new_token": new,
+            "tokens": ApiToken.objects.filter(user=request.user),
+        },
+        status=201 if new else 200,
+    )
+    # The token is shown exactly once: never from a cache.
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    if not tokens.revoke(user=request.user, token_id=pk):
+        raise Http404("No such token.")
+    return redirect("api:token-list")
+
+
+def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
+    task = get_object_or_404(SharedTask, slug=slug)
+    if not access.can_see_task(request.user, task):
+        raise Http404("No such task.")
+    return get_object_or_404(Phase, task=task, slug=phase)
+
+
+def _download(body: str | bytes, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def leaderboard_export(
+    request: HttpRequest, slug: str, phase: str, fmt: str
+) -> HttpResponse:
+    phase_obj = _phase(request, slug, phase)
+    render_export = {
+        "csv": (exports.leaderboard_csv, "text/csv; charset=utf-8"),
+        "json": (exports.leaderboard_json, "application/json"),
+        "tex": (exports.leaderboard_latex, "application/x-tex; charset=utf-8"),
+    }.get(fmt)
+    if render_export is None:
+        raise Http404("No such format.")
+    function, content_type = render_export
+    try:
+        body = function(phase=phase_obj, user=request.user)
+    except exports.NotVisible:
+        raise Http404("No such export.") from None
+    return _download(body, content_type, f"{slug}-{phase}-leaderboard.{fmt}")
+
+
+def figure_export(request: HttpRequest, pk: int, key: str, fmt: str) -> HttpResponse:
+    test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
+    function = {"svg": exports.figure_svg, "pdf": exports.figure_pdf}.get(fmt)
+    if function is None:
+        raise Http404("No such format.")
+    try:
+        body = function(test_set=test_set, key=key, user=request.user)
+    except exports.NotVisible:
+        raise Http404("No such figure.") from None
+    content_type = "image/svg+xml" if fmt == "svg" else "application/pdf"
+    response = _download(body, content_type, f"{test_set.slug}-{key}.{fmt}")
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'unsafe-inline'"
+    )
+    return response
+
+
+def runs_export(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    phase_obj = _phase(request, slug, phase)
+    try:
+        archive = exports.runs_zip(phase=phase_obj, user=request.user)
+    except exports.NotVisible:
+        raise Http404("No such export.") from None
+    return FileResponse(
+        archive,
+        as_attachment=True,
+        filename=f"{slug}-{phase}-runs.zip",
+        content_type="application/zip",
+    )
