@@ -1,0 +1,221 @@
+"""``evalhub`` command line.
+
+- ``evalhub score ...`` and ``evalhub probe ...``: the offline tools of ``tasks.cli``
+  (unchanged; no Django needed).
+- ``evalhub submit --url URL --token T --task SLUG --phase SLUG --method NAME FILE
+  [--wait]``: upload a run through the REST API (token from ``EVALHUB_TOKEN`` when
+  ``--token`` is not given), with a progress bar on stderr.
+- ``evalhub status --url URL --token T RUN [--wait]``: a run's status and scores.
+
+Exit status of ``submit``/``status``: 0 queued (without ``--wait``) or scored, 1 failed,
+2 rejected (the errors are printed with file and line), 3 refused, unauthorised or
+unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_REFUSED = 0, 1, 2, 3
+CLIENT_COMMANDS = ("submit", "status")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from tasks import cli as task_cli
+
+    parser = task_cli.build_parser()
+    parser.description = __doc__
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    commands = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    submit = commands.add_parser(
+        "submit", help="submit a run to an evalhub server (REST API)"
+    )
+    _add_connection(submit)
+    submit.add_argument("--task", required=True, help="task slug")
+    submit.add_argument("--phase", required=True, help="phase slug")
+    submit.add_argument("--method", required=True, help="method name shown on boards")
+    submit.add_argument("--description", default="", help="method description")
+    submit.add_argument("file", type=Path, help="the run file")
+    _add_wait(submit)
+    status = commands.add_parser("status", help="show a run's status and scores")
+    _add_connection(status)
+    status.add_argument("run", type=int, help="run number")
+    _add_wait(status)
+    return parser
+
+
+def _add_connection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", required=True, help="server, e.g. https://host")
+    parser.add_argument(
+        "--token", default=None, help="API token (default: $EVALHUB_TOKEN)"
+    )
+
+
+def _add_wait(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait", action="store_true", help="poll until the run is final"
+    )
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between polls"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="give up waiting after seconds"
+    )
+    parser.add_argument("--json", action="store_true", help="print the run as JSON")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in CLIENT_COMMANDS and not {"-h", "--help"} & set(argv[:1]):
+        from tasks import cli as task_cli
+
+        return task_cli.main(argv)
+    args = build_parser().parse_args(argv)
+    from evalhub import client
+
+    token = client.token_from_env(args.token)
+    if not token:
+        print("error: no API token (--token or EVALHUB_TOKEN)", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        api = client.Client(args.url, token)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        if args.command == "submit":
+            return _submit(api, args)
+        return _status(api, args, args.run)
+    except client.ApiError as exc:
+        print(f"error: {_detail(exc.status, exc.payload)}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OSError as exc:
+        print(f"error: cannot reach {args.url}: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except TimeoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def _detail(status: int, payload: dict[str, object]) -> str:
+    if status == 401:
+        return "the token was not accepted (revoked or mistyped?)"
+    return f"{payload.get('detail', 'request failed')} (HTTP {status})"
+
+
+class ProgressBar:
+    """``Uploading run.tsv [#####     ] 50% 1.0/2.0 MB`` on stderr (redrawn in place
+    on a terminal; one final line otherwise)."""
+
+    WIDTH = 30
+
+    def __init__(self, name: str, stream=None):  # noqa: ANN001
+        self.name = name
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.done = False
+
+    def __call__(self, sent: int, total: int) -> None:
+        if self.tty or sent >= total:
+            share = 1.0 if total == 0 else sent / total
+            filled = int(self.WIDTH * share)
+            bar = "#" * filled + " " * (self.WIDTH - filled)
+            line = (
+                f"Uploading {self.name} [{bar}] {share:4.0%} "
+                f"{sent / 1e6:.1f}/{total / 1e6:.1f} MB"
+            )
+            end = "\n" if sent >= total else ""
+            if sent >= total:
+                if self.done:
+                    return
+                self.done = True
+            print(("\r" if self.tty else "") + line, end=end, file=self.stream)
+            self.stream.flush()
+
+
+def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    path: Path = args.file
+    if not path.is_file():
+        print(f"error: {path}: no such file", file=sys.stderr)
+        return EXIT_REFUSED
+    response = api.submit(
+        task=args.task,
+        phase=args.phase,
+        method_name=args.method,
+        method_description=args.description,
+        path=path,
+        progress=ProgressBar(path.name),
+    )
+    if response.status == 422:
+        payload = response.payload
+        print(f"rejected: {payload.get('detail')}", file=sys.stderr)
+        for problem in payload.get("errors", []):  # type: ignore[union-attr]
+            where = problem["file"] + (
+                f", line {problem['line']}" if problem.get("line") else ""
+            )
+            print(f"error: {where}: {problem['message']}", file=sys.stderr)
+        more = int(payload.get("total", 0)) - len(payload.get("errors", []))  # type: ignore[arg-type]
+        if more > 0:
+            print(f"... and {more} more problems", file=sys.stderr)
+        if args.json:
+            print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return EXIT_REJECTED
+    if response.status == 403:
+        print(f"refused: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REFUSED
+    run = response.payload
+    print(
+        f"run {run['id']} {run['status']}: {args.url.rstrip('/')}{run['url']}",
+        file=sys.stderr,
+    )
+    return _status(api, args, int(run["id"]), first=run)
+
+
+def _status(api, args: argparse.Namespace, run_id: int, first=None) -> int:  # noqa: ANN001
+    run = first if first is not None else api.run(run_id)
+    if args.wait and run.get("status") not in ("scored", "failed", "rejected"):
+        seen = {run.get("status")}
+
+        def report(current: dict[str, object]) -> None:
+            if current.get("status") not in seen:
+                seen.add(current.get("status"))
+                print(f"run {run_id}: {current.get('status')}", file=sys.stderr)
+
+        run = api.wait(
+            run_id, interval=args.interval, timeout=args.timeout, on_status=report
+        )
+    if args.json:
+        print(json.dumps(run, indent=2, ensure_ascii=False))
+    else:
+        _print_run(run)
+    status = run.get("status")
+    if status == "failed":
+        return EXIT_FAILED
+    if status == "rejected":
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
+def _print_run(run: dict[str, object]) -> None:
+    print(f"run\t{run['id']}")
+    print(f"status\t{run['status']}")
+    for test_set, metrics in (run.get("scores") or {}).items():  # type: ignore[union-attr]
+        for key, value in metrics.items():
+            print(f"{test_set}\t{key}\t{value}")
+    if run.get("failure_category"):
+        print(f"failure\t{run['failure_category']}")
+    for line in run.get("errors") or []:  # type: ignore[union-attr]
+        print(f"error: {line}", file=sys.stderr)
+    for line in run.get("warnings") or []:  # type: ignore[union-attr]
+        print(f"warning: {line}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
