@@ -24,9 +24,37 @@ from tasks.base import FormatError
 
 
 class OrganisedQuerysetMixin:
-    """Staff who are not superusers see only the tasks they organise."""
+    """Organisers are staff users without model permissions: they may add tasks and
+    see and change only what belongs to the tasks they organise."""
 
     task_path = "task"
+
+    def _organises(self, request, obj) -> bool:  # noqa: ANN001
+        if request.user.is_superuser:
+            return True
+        if not request.user.is_staff:
+            return False
+        if obj is None:
+            return True
+        task = obj
+        for part in self.task_path.split("__") if self.task_path else ():
+            task = getattr(task, part)
+        return task.organisers.filter(pk=request.user.pk).exists()
+
+    def has_module_permission(self, request) -> bool:  # noqa: ANN001
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return self._organises(request, obj)
+
+    def has_change_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return self._organises(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return self._organises(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return request.user.is_active and request.user.is_staff
 
     def get_queryset(self, request):  # noqa: ANN001, ANN201
         qs = super().get_queryset(request)  # type: ignore[misc]
@@ -38,8 +66,32 @@ class OrganisedQuerysetMixin:
             else qs.filter(organisers=request.user)
         )
 
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
+        if not request.user.is_superuser and db_field.related_model in (
+            SharedTask,
+            Phase,
+        ):
+            lookup = (
+                "organisers"
+                if db_field.related_model is SharedTask
+                else "task__organisers"
+            )
+            kwargs["queryset"] = db_field.related_model.objects.filter(
+                **{lookup: request.user}
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
-class PhaseInline(admin.TabularInline):
+
+class OrganiserInlineMixin:
+    def has_view_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        return request.user.is_staff
+
+    has_change_permission = has_add_permission = has_delete_permission = (
+        has_view_permission
+    )
+
+
+class PhaseInline(OrganiserInlineMixin, admin.TabularInline):
     model = Phase
     extra = 0
 
@@ -52,6 +104,11 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     inlines = [PhaseInline]
     filter_horizontal = ["organisers"]
     actions = ["release_gold"]
+
+    def save_model(self, request, obj, form, change):  # noqa: ANN001, ANN201
+        super().save_model(request, obj, form, change)
+        if not change:
+            obj.organisers.add(request.user)
 
     @admin.action(description="Release the gold (per-item outcomes become public)")
     def release_gold(self, request, queryset):  # noqa: ANN001, ANN201
@@ -76,12 +133,27 @@ class TestSetFileForm(forms.ModelForm):
 
     def clean(self):  # noqa: ANN201
         data = super().clean()
-        if not self.instance.pk and not data.get("upload"):
+        upload = data.get("upload")
+        if not self.instance.pk and not upload:
             raise forms.ValidationError("Choose a file to upload.")
+        test_set = getattr(self.instance, "test_set", None)
+        if upload and test_set is not None and test_set.pk and data.get("role"):
+            try:
+                datasets.check_file(
+                    test_set=test_set, role=data["role"], data=upload.read()
+                )
+            except datasets.UnknownRole as exc:
+                raise forms.ValidationError(str(exc)) from None
+            except FormatError as exc:
+                raise forms.ValidationError(
+                    [f"{upload.name}: {p}" for p in exc.problems]
+                ) from None
+            finally:
+                upload.seek(0)
         return data
 
 
-class TestSetFileInline(admin.TabularInline):
+class TestSetFileInline(OrganiserInlineMixin, admin.TabularInline):
     model = TestSetFile
     form = TestSetFileForm
     extra = 1
@@ -126,10 +198,14 @@ class TestSetAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
             else:
                 for note in notes:
                     messages.warning(request, f"{upload.name}: {note}")
+        formset.deleted_objects = []
         for f in formset.deleted_forms:
             if f.instance.pk:
                 f.instance.file.delete(save=False)
                 f.instance.delete()
+                formset.deleted_objects.append(f.instance)
+        # What the admin's change message reads (the files were stored above).
+        formset.new_objects, formset.changed_objects = [], []
 
     @admin.action(description="Reveal private scores")
     def reveal(self, request, queryset):  # noqa: ANN001, ANN201

@@ -17,13 +17,12 @@ class UnknownRole(ValueError):
     pass
 
 
-def store_file(
-    *, test_set: TestSet, role: str, filename: str, data: bytes
-) -> tuple[TestSetFile, tuple[str, ...]]:
-    """Add or replace one input/gold file; returns it with the task type's notes on
-    the gold (e.g. lines that merged). Gold is parsed first (FormatError leaves the
-    stored gold untouched); replacing gold bumps ``gold_version``."""
-    warnings: tuple[str, ...] = ()
+def check_file(
+    *, test_set: TestSet, role: str, data: bytes
+) -> tuple[bool, tuple[str, ...]]:
+    """Validate a candidate input/gold file with the task type, together with the
+    test set's other stored files. Returns (private, notes for the organiser); raises
+    UnknownRole or FormatError. Stores nothing."""
     task_type = test_set.phase.task.type
     roles = {r.key: r for r in (*task_type.input_roles, *task_type.gold_roles)}
     if role not in roles:
@@ -31,6 +30,7 @@ def store_file(
             f"unknown file role {role!r}; this task type expects: {', '.join(roles)}"
         )
     private = roles[role].private or role in {r.key for r in task_type.gold_roles}
+    warnings: tuple[str, ...] = ()
     if private:
         others = {
             f.role: f for f in test_set.files.filter(private=True).exclude(role=role)
@@ -48,6 +48,16 @@ def store_file(
         others[role] = data
         if all(r.key in others for r in task_type.input_roles if r.required):
             task_type.parse_inputs(others, settings)
+    return private, warnings
+
+
+def store_file(
+    *, test_set: TestSet, role: str, filename: str, data: bytes
+) -> tuple[TestSetFile, tuple[str, ...]]:
+    """Add or replace one input/gold file; returns it with the task type's notes on
+    the gold (e.g. lines that merged). The file is checked first (FormatError leaves
+    the stored one untouched); replacing gold bumps ``gold_version``."""
+    private, warnings = check_file(test_set=test_set, role=role, data=data)
     digest = hashlib.sha256(data).hexdigest()
     with transaction.atomic():
         existing = TestSetFile.objects.filter(test_set=test_set, role=role).first()
