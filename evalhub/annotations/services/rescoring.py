@@ -1,0 +1,99 @@
+"""Re-scoring a test set's scored runs with the stored judgements.
+
+The platform scores an mt_lexicon_probe run with automatic tags only; this applies
+the annotators' judgements (and the judgement memory built from them) with
+``score_judged`` and writes through ``store_evaluation``. Idempotent: a run whose
+stored report already equals the new one is left alone, so running it twice writes
+nothing the second time. The test set row is locked while re-scoring, so concurrent
+jobs run one after the other and the last one reads the newest judgements.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.db import transaction
+
+from evalhub.annotations.services import judging, systems
+from evalhub.competitions.models import Evaluation, Score, TestSet
+from evalhub.competitions.services import leaderboard
+from evalhub.competitions.services.scoring import store_evaluation
+from tasks.base import ScoreReport
+from tasks.mt_lexicon_probe.tags import JudgementMemory, normalise_translation
+
+
+def rescore_test_set(*, test_set_id: int) -> list[int]:
+    """Re-score every scored run of the test set; returns the runs whose scores
+    changed."""
+    changed: list[int] = []
+    with transaction.atomic():
+        test_set = (
+            TestSet.objects.select_for_update()
+            .select_related("phase__task")
+            .filter(pk=test_set_id)
+            .first()
+        )
+        if test_set is None or test_set.phase.task.task_type != systems.SLUG:
+            return changed
+        workspace = systems.load(test_set)
+        task_type, settings = workspace.context.task_type, workspace.context.settings
+        current = judging.current_tags(test_set=test_set)
+        memory = JudgementMemory(entries=current)
+        probes = workspace.inputs.probes
+        for system in workspace.systems:
+            judgements = {}
+            for probe, text in zip(probes, system.run.translations, strict=True):
+                tag = current.get((probe.id, normalise_translation(text)))
+                if tag is not None:
+                    judgements[probe.id] = tag
+            report = task_type.score_judged(  # type: ignore[attr-defined]
+                system.run,
+                workspace.gold,
+                workspace.inputs,
+                settings,
+                judgements,
+                memory=memory,
+            )
+            if _unchanged(system.submission.pk, test_set, report):
+                continue
+            store_evaluation(
+                submission=system.submission,
+                test_set=test_set,
+                report=report,
+                plots=task_type.plots(report, settings),
+            )
+            changed.append(system.submission.pk)
+        if changed:
+            transaction.on_commit(lambda: _after_rescore(test_set_id))
+    return changed
+
+
+def _after_rescore(test_set_id: int) -> None:
+    from evalhub.competitions import jobs
+
+    leaderboard.invalidate(test_set_id=test_set_id)
+    jobs.refresh_analyses.delay(test_set_id)
+
+
+def _unchanged(submission_id: int, test_set: TestSet, report: ScoreReport) -> bool:
+    evaluation = Evaluation.objects.filter(
+        submission_id=submission_id, test_set=test_set
+    ).first()
+    if evaluation is None:
+        return False
+    if evaluation.payload != _json(report.payload) or evaluation.detail != _json(
+        report.detail
+    ):
+        return False
+    stored = dict(
+        Score.objects.filter(
+            submission_id=submission_id, test_set=test_set
+        ).values_list("metric", "value")
+    )
+    return stored == {
+        k: None if v is None else float(v) for k, v in report.metrics.items()
+    }
+
+
+def _json(value: object) -> object:
+    return json.loads(json.dumps(value))
