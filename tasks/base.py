@@ -27,7 +27,10 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from tasks.common.resampling import ItemStats
 
 #: A JSON value (what ``json.dumps`` accepts).
 JSON = typing.Union[None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]]
@@ -366,6 +369,14 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         self, runs: Sequence[RunDetail], gold: GoldT, settings: SettingsT
     ) -> Analysis | None:
         """Task-level analysis across runs; None when the task type has none."""
+        return None
+
+    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+        """Per-gold-item statistics from which the primary metric is recomputed on
+        a resample (confidence intervals, paired tests, Ladder; see
+        :mod:`tasks.common.resampling`). Reads ``report.detail`` (and payload), so it
+        also works on a stored evaluation. None when the task type has none or the
+        metric is undefined."""
         return None
 
     # ---- demo and CLI -----------------------------------------------------------

@@ -22,6 +22,7 @@ from tasks.base import (
     TaskType,
 )
 from tasks.common import plotting, ranking
+from tasks.common.resampling import ItemStats
 
 from . import FORMAT_HELP, analysis, demo, formats, metrics
 from .formats import Gold, Inputs, Run, Settings
@@ -160,6 +161,12 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             warnings=run.warnings,
             detail=_detail(run, gold, rel, index, settings.detail_candidates),
         )
+
+    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+        """Per-gold-pair AP statistics (see :mod:`.resampling`)."""
+        from . import resampling
+
+        return resampling.item_stats(report.detail)
 
     # ---- plots and analysis ------------------------------------------------------
     def plots(self, report: ScoreReport, settings: Settings) -> tuple[Plot, ...]:

@@ -19,6 +19,7 @@ from tasks.base import (
     ScoreReport,
     TaskType,
 )
+from tasks.common.resampling import ItemStats
 from tasks.mt_lexicon_probe import FORMAT_HELP
 from tasks.mt_lexicon_probe.probes import (
     FreqClass,
@@ -219,6 +220,12 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         )
 
     # ---- plots ------------------------------------------------------------------
+    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+        """Per-probe statistics (see :mod:`tasks.mt_lexicon_probe.resampling`)."""
+        from tasks.mt_lexicon_probe import resampling
+
+        return resampling.item_stats(report.detail, report.payload)
+
     def plots(
         self, report: ScoreReport, settings: MtLexiconProbeSettings
     ) -> tuple[Plot, ...]:

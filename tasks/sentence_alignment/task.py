@@ -19,6 +19,7 @@ from tasks.base import (
     ScoreReport,
     TaskType,
 )
+from tasks.common.resampling import ItemStats
 from tasks.sentence_alignment import FORMAT_HELP, plots
 from tasks.sentence_alignment.demo import build_demo
 from tasks.sentence_alignment.formats import (
@@ -197,6 +198,12 @@ class SentenceAlignment(
             metrics=metrics, payload=payload, warnings=warnings, detail=detail
         )
 
+    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+        """Per-document F1 counts (see :mod:`tasks.sentence_alignment.resampling`)."""
+        from tasks.sentence_alignment import resampling
+
+        return resampling.item_stats(report.detail, report.payload)
+
     def plots(
         self, report: ScoreReport, settings: SentenceAlignmentSettings
     ) -> tuple[Plot, ...]:
@@ -215,6 +222,38 @@ class SentenceAlignment(
         )
 
     # ---- demo and CLI -----------------------------------------------------------
+    def describe_detail(
+        self,
+        detail: Mapping[str, JSON],
+        gold: AlignmentSet,
+        settings: SentenceAlignmentSettings,
+    ) -> Mapping[str, JSON]:
+        """One row per misaligned bisegment: the run's spurious ones and the gold's
+        missed ones, with their sentences side by side."""
+        rows: list[JSON] = []
+        for doc in detail.get("documents", ()):  # type: ignore[union-attr]
+            for kind, label in (("spurious", "run only"), ("missed", "gold only")):
+                for item in doc.get(kind, ()):  # type: ignore[union-attr]
+                    rows.append(
+                        {
+                            "document": doc["document"],  # type: ignore[index]
+                            "bisegment": item["bisegment"],  # type: ignore[index]
+                            "in": label,
+                            "lax match": "yes" if item["lax_match"] else "no",  # type: ignore[index]
+                            "source sentences": " | ".join(item["source"]),  # type: ignore[index, arg-type]
+                            "target sentences": " | ".join(item["target"]),  # type: ignore[index, arg-type]
+                        }
+                    )
+        totals: list[JSON] = [
+            {
+                "document": d["document"],  # type: ignore[index]
+                "run only": d["spurious_total"],  # type: ignore[index]
+                "gold only": d["missed_total"],  # type: ignore[index]
+            }
+            for d in detail.get("documents", ())  # type: ignore[union-attr]
+        ]
+        return {"misaligned per document": totals, "misaligned bisegments": rows}
+
     def demo(self, seed: int = 0) -> Demo:
         return build_demo(seed)
 

@@ -18,6 +18,7 @@ from tasks.base import (
     SettingsError,
     TaskType,
 )
+from tasks.common.resampling import ItemStats
 from tasks.term_extraction import formats, plots
 from tasks.term_extraction.demo import build_demo
 from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
@@ -128,6 +129,12 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
         settings: TermExtractionSettings,
     ) -> ScoreReport:
         return score_run(run, gold, settings)
+
+    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+        """Per-gold-term TF statistics (see :mod:`tasks.term_extraction.resampling`)."""
+        from tasks.term_extraction import resampling
+
+        return resampling.item_stats(report.detail)
 
     def plots(
         self, report: ScoreReport, settings: TermExtractionSettings
