@@ -51,3 +51,11 @@ def test_term_extraction_gold_upload_reports_merged_lines(phase, isolated_storag
         test_set=test_set, role="gold", filename="gold.tsv", data=gold.encode()
     )
     assert notes and "1" in notes[0] and "2" in notes[0]
+
+
+def test_data_view_escapes_and_tabulates():
+    from evalhub.competitions.templatetags.evalhub_tags import data_view
+
+    html = str(data_view({"clusters": [{"gold": "<script>", "outputs": [{"term": "x", "distance": 0.5}]}]}))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<table>" in html and "x (0.5)" in html

@@ -60,6 +60,14 @@ def data_view(value: object) -> SafeString:
 def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, dict) for v in value)
+    ):
+        # Small records (e.g. a term and its distance): "a (b)" per record.
+        shown = "; ".join(_record(v) for v in value[:50])
+        return escape(shown + ("; …" if len(value) > 50 else ""))
     if isinstance(value, (list, tuple)) and all(
         not isinstance(v, (list, dict)) for v in value
     ):
@@ -67,6 +75,11 @@ def _cell(value: object) -> str:
     if isinstance(value, (dict, list, tuple)):
         return escape(json.dumps(value, ensure_ascii=False)[:300])
     return escape(str(value))
+
+
+def _record(record: dict) -> str:  # type: ignore[type-arg]
+    parts = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in record.values()]
+    return parts[0] + (f" ({', '.join(parts[1:])})" if len(parts) > 1 else "")
 
 
 def _render(value: object, depth: int) -> str:

@@ -152,3 +152,18 @@ def test_phase_run_ignores_other_test_sets_documents_but_not_unknown_ones(
         task.parse_phase_run(
             run.split(b"# chapter1")[0], "run.txt", all_inputs, settings
         )
+
+
+def test_describe_detail_lists_misaligned_bisegments_side_by_side(
+    task: SentenceAlignment,
+) -> None:
+    demo = task.demo()
+    settings = task.parse_settings(demo.settings)
+    all_inputs = [task.parse_inputs(t.inputs, settings) for t in demo.test_sets]
+    gold = task.parse_gold(demo.test_sets[0].gold, all_inputs[0], settings)
+    run = task.parse_phase_run(demo.runs[1][2]["reports"], "r", all_inputs, settings)[0]
+    report = task.score(run, gold, all_inputs[0], settings)
+    described = task.describe_detail(report.detail, gold, settings)
+    rows = described["misaligned bisegments"]
+    assert rows and {r["in"] for r in rows} <= {"run only", "gold only"}  # type: ignore[index, union-attr]
+    assert all(r["source sentences"] or r["target sentences"] for r in rows)  # type: ignore[index, union-attr]
