@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import File, Form, NinjaAPI, Schema
+from ninja import File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
 from ninja.security import HttpBearer
 
@@ -39,7 +39,7 @@ class OptionalTokenAuth(TokenAuth):
 api = NinjaAPI(
     title="evalhub API",
     version="1",
-    urls_namespace="api-v1",
+    urls_namespace="api:api-v1",
     auth=OptionalTokenAuth(),
     description=__doc__,
 )
@@ -212,7 +212,7 @@ def run_create(
     file: File[UploadedFile],
     method_name: Form[str],
     method_description: Form[str] = "",
-) -> tuple[int, dict[str, object]]:
+) -> Status:
     """Submit a run file (multipart). 201: queued; 422: the file does not parse (the
     errors name file and line; not counted against limits); 403: not allowed now."""
     phase_obj = _phase(request, slug, phase)
@@ -231,7 +231,7 @@ def run_create(
             method_description=method_description,
         )
     except submit.SubmissionRefused as exc:
-        return 403, {"detail": str(exc)}
+        return Status(403, {"detail": str(exc)})
     except submit.SubmissionInvalid as exc:
         rejected = (
             Submission.objects.filter(
@@ -242,16 +242,19 @@ def run_create(
             .values_list("pk", flat=True)
             .first()
         )
-        return 422, {
-            "detail": "The file was rejected; nothing was counted.",
-            "errors": [
-                {"file": p.file, "line": p.line, "message": p.message}
-                for p in exc.problems
-            ],
-            "total": exc.total,
-            "run": rejected,
-        }
-    return 201, resources.run_status(submission=sub, user=request.auth)
+        return Status(
+            422,
+            {
+                "detail": "The file was rejected; nothing was counted.",
+                "errors": [
+                    {"file": p.file, "line": p.line, "message": p.message}
+                    for p in exc.problems
+                ],
+                "total": exc.total,
+                "run": rejected,
+            },
+        )
+    return Status(201, resources.run_status(submission=sub, user=request.auth))
 
 
 @api.get("/runs/{run_id}", response=RunOut, url_name="run-detail")

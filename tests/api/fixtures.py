@@ -1,0 +1,110 @@
+"""Fixtures shared by the API, export, CLI and permission-matrix tests: a scored run
+on a public and on a private test set whose gold differs (so private scores differ from
+public ones and a leak of them is detectable), and an API token per role."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def secret_test_set(phase, bucc_demo, test_set):  # noqa: ANN001, ANN201
+    """A private test set: the public inputs, half of the gold."""
+    from evalhub.competitions.models import TestSet
+    from evalhub.competitions.services import datasets
+
+    ts_data = bucc_demo.test_sets[0]
+    gold_lines = ts_data.gold["gold"].decode().splitlines(keepends=True)
+    test_set_obj = TestSet.objects.create(
+        phase=phase, slug="secret", name="Secret", visibility="private", order=1
+    )
+    for role, data in ts_data.inputs.items():
+        datasets.store_file(
+            test_set=test_set_obj, role=role, filename=f"{role}.tsv", data=data
+        )
+    datasets.store_file(
+        test_set=test_set_obj,
+        role="gold",
+        filename="gold.tsv",
+        data="".join(gold_lines[: len(gold_lines) // 2]).encode(),
+    )
+    return test_set_obj
+
+
+@pytest.fixture
+def scored(submit_run, demo_run, test_set, secret_test_set):  # noqa: ANN001, ANN201
+    from evalhub.competitions import jobs
+
+    sub = submit_run(demo_run, method="dictionary")
+    jobs.score_submission(sub.pk)
+    sub.refresh_from_db()
+    assert sub.status == "scored", sub.failure_message
+    return sub
+
+
+@pytest.fixture
+def analysed(scored, test_set, secret_test_set):  # noqa: ANN001, ANN201
+    """``scored`` with the task-level figures and analyses of both test sets."""
+    from evalhub.competitions.services import analyses
+
+    for ts in (test_set, secret_test_set):
+        analyses.refresh(test_set_id=ts.pk)
+    return scored
+
+
+@pytest.fixture
+def tokens(participant, outsider, organiser):  # noqa: ANN001, ANN201
+    """role -> API token secret."""
+    from evalhub.api.services import tokens as token_service
+
+    return {
+        role: token_service.create(user=user, name=role).secret
+        for role, user in (
+            ("participant", participant),
+            ("other_team", outsider),
+            ("organiser", organiser),
+        )
+    }
+
+
+def gold_forms(bucc_demo) -> list[bytes]:  # noqa: ANN001
+    """Every gold pair in the forms a response could carry it in."""
+    gold = bucc_demo.test_sets[0].gold["gold"].decode().splitlines()
+    forms: list[bytes] = []
+    for line in gold:
+        if not line:
+            continue
+        s, t = line.split("\t")
+        forms += [
+            f"{s}\t{t}".encode(),
+            f'["{s}", "{t}"]'.encode(),
+            f'"{s}", "{t}"'.encode(),
+            f"{s},{t}".encode(),
+        ]
+    return forms
+
+
+def private_score_forms(scored, test_set, secret_test_set) -> list[bytes]:  # noqa: ANN001
+    """How the private test set's scores would look in a response (those that differ
+    from the public test set's, with enough digits to be unmistakable)."""
+    task_type = scored.phase.task.type
+
+    def forms(ts) -> set[str]:  # noqa: ANN001
+        out = set()
+        for s in scored.scores.filter(test_set=ts):
+            if s.value is None or task_type.metric(s.metric).count:
+                continue
+            out |= {repr(s.value), task_type.metric(s.metric).format(s.value)}
+            out.add(f"{s.value:.4f}")
+        return out
+
+    public = forms(test_set)
+    secret = {f for f in forms(secret_test_set) - public if len(f) >= 6}
+    assert secret, "the private test set must score differently from the public one"
+    return [f.encode() for f in sorted(secret)]
+
+
+def body(response) -> bytes:  # noqa: ANN001
+    if hasattr(response, "streaming_content"):
+        return b"".join(response.streaming_content)
+    return response.content
