@@ -17,6 +17,16 @@ def mt_demo():  # noqa: ANN201
 
 
 @pytest.fixture
+def without_plots(monkeypatch):  # noqa: ANN001, ANN201
+    """Skip rendering run plots (matplotlib, seconds per run on a busy machine) where a
+    test is about tags and numbers; the plot path runs in the re-scoring plot test and
+    in the browser test's real worker."""
+    from tasks.mt_lexicon_probe.task import MtLexiconProbe
+
+    monkeypatch.setattr(MtLexiconProbe, "plots", lambda self, report, settings: ())
+
+
+@pytest.fixture
 def mt_task(organiser, mt_demo, isolated_storage):  # noqa: ANN001, ANN201
     from evalhub.competitions.models import SharedTask
 
@@ -63,9 +73,7 @@ def submit_scored(mt_test_set, django_user_model):  # noqa: ANN001, ANN201
     from evalhub.competitions.services import scoring, submit, teams
 
     def _submit(name: str, data: bytes, *, user=None):  # noqa: ANN001, ANN202
-        user = user or django_user_model.objects.create_user(
-            f"user-{name}", password="pw-team-1"
-        )
+        user = user or django_user_model.objects.create_user(f"user-{name}")
         teams.register(
             task=mt_test_set.phase.task, user=user, new_team_name=f"Team {name}"
         )

@@ -6,10 +6,11 @@ from evalhub.annotations import jobs
 from evalhub.annotations.models import Judgement
 from evalhub.annotations.services import judging, page, rescoring
 from evalhub.competitions import signals
-from evalhub.competitions.models import Evaluation, Score, Submission
+from evalhub.competitions.models import Artefact, Evaluation, Score, Submission
 from tasks.mt_lexicon_probe.tags import Tag, normalise_translation
 
 pytestmark = pytest.mark.django_db
+fast = pytest.mark.usefixtures("without_plots")
 
 PRIMARY = "correct_low_mean"
 SHARED = ("adj-low-002", normalise_translation("Dies ist Dieb-isch."))
@@ -29,6 +30,7 @@ def _tag(test_set, user, item: tuple[str, str], tag: str) -> Judgement:  # noqa:
     )
 
 
+@fast
 def test_platform_scores_with_automatic_tags_only(mt_runs, mt_test_set):
     wide = mt_runs["wide"]
     # Low class: 3 pending items (Dieb-isch, Wasser-Vogel, Sakristei-Mann), the rest
@@ -37,6 +39,7 @@ def test_platform_scores_with_automatic_tags_only(mt_runs, mt_test_set):
     assert _score(wide, mt_test_set, "n_pending") == 3
 
 
+@fast
 def test_judgement_memory_is_reused_across_systems(mt_runs, mt_test_set, organiser):
     wide, segmenting, small = (mt_runs[k] for k in ("wide", "segmenting", "small"))
     before_small = list(
@@ -64,15 +67,25 @@ def test_judgement_memory_is_reused_across_systems(mt_runs, mt_test_set, organis
 
 
 def test_rescoring_twice_is_a_noop(mt_runs, mt_test_set, organiser):
-    _tag(mt_test_set, organiser, SHARED, "c")
+    wide = mt_runs["wide"]
+    plot = Artefact.objects.get(evaluation__submission=wide)
+    old_svg = plot.svg.read()
+    _tag(mt_test_set, organiser, SHARED, "w")
     assert jobs.rescore_judged_runs(mt_test_set.pk) != []
     rows = list(Score.objects.order_by("pk").values_list("pk", "value"))
     stamps = list(Evaluation.objects.order_by("pk").values_list("created_at"))
+    plots = list(Artefact.objects.order_by("pk").values_list("pk", "svg"))
+    # The run's plot was redrawn with the new numbers.
+    plot = Artefact.objects.get(evaluation__submission=wide)
+    new_svg = plot.svg.read()
+    assert new_svg != old_svg and new_svg.lstrip().startswith(b"<?xml")
     assert jobs.rescore_judged_runs(mt_test_set.pk) == []
     assert list(Score.objects.order_by("pk").values_list("pk", "value")) == rows
     assert list(Evaluation.objects.order_by("pk").values_list("created_at")) == stamps
+    assert list(Artefact.objects.order_by("pk").values_list("pk", "svg")) == plots
 
 
+@fast
 def test_undo_keeps_history_and_restores_the_previous_score(
     mt_runs, mt_test_set, organiser
 ):
@@ -100,10 +113,11 @@ def test_undo_keeps_history_and_restores_the_previous_score(
     assert _score(wide, mt_test_set, "n_pending") == 3
 
 
+@fast
 def test_undo_retracts_only_the_users_own_judgement(
     mt_runs, mt_test_set, organiser, django_user_model
 ):
-    second = django_user_model.objects.create_user("anna", password="pw-anna-1")
+    second = django_user_model.objects.create_user("anna")
     mt_test_set.phase.task.organisers.add(second)
     mine = _tag(mt_test_set, organiser, SHARED, "w")
     _tag(mt_test_set, second, SHARED, "c")
@@ -111,10 +125,11 @@ def test_undo_retracts_only_the_users_own_judgement(
     assert judging.current_tags(test_set=mt_test_set) == {SHARED: Tag.CORRECT}
 
 
+@fast
 def test_cohen_kappa_between_two_annotators(
     mt_runs, mt_test_set, organiser, django_user_model
 ):
-    anna = django_user_model.objects.create_user("anna", password="pw-anna-1")
+    anna = django_user_model.objects.create_user("anna")
     items = [
         ("adj-low-002", "Dies ist Dieb-isch."),
         ("noun-low-001", "Der Wasser-Vogel kann schön sein."),
@@ -139,6 +154,7 @@ def test_cohen_kappa_between_two_annotators(
     assert pair.agreement.kappa == pytest.approx(0.5)
 
 
+@fast
 def test_invalid_judgements_are_refused(mt_runs, mt_test_set, organiser):
     with pytest.raises(judging.InvalidJudgement):
         _tag(mt_test_set, organiser, ("adj-low-002", "some other text"), "w")
@@ -151,6 +167,7 @@ def test_invalid_judgements_are_refused(mt_runs, mt_test_set, organiser):
     assert Judgement.objects.count() == 0
 
 
+@fast
 def test_a_judgement_queues_the_rescoring_after_commit(
     mt_runs, mt_test_set, organiser, django_capture_on_commit_callbacks
 ):
@@ -159,6 +176,7 @@ def test_a_judgement_queues_the_rescoring_after_commit(
     assert len(callbacks) == 1
 
 
+@fast
 def test_a_newly_scored_run_gets_the_stored_judgements(
     mt_runs,
     mt_test_set,
@@ -183,6 +201,7 @@ def test_a_newly_scored_run_gets_the_stored_judgements(
     assert _score(late, mt_test_set) == _score(mt_runs["wide"], mt_test_set)
 
 
+@fast
 def test_page_groups_identical_translations_and_filters(mt_runs, mt_test_set):
     ctx = page.annotation_page(
         test_set=mt_test_set, probe_id="adj-low-002", filters=page.Filters()
