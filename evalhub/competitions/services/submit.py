@@ -132,19 +132,24 @@ def submit_run(
         raise SubmissionInvalid((Problem(filename, None, "the file is empty"),), 1)
 
     digest = hashlib.sha256(data).hexdigest()
+    row = {
+        "phase": phase,
+        "team": team,
+        "submitter": user,
+        "original_name": filename[:255],
+        "sha256": digest,
+        "size": len(data),
+        "method_name": method_name[:100],
+        "method_description": method_description,
+        "is_baseline": is_baseline,
+    }
+    if not is_baseline:
+        _check_allowance(phase=phase, team=team, now=now)  # fail fast, before parsing
     try:
         warnings = validate_run(phase=phase, data=data, filename=filename)
     except SubmissionInvalid as exc:
         Submission.objects.create(
-            phase=phase,
-            team=team,
-            submitter=user,
-            original_name=filename[:255],
-            sha256=digest,
-            size=len(data),
-            method_name=method_name[:100],
-            method_description=method_description,
-            is_baseline=is_baseline,
+            **row,
             status=Submission.Status.REJECTED,
             failure_category=Submission.Failure.FORMAT,
             failure_message="\n".join(str(p) for p in exc.problems),
@@ -153,33 +158,12 @@ def submit_run(
         raise
 
     with transaction.atomic():
-        Team.objects.select_for_update().filter(
-            pk=team.pk
-        ).first()  # serialise this team's submits
+        # Serialise this team's submissions so two uploads cannot both take the last run.
+        Team.objects.select_for_update().filter(pk=team.pk).first()
         if not is_baseline:
-            left = allowance(phase=phase, team=team, now=now)
-            if left.total_left <= 0:
-                raise SubmissionRefused(
-                    f"Your team has used all {phase.total_limit} runs of this phase."
-                )
-            if left.daily_left <= 0:
-                raise SubmissionRefused(
-                    f"Your team has used its {phase.daily_limit} runs for today; the limit resets at "
-                    f"{left.resets_at:%Y-%m-%d %H:%M} UTC."
-                )
+            _check_allowance(phase=phase, team=team, now=now)
         submission = Submission(
-            phase=phase,
-            team=team,
-            submitter=user,
-            original_name=filename[:255],
-            sha256=digest,
-            size=len(data),
-            method_name=method_name[:100],
-            method_description=method_description,
-            is_baseline=is_baseline,
-            warnings=warnings,
-            created_at=now,
-            enqueued_at=timezone.now(),
+            **row, warnings=warnings, created_at=now, enqueued_at=timezone.now()
         )
         submission.file.save(
             f"{digest[:16]}-{_safe_name(filename)}", ContentFile(data), save=False
@@ -187,6 +171,19 @@ def submit_run(
         submission.save()
         transaction.on_commit(lambda: jobs.score_submission.delay(submission.pk))
     return submission
+
+
+def _check_allowance(*, phase: Phase, team: Team, now: datetime) -> None:
+    left = allowance(phase=phase, team=team, now=now)
+    if left.total_left <= 0:
+        raise SubmissionRefused(
+            f"Your team has used all {phase.total_limit} runs of this phase."
+        )
+    if left.daily_left <= 0:
+        raise SubmissionRefused(
+            f"Your team has used its {phase.daily_limit} runs for today; the limit "
+            f"resets at {left.resets_at:%Y-%m-%d %H:%M} UTC."
+        )
 
 
 def _safe_name(filename: str) -> str:
