@@ -122,3 +122,14 @@ def test_browser_form_redirects_to_the_run_page(
     )
     sub = Submission.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/runs/{sub.pk}/"
+
+
+def test_task_page_lists_the_team_runs_to_its_members_only(
+    client, participant, outsider, task, submit_run, demo_run
+):
+    sub = submit_run(demo_run, method="my-dictionary")
+    client.force_login(participant)
+    assert b"my-dictionary" in client.get(f"/tasks/{task.slug}/").content
+    client.force_login(outsider)
+    assert b"my-dictionary" not in client.get(f"/tasks/{task.slug}/").content
+    assert sub.pk

@@ -36,7 +36,19 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
         allowance = None
         if registration and registration.status == Registration.Status.APPROVED:
             allowance = submit.allowance(phase=phase, team=registration.team)
-        phases.append({"phase": phase, "test_sets": test_sets, "allowance": allowance})
+        runs = (
+            Submission.objects.filter(phase=phase, team=registration.team)[:50]
+            if registration
+            else []
+        )
+        phases.append(
+            {
+                "phase": phase,
+                "test_sets": test_sets,
+                "allowance": allowance,
+                "runs": runs,
+            }
+        )
     return {
         "task": task,
         "task_type": task.type,
