@@ -1,0 +1,151 @@
+"""Browser test: real Chromium (Playwright) against the live server, a real Celery
+worker process re-scoring the runs, the real database and broker. The organiser logs
+in, tags translations with the keyboard and watches the score change, then undoes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+
+from tests.paths import REPO_ROOT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 90_000
+
+
+def _database_env() -> dict[str, str]:
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    host = s["HOST"] or "127.0.0.1"
+    port = s["PORT"] or "5432"
+    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
+
+
+@pytest.fixture
+def private_queue() -> Iterator[str]:
+    """Route this test's jobs to a queue of its own, so a worker of another test
+    sharing the broker cannot take them."""
+    from evalhub.celery import app
+
+    def reroute(routes: object) -> None:
+        app.conf.task_routes = routes
+        app.amqp.flush_routes()
+        app.amqp.__dict__.pop("router", None)  # rebuilt from the routes on next send
+
+    queue = f"annotations-browser-{uuid.uuid4().hex[:8]}"
+    before = app.conf.task_routes
+    reroute({"*": {"queue": queue}})
+    yield queue
+    reroute(before)
+
+
+@pytest.fixture
+def worker(isolated_storage, private_queue) -> Iterator[subprocess.Popen[bytes]]:  # noqa: ANN001
+    env = {
+        **os.environ,
+        **_database_env(),
+        "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
+        "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "evalhub",
+            "worker",
+            "-Q",
+            private_queue,
+            "-c",
+            "1",
+            "--without-mingle",
+            "--without-gossip",
+            "--loglevel",
+            "WARNING",
+            "-n",
+            f"{private_queue}@%h",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+    )
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture
+def browser_page(monkeypatch) -> Iterator[object]:  # noqa: ANN001
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls made
+    # here around it are ordinary synchronous ones.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        page = browser.new_page(viewport={"width": 1200, "height": 1400})
+        page.set_default_timeout(TIMEOUT_MS)
+        yield page
+        browser.close()
+
+
+def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
+    without_plots, mt_runs, mt_test_set, worker, live_server, browser_page
+):
+    from playwright.sync_api import expect
+
+    page = browser_page
+    segmenting = mt_runs["segmenting"]
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", "org")
+    page.fill("input[name=password]", "pw-organiser-1")
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+    page.goto(
+        f"{live_server.url}/annotate/testsets/{mt_test_set.pk}/"
+        "?freq_class=low&untagged=1"
+    )
+    score = page.locator(f'tr[data-run="{segmenting.pk}"] td.score')
+    # Segmenting system, low class: only verbs judged (digitalisieren, proposed c).
+    expect(score).to_have_text("1.0000")
+    expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
+    active = page.locator(".choice.active .translation")
+    expect(active).to_have_text("Dies ist waffenlos.")  # proposed c: confirm it
+    page.keyboard.press("8")
+    expect(active).to_have_text("Dies ist Waffe-weniger.")
+    page.keyboard.press("2")  # w: wrong translation
+    # The probe is done: the page moves on to the next untagged low-frequency probe.
+    expect(page.locator("#probe-title")).to_contain_text("This is thievish.")
+    assert "probe=adj-low-002" in page.url
+    # A worker re-scored the runs: adjectives 0/1, verbs 1/1 -> mean 0.5.
+    expect(score).to_have_text("0.5000", timeout=TIMEOUT_MS)
+    expect(page.locator(".progress")).to_contain_text("2 items tagged by annotators")
+    page.screenshot(path="/tmp/annotations-browser-tagged.png", full_page=True)
+
+    page.keyboard.press("z")  # undo the w
+    expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
+    expect(page.locator(".history tr.retracted")).to_have_count(1)
+    expect(score).to_have_text("1.0000", timeout=TIMEOUT_MS)
+    assert worker.poll() is None, "the worker died"
