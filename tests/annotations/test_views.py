@@ -156,3 +156,27 @@ def test_kappa_is_shown_to_organisers(
         )
     body = client.get(_urls(mt_test_set)["detail"]).content.decode()
     assert "anna · org" in body and "Cohen" in body
+
+
+def test_the_demo_task_can_be_annotated(without_plots, isolated_storage, client):
+    from evalhub.annotations.services import systems
+    from evalhub.competitions.models import Submission, TestSet
+    from evalhub.competitions.services import demo, scoring
+
+    demo.seed_demo(slugs=["mt_lexicon_probe"])
+    for pk in Submission.objects.values_list("pk", flat=True):
+        assert scoring.score_submission(submission_id=pk) == "scored"
+    systems.clear_caches()
+    test_set = TestSet.objects.get(phase__task__slug="demo-mt-lexicon-probe")
+    assert client.login(username="organiser", password=demo.DEMO_PASSWORD)
+    listing = client.get(reverse("annotations:annotation-list")).content.decode()
+    detail = reverse("annotations:annotation-detail", args=[test_set.pk])
+    assert detail in listing
+    body = client.get(detail).content.decode()
+    assert "of 81 judged" in body and "3 systems" in body
+    response = client.post(
+        reverse("annotations:judgement-create", args=[test_set.pk]),
+        {"probe": SHARED[0], "key": SHARED[1], "tag": "w"},
+    )
+    assert response.status_code == 302
+    assert rescoring.rescore_test_set(test_set_id=test_set.pk) != []
