@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "evalhub.competitions",
     "evalhub.annotations",
     "evalhub.api",
+    "evalhub.rankings",
 ]
 
 MIDDLEWARE = [

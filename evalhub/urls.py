@@ -8,5 +8,6 @@ urlpatterns = [
     path("accounts/", include("evalhub.accounts.urls")),
     path("", include("evalhub.api.urls")),
     path("annotate/", include("evalhub.annotations.urls")),
+    path("rankings/", include("evalhub.rankings.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

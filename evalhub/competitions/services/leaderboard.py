@@ -1,10 +1,17 @@
 """Leaderboards: the best scored run per team on a test set by the task's primary
 metric (ties between a team's runs: the earlier one), standard competition ranking
 (1, 2, 2, 4). Computed once per change and cached; a newly scored run invalidates the
-test set's entry by bumping a version number in the cache."""
+test set's entry by bumping a version number in the cache.
+
+Rows carry the primary metric's bootstrap interval and rank band when the worker has
+computed them (``evalhub.rankings``). In Ladder mode (a per-phase setting) a *public*
+test set shows, per team, the run the Ladder last released instead of the best one;
+private test sets always show the best run."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +31,12 @@ class Row:
     #: (metric key, value, formatted) in the task type's metric order
     metrics: tuple[tuple[str, float | None, str], ...]
     primary: float | None
+    #: Bootstrap interval of the primary metric ("" until computed).
+    interval: str = ""
+    low: float | None = None
+    high: float | None = None
+    #: Shared rank band: runs in one band are not significantly different.
+    band: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +46,12 @@ class Board:
     metric_labels: tuple[str, ...]
     primary_metric: str
     rows: tuple[Row, ...]
+    #: Ladder mode shaped this board (public test set of a Ladder phase).
+    ladder: bool = False
+    #: The statistics' signature (method, samples, seed, ...), "" until computed.
+    signature: str = ""
+    #: An interval chart (error bars) exists for this test set.
+    has_chart: bool = False
 
 
 def _version_key(test_set_id: int) -> str:
@@ -57,12 +76,14 @@ def board(*, test_set: TestSet) -> Board:
     return cached
 
 
-def compute(*, test_set: TestSet) -> Board:
-    task_type = test_set.phase.task.type
-    metric_keys = tuple(m.key for m in task_type.metrics)
-    primary = task_type.primary_metric
-    higher = task_type.metric(primary).higher_is_better
+def team_key(team_id: int, is_baseline: bool) -> str:
+    """The leaderboard's competitor: a team, its baseline runs counted apart."""
+    return f"{team_id}:{int(is_baseline)}"
 
+
+def _scored(
+    test_set: TestSet,
+) -> tuple[dict[int, Submission], dict[int, dict[str, float | None]]]:
     subs = {
         s.pk: s
         for s in Submission.objects.filter(
@@ -76,16 +97,59 @@ def compute(*, test_set: TestSet) -> Board:
         test_set=test_set, submission_id__in=subs
     ).values_list("submission_id", "metric", "value"):
         values[sub_id][metric] = value
+    return subs, values
+
+
+def _select(
+    test_set: TestSet,
+    subs: Mapping[int, Submission],
+    values: Mapping[int, Mapping[str, float | None]],
+    shown: Mapping[str, int] | None,
+) -> list[int]:
+    """The run shown for each competitor, best first. ``shown`` (Ladder mode): the
+    released run per competitor; a competitor the Ladder has not seen yet shows its
+    first run, which the Ladder always releases."""
+    task_type = test_set.phase.task.type
+    primary = task_type.primary_metric
+    higher = task_type.metric(primary).higher_is_better
 
     def sort_key(pk: int) -> tuple[float, datetime, int]:
         value = values[pk].get(primary)
         v = float("-inf") if value is None else (value if higher else -value)
         return (-v, subs[pk].created_at, pk)
 
-    best: dict[tuple[int, bool], int] = {}
-    for pk in sorted(subs, key=sort_key):
-        best.setdefault((subs[pk].team_id, subs[pk].is_baseline), pk)
-    ordered = sorted(best.values(), key=sort_key)
+    chosen: dict[str, int] = {}
+    if shown is None:
+        for pk in sorted(subs, key=sort_key):
+            chosen.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
+    else:
+        for pk in sorted(subs, key=lambda pk: (subs[pk].created_at, pk)):
+            key = team_key(subs[pk].team_id, subs[pk].is_baseline)
+            chosen.setdefault(key, pk)
+        for key, pk in shown.items():
+            if key in chosen and pk in subs:
+                chosen[key] = pk
+    return sorted(chosen.values(), key=sort_key)
+
+
+def select_runs(*, test_set: TestSet, shown: Mapping[str, int] | None) -> list[int]:
+    """Submission ids a board of ``test_set`` shows, best first (see ``_select``)."""
+    subs, values = _scored(test_set)
+    return _select(test_set, subs, values, shown)
+
+
+def compute(*, test_set: TestSet) -> Board:
+    from evalhub.rankings.services import statistics
+
+    task_type = test_set.phase.task.type
+    metric_keys = tuple(m.key for m in task_type.metrics)
+    primary = task_type.primary_metric
+    primary_metric = task_type.metric(primary)
+
+    cached = statistics.cached(test_set=test_set)
+    ladder = cached.ladder_applies
+    subs, values = _scored(test_set)
+    ordered = _select(test_set, subs, values, cached.shown if ladder else None)
 
     rows: list[Row] = []
     prev: float | None = None
@@ -96,6 +160,7 @@ def compute(*, test_set: TestSet) -> Board:
             rank = position
         prev = value
         sub = subs[pk]
+        interval = cached.intervals.get(pk)
         rows.append(
             Row(
                 rank=rank,
@@ -109,12 +174,22 @@ def compute(*, test_set: TestSet) -> Board:
                     for m in task_type.metrics
                 ),
                 primary=value,
+                interval=statistics.format_interval(primary_metric, interval),
+                low=None if interval is None else interval["low"],
+                high=None if interval is None else interval["high"],
+                band=cached.bands.get(pk),
             )
         )
+    if any(r.band is None for r in rows):
+        # A run the worker has not seen yet: bands would be misleading.
+        rows = [dataclasses.replace(r, band=None) for r in rows]
     return Board(
         test_set_id=test_set.pk,
         metric_keys=metric_keys,
         metric_labels=tuple(m.label for m in task_type.metrics),
         primary_metric=primary,
         rows=tuple(rows),
+        ladder=ladder,
+        signature=cached.signature,
+        has_chart=cached.has_chart,
     )

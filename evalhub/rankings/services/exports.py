@@ -1,0 +1,212 @@
+"""What the significance page and its exports show, with the leak rules applied:
+everything follows the test set's score visibility; the Ladder's steps (scores of
+unreleased runs) are organiser-only."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from evalhub.competitions.models import Submission, TestSet
+from evalhub.competitions.services import access
+from evalhub.rankings.models import TestSetStatistics
+
+
+class Hidden(Exception):
+    """The viewer may not see this test set's scores."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunLabel:
+    index: int
+    submission_id: int
+    team: str
+    method: str
+    value: float
+    interval: str
+    band: int
+
+
+def _p_text(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
+    task = test_set.phase.task
+    if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
+        raise Hidden
+    row = TestSetStatistics.objects.filter(test_set=test_set).first()
+    data = row.data if row is not None else {}
+    matrix = data.get("matrix", {})
+    runs = matrix.get("runs", [])
+    subs = Submission.objects.select_related("team").in_bulk(runs)
+    intervals = data.get("intervals", {})
+    labels = []
+    for i, pk in enumerate(runs):
+        iv = intervals.get(str(pk), {})
+        labels.append(
+            RunLabel(
+                index=i + 1,
+                submission_id=pk,
+                team=subs[pk].team.name,
+                method=subs[pk].method_name,
+                value=float(matrix["values"][i]),
+                interval=f"{iv['value']:.4f} ± {iv['half_width']:.3f}" if iv else "",
+                band=int(matrix["bands"][i]),
+            )
+        )
+    cells = [
+        [
+            {
+                "p_randomisation": matrix["p_randomisation"][i][j],
+                "p_bootstrap": matrix["p_bootstrap"][i][j],
+                "text": "–" if i == j else _p_text(matrix["p_randomisation"][i][j]),
+                "significant": i != j
+                and matrix["p_randomisation"][i][j] < data.get("alpha", 0.05),
+            }
+            for j in range(len(runs))
+        ]
+        for i in range(len(runs))
+    ]
+    organiser = access.is_organiser(user, task)
+    ladder = data.get("ladder", {})
+    return {
+        "task": task,
+        "phase": test_set.phase,
+        "test_set": test_set,
+        "signature": row.signature if row is not None else "",
+        "updated_at": row.updated_at if row is not None else None,
+        "has_chart": bool(row is not None and row.chart_svg),
+        "metric": task.type.metric(task.type.primary_metric),
+        "runs": labels,
+        "cells": list(zip(labels, cells, strict=True)),
+        "alpha": data.get("alpha"),
+        "samples": data.get("samples"),
+        "seed": data.get("seed"),
+        "exact": matrix.get("exact", False),
+        "ladder_enabled": bool(ladder.get("enabled")),
+        "ladder_applies": bool(ladder.get("applies")),
+        "ladder_steps": ladder.get("steps", []) if organiser else [],
+        "is_organiser": organiser,
+    }
+
+
+def as_json(page: dict[str, object]) -> dict[str, object]:
+    runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
+    cells = page["cells"]
+    return {
+        "test_set": page["test_set"].slug,  # type: ignore[attr-defined]
+        "metric": page["metric"].key,  # type: ignore[attr-defined]
+        "signature": page["signature"],
+        "alpha": page["alpha"],
+        "runs": [
+            {
+                "run": r.submission_id,
+                "team": r.team,
+                "method": r.method,
+                "value": r.value,
+                "interval": r.interval,
+                "band": r.band,
+            }
+            for r in runs
+        ],
+        "p_randomisation": [[c["p_randomisation"] for c in row] for _, row in cells],  # type: ignore[attr-defined]
+        "p_bootstrap": [[c["p_bootstrap"] for c in row] for _, row in cells],  # type: ignore[attr-defined]
+    }
+
+
+def as_csv(page: dict[str, object]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
+    writer.writerow(
+        [
+            "run_a",
+            "team_a",
+            "run_b",
+            "team_b",
+            "delta",
+            "p_randomisation",
+            "p_bootstrap",
+        ]
+    )
+    for a, row in page["cells"]:  # type: ignore[attr-defined]
+        for b, cell in zip(runs, row, strict=True):
+            if a.index < b.index:
+                writer.writerow(
+                    [
+                        a.submission_id,
+                        a.team,
+                        b.submission_id,
+                        b.team,
+                        f"{a.value - b.value:.6f}",
+                        f"{cell['p_randomisation']:.6f}",
+                        f"{cell['p_bootstrap']:.6f}",
+                    ]
+                )
+    return out.getvalue()
+
+
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def as_latex(page: dict[str, object]) -> str:
+    """A booktabs table: rank band, system, score ± CI, then the p-values of
+    approximate randomisation against every other system (bold: p < alpha)."""
+    runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
+    metric = page["metric"]
+    cols = "".join("r" for _ in runs)
+    lines = [
+        r"\begin{table}",
+        r"\centering",
+        rf"\begin{{tabular}}{{rllr{cols}}}",
+        r"\toprule",
+        "Band & \\# & System & "
+        + latex_escape(metric.label)  # type: ignore[attr-defined]
+        + "".join(f" & {r.index}" for r in runs)
+        + r" \\",
+        r"\midrule",
+    ]
+    for r, row in page["cells"]:  # type: ignore[attr-defined]
+        cells = []
+        for cell in row:
+            text = latex_escape(cell["text"]).replace("–", "--")
+            cells.append(rf"\textbf{{{text}}}" if cell["significant"] else text)
+        system = latex_escape(f"{r.team} ({r.method})")
+        score = r.interval.replace("±", r"$\pm$") if r.interval else f"{r.value:.4f}"
+        lines.append(
+            f"{r.band} & {r.index} & {system} & {score} & " + " & ".join(cells) + r" \\"
+        )
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\caption{"
+        + latex_escape(
+            f"{metric.label} with {page['samples']}-sample paired bootstrap 95% "  # type: ignore[attr-defined]
+            f"intervals (seed {page['seed']}); p-values of approximate "
+            f"randomisation; bold: p < {page['alpha']}; systems in one band are "
+            "not significantly different from the band's best. "
+        )
+        + r"\texttt{"
+        + latex_escape(str(page["signature"]))
+        + "}}",
+        r"\end{table}",
+        "",
+    ]
+    return "\n".join(lines)

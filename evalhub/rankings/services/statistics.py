@@ -1,0 +1,237 @@
+"""Confidence intervals, pairwise significance, rank bands and the Ladder of one test
+set, computed on the worker from the stored per-item outcomes (``Evaluation.detail``,
+through the task type's ``item_statistics``) and cached in ``TestSetStatistics``.
+
+Methods and defaults are documented in :mod:`tasks.common.resampling` (seeded paired
+bootstrap over gold items, 1,000 samples, 95 %; approximate randomisation; Blum &
+Hardt's parameter-free Ladder). Every run on the test set shares the same resamples
+(a function of the phase's seed and the number of gold items), so the numbers are the
+same whenever they are recomputed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from evalhub.competitions.models import Evaluation, Submission, TestSet
+from evalhub.competitions.services import leaderboard
+from evalhub.rankings.models import PhaseRanking, TestSetStatistics
+from tasks.base import JSON, Metric, ScoreReport
+from tasks.common import resampling as rs
+
+CONFIDENCE = rs.DEFAULT_CONFIDENCE
+
+
+@dataclass(frozen=True, slots=True)
+class Cached:
+    """What a leaderboard needs from the cached statistics."""
+
+    signature: str = ""
+    intervals: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
+    bands: Mapping[int, int] = field(default_factory=dict)
+    shown: Mapping[str, int] = field(default_factory=dict)
+    ladder_applies: bool = False
+    has_chart: bool = False
+
+
+def ladder_applies(test_set: TestSet, ranking: PhaseRanking) -> bool:
+    """Ladder mode shapes public test sets only; private scores are unaffected."""
+    return ranking.ladder and test_set.visibility == TestSet.Visibility.PUBLIC
+
+
+def cached(*, test_set: TestSet) -> Cached:
+    ranking = PhaseRanking.for_phase(test_set.phase)
+    row = TestSetStatistics.objects.filter(test_set=test_set).first()
+    applies = ladder_applies(test_set, ranking)
+    if row is None or not row.data:
+        return Cached(ladder_applies=applies)
+    data = row.data
+    matrix = data.get("matrix", {})
+    return Cached(
+        signature=row.signature,
+        intervals={int(k): v for k, v in data.get("intervals", {}).items()},
+        bands={
+            int(pk): int(b)
+            for pk, b in zip(
+                matrix.get("runs", []), matrix.get("bands", []), strict=True
+            )
+        },
+        shown={k: int(v) for k, v in data.get("ladder", {}).get("shown", {}).items()},
+        ladder_applies=applies,
+        has_chart=bool(row.chart_svg),
+    )
+
+
+def format_interval(metric: Metric, interval: Mapping[str, float] | None) -> str:
+    """``"0.2816 ± 0.012"``; "" without an interval or for a count metric."""
+    if interval is None or metric.count:
+        return ""
+    return f"{interval['value']:.4f} ± {interval['half_width']:.3f}"
+
+
+def signature(test_set: TestSet, ranking: PhaseRanking) -> str:
+    """Method, version and parameters behind the numbers (sacrebleu style)."""
+    task_type = test_set.phase.task.type
+    parts = [
+        f"{task_type.slug}:{task_type.version}",
+        f"metric:{task_type.primary_metric}",
+        f"gold:{test_set.gold_version}",
+        f"ci:percentile-{CONFIDENCE:g}",
+        f"bootstrap:{ranking.bootstrap_samples}",
+        f"seed:{ranking.seed}",
+        f"ar:{ranking.bootstrap_samples}",
+        f"alpha:{ranking.alpha:g}",
+    ]
+    if ranking.ladder:
+        parts.append(f"ladder:{ranking.ladder_margin:g}se")
+    return "|".join(parts)
+
+
+def item_stats_of(
+    test_set: TestSet,
+) -> list[tuple[Submission, rs.ItemStats]]:
+    """Scored runs on the current gold with their per-item statistics, in
+    submission order; runs whose items differ from the majority's are left out."""
+    task_type = test_set.phase.task.type
+    evaluations = (
+        Evaluation.objects.filter(
+            test_set=test_set,
+            submission__status=Submission.Status.SCORED,
+            gold_version=test_set.gold_version,
+        )
+        .select_related("submission")
+        .order_by("submission__created_at", "submission_id")
+    )
+    runs: list[tuple[Submission, rs.ItemStats]] = []
+    for ev in evaluations:
+        report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
+        stats = task_type.item_statistics(report)
+        if stats is not None:
+            runs.append((ev.submission, stats))
+    if not runs:
+        return []
+    keys, _ = Counter(s.keys for _, s in runs).most_common(1)[0]
+    return [(sub, s) for sub, s in runs if s.keys == keys]
+
+
+def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
+    task_type = test_set.phase.task.type
+    higher = task_type.metric(task_type.primary_metric).higher_is_better
+    runs = item_stats_of(test_set)
+    samples, seed = ranking.bootstrap_samples, ranking.seed
+
+    intervals = rs.bootstrap_intervals(
+        [s for _, s in runs], samples=samples, seed=seed, confidence=CONFIDENCE
+    )
+    by_team: dict[str, list[tuple[str, rs.ItemStats]]] = {}
+    for sub, stats in runs:
+        key = leaderboard.team_key(sub.team_id, sub.is_baseline)
+        by_team.setdefault(key, []).append((str(sub.pk), stats))
+    steps: list[JSON] = []
+    shown: dict[str, JSON] = {}
+    for key, team_runs in by_team.items():
+        team_steps = rs.ladder(
+            team_runs, higher_is_better=higher, margin=ranking.ladder_margin
+        )
+        shown[key] = int(team_steps[-1].shown)
+        steps.extend(
+            {
+                "team": key,
+                "run": int(s.run),
+                "value": s.value,
+                "released": s.released,
+                "shown": int(s.shown),
+                "threshold": s.threshold,
+            }
+            for s in team_steps
+        )
+
+    applies = ladder_applies(test_set, ranking)
+    board = leaderboard.select_runs(
+        test_set=test_set,
+        shown={k: int(v) for k, v in shown.items()} if applies else None,  # type: ignore[arg-type]
+    )
+    stats_of = {sub.pk: s for sub, s in runs}
+    board = [pk for pk in board if pk in stats_of]
+    result = rs.pairwise(
+        [stats_of[pk] for pk in board], samples=samples, trials=samples, seed=seed
+    )
+    bands = rs.rank_bands(
+        result.values,
+        result.p_randomisation,
+        higher_is_better=higher,
+        alpha=ranking.alpha,
+    )
+    return {
+        "metric": task_type.primary_metric,
+        "higher_is_better": higher,
+        "n_items": runs[0][1].n if runs else 0,
+        "samples": samples,
+        "seed": seed,
+        "confidence": CONFIDENCE,
+        "alpha": ranking.alpha,
+        "intervals": {
+            str(sub.pk): iv.to_json()  # type: ignore[misc]
+            for (sub, _), iv in zip(runs, intervals, strict=True)
+        },
+        "ladder": {
+            "enabled": ranking.ladder,
+            "applies": applies,
+            "margin": ranking.ladder_margin,
+            "shown": shown,
+            "steps": steps,
+        },
+        "matrix": {
+            "runs": board,  # type: ignore[dict-item]
+            "values": list(result.values),
+            "delta": _rounded(result.delta),
+            "p_bootstrap": _rounded(result.p_bootstrap),
+            "p_randomisation": _rounded(result.p_randomisation),
+            "exact": result.exact,
+            "bands": bands,  # type: ignore[dict-item]
+        },
+    }
+
+
+def _rounded(matrix: Sequence[Sequence[float]]) -> list[JSON]:
+    return [[round(float(v), 12) for v in row] for row in matrix]
+
+
+def refresh(*, test_set_id: int) -> str:
+    """Recompute and store one test set's statistics, then invalidate its
+    leaderboard. Idempotent; concurrent refreshes of one test set run one after the
+    other (row lock), so the last one sees every committed run."""
+    test_set = (
+        TestSet.objects.select_related("phase__task").filter(pk=test_set_id).first()
+    )
+    if test_set is None:
+        return "missing"
+    TestSetStatistics.objects.get_or_create(test_set=test_set)
+    with transaction.atomic():
+        row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
+        ranking = PhaseRanking.for_phase(test_set.phase)
+        data = compute(test_set=test_set, ranking=ranking)
+        row.data = data
+        row.signature = signature(test_set, ranking)
+        _save_chart(row, test_set, data)
+        row.save()
+    leaderboard.invalidate(test_set_id=test_set_id)
+    return "refreshed"
+
+
+def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+    from evalhub.rankings.services import charts
+
+    for f in (row.chart_svg, row.chart_png):
+        if f:
+            f.delete(save=False)
+    plot = charts.interval_chart(test_set=test_set, data=data)
+    if plot is None:
+        return
+    row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
+    row.chart_png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)

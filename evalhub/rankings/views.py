@@ -1,0 +1,65 @@
+"""Significance pages and exports. Each view: authentication, one service call,
+render."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from evalhub.competitions.models import TestSet
+from evalhub.competitions.services import access
+from evalhub.rankings.models import TestSetStatistics
+from evalhub.rankings.services import exports
+
+
+def _page(request: HttpRequest, pk: int) -> dict[str, object]:
+    test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
+    try:
+        return exports.significance(test_set=test_set, user=request.user)
+    except exports.Hidden:
+        raise Http404("No such test set.") from None
+
+
+def significance_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return render(request, "rankings/significance_detail.html", _page(request, pk))
+
+
+def significance_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    page = _page(request, pk)
+    name = f"significance-{page['test_set'].slug}"  # type: ignore[attr-defined]
+    if fmt == "json":
+        body, kind = json.dumps(exports.as_json(page), indent=1), "application/json"
+    elif fmt == "csv":
+        body, kind = exports.as_csv(page), "text/csv; charset=utf-8"
+    elif fmt == "tex":
+        body, kind = exports.as_latex(page), "text/x-tex; charset=utf-8"
+    else:
+        raise Http404("No such format.")
+    response = HttpResponse(body, content_type=kind)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response
+
+
+def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
+    row = get_object_or_404(
+        TestSetStatistics.objects.select_related("test_set__phase__task"),
+        test_set_id=pk,
+    )
+    test_set = row.test_set
+    if not access.can_see_task(
+        request.user, test_set.phase.task
+    ) or not access.can_see_scores(request.user, test_set):
+        raise Http404("No such chart.")
+    field = row.chart_svg if ext == "svg" else row.chart_png
+    if ext not in ("svg", "png") or not field:
+        raise Http404("No such chart.")
+    response = FileResponse(
+        field.open("rb"), content_type="image/svg+xml" if ext == "svg" else "image/png"
+    )
+    response["Cache-Control"] = "private, max-age=60"
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'unsafe-inline'"
+    )
+    return response
