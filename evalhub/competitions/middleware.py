@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import zoneinfo
+from urllib.parse import unquote
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
@@ -15,7 +16,8 @@ class ViewerTimezoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        name = request.COOKIES.get("tz", "")
+        # The browser writes the name URL-encoded ("Europe%2FParis").
+        name = unquote(request.COOKIES.get("tz", ""))
         try:
             timezone.activate(
                 zoneinfo.ZoneInfo(name) if name else zoneinfo.ZoneInfo("UTC")
