@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import zoneinfo
-from urllib.parse import unquote
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
