@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.task_list, name="task-list"),
     path("tasks/<slug:slug>/", views.task_detail, name="task-detail"),
     path("tasks/<slug:slug>/register/", views.task_register, name="task-register"),
+    path("tasks/<slug:slug>/dashboard/", views.task_dashboard, name="task-dashboard"),
     path("tasks/<slug:slug>/<slug:phase>/submit/", views.run_submit, name="run-submit"),
     path(
         "tasks/<slug:slug>/<slug:phase>/leaderboard/",

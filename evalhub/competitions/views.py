@@ -24,7 +24,14 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import access, overall, pages, submit, teams
+from evalhub.competitions.services import (
+    access,
+    dashboard,
+    overall,
+    pages,
+    submit,
+    teams,
+)
 
 
 def _task_or_404(request: HttpRequest, slug: str) -> SharedTask:
@@ -146,6 +153,15 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         "competitions/phase_leaderboard.html",
         pages.leaderboard_page(phase=phase_obj, user=request.user),
     )
+
+
+@login_required
+def task_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    if not access.is_organiser(request.user, task):
+        raise Http404("No such page.")
+    context = {"dash": dashboard.dashboard(task=task)}
+    return render(request, "competitions/task_dashboard.html", context)
 
 
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

@@ -82,3 +82,23 @@ def test_bad_gold_in_the_admin_is_reported_and_not_stored(client, organiser, tes
     assert response.status_code == 200  # the form again, with the error
     assert b"broken.tsv: gold, line 1" in response.content
     assert TestSetFile.objects.get(test_set=test_set, role="gold").sha256 == before
+
+
+def test_dashboard_shows_queue_and_failures_to_organisers_only(
+    client, organiser, participant, task, submit_run, demo_run
+):
+    from evalhub.competitions.models import Submission
+
+    queued = submit_run(demo_run, method="waiting")
+    failed = submit_run(demo_run, method="broken")
+    Submission.objects.filter(pk=failed.pk).update(
+        status="failed",
+        failure_category="timeout",
+        failure_message="Scoring took longer than 600 s.",
+    )
+    url = f"/tasks/{task.slug}/dashboard/"
+    client.force_login(participant)
+    assert client.get(url).status_code == 404
+    client.force_login(organiser)
+    page = client.get(url).content.decode()
+    assert f"#{queued.pk}" in page and "Scoring took longer than 600 s." in page

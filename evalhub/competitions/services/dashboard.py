@@ -1,0 +1,57 @@
+"""The organiser dashboard of a task: queue depth, runs being scored (with their
+worker and last heartbeat), failures with their reasons, submissions per day."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+
+from evalhub.competitions.models import SharedTask, Submission
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    task: SharedTask
+    by_status: tuple[tuple[str, int], ...]
+    scoring: tuple[Submission, ...]
+    queued: tuple[Submission, ...]
+    failed: tuple[Submission, ...]
+    per_day: tuple[tuple[date, int], ...]
+    pending_registrations: int
+
+
+def dashboard(*, task: SharedTask) -> Dashboard:
+    runs = Submission.objects.filter(phase__task=task).select_related("team", "phase")
+    counts = dict(
+        runs.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
+    )
+    by_status = tuple(
+        (label, counts.get(value, 0)) for value, label in Submission.Status.choices
+    )
+    per_day = tuple(
+        runs.annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(n=Count("pk"))
+        .order_by("-day")
+        .values_list("day", "n")[:30]
+    )
+    return Dashboard(
+        task=task,
+        by_status=by_status,
+        scoring=tuple(
+            runs.filter(status=Submission.Status.SCORING).order_by("started_at")
+        ),
+        queued=tuple(
+            runs.filter(status=Submission.Status.QUEUED).order_by("created_at")[:50]
+        ),
+        failed=tuple(
+            runs.filter(
+                status__in=[Submission.Status.FAILED, Submission.Status.REJECTED]
+            ).order_by("-finished_at")[:50]
+        ),
+        per_day=per_day,
+        pending_registrations=task.registrations.filter(status="pending").count(),
+    )
