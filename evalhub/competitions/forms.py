@@ -34,3 +34,9 @@ class RegisterForm(forms.Form):
                 "Choose one of your teams or give a new team name."
             )
         return data
+
+
+class BundleForm(forms.Form):
+    bundle = forms.FileField(
+        label="Task bundle (.zip)", help_text="task.yaml and the data files it names"
+    )

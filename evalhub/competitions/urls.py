@@ -11,6 +11,8 @@ urlpatterns = [
     path("tasks/<slug:slug>/", views.task_detail, name="task-detail"),
     path("tasks/<slug:slug>/register/", views.task_register, name="task-register"),
     path("tasks/<slug:slug>/dashboard/", views.task_dashboard, name="task-dashboard"),
+    path("tasks/<slug:slug>/bundle.zip", views.bundle_export, name="bundle-export"),
+    path("new/bundle/", views.bundle_import, name="bundle-import"),
     path("tasks/<slug:slug>/<slug:phase>/submit/", views.run_submit, name="run-submit"),
     path(
         "tasks/<slug:slug>/<slug:phase>/leaderboard/",

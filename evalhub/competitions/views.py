@@ -12,7 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from evalhub.competitions.forms import RegisterForm, SubmitForm
+from evalhub.competitions.forms import BundleForm, RegisterForm, SubmitForm
 from evalhub.competitions.models import (
     Artefact,
     Phase,
@@ -26,6 +26,7 @@ from evalhub.competitions.models import (
 )
 from evalhub.competitions.services import (
     access,
+    bundles,
     dashboard,
     overall,
     pages,
@@ -153,6 +154,40 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         "competitions/phase_leaderboard.html",
         pages.leaderboard_page(phase=phase_obj, user=request.user),
     )
+
+
+@login_required
+def bundle_import(request: HttpRequest) -> HttpResponse:
+    """Create a task from a bundle (staff users become its organisers)."""
+    if not request.user.is_staff:
+        raise Http404("No such page.")
+    form = BundleForm(request.POST or None, request.FILES or None)
+    problems: list = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            task = bundles.import_bundle(
+                data=form.cleaned_data["bundle"].read(), user=request.user
+            )
+        except bundles.BundleError as exc:
+            problems = exc.problems
+        else:
+            messages.success(request, f"Created {task.title} from the bundle.")
+            return redirect(task)
+    status = 422 if problems else 200
+    context = {"form": form, "problems": problems}
+    return render(request, "competitions/bundle_import.html", context, status=status)
+
+
+@login_required
+def bundle_export(request: HttpRequest, slug: str) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    if not access.is_organiser(request.user, task):
+        raise Http404("No such page.")
+    response = HttpResponse(
+        bundles.export_bundle(task=task), content_type="application/zip"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{task.slug}-bundle.zip"'
+    return response
 
 
 @login_required
