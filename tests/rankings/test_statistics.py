@@ -1,32 +1,24 @@
-"""Intervals, pairwise significance, rank bands and the Ladder on the platform (real
-scoring of the BUCC demo runs, real database and cache)."""
+"""Intervals, pairwise significance, rank bands and the Ladder on the platform (the
+BUCC demo runs scored by the platform's scorer, real database and cache; the full
+scoring job with a real worker is covered by the e2e test)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalhub.competitions import jobs as competition_jobs
 from evalhub.competitions import signals
 from evalhub.competitions.models import Score, Submission
-from evalhub.competitions.services import leaderboard, submit, teams
+from evalhub.competitions.services import leaderboard, teams
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports, statistics
+from tests.rankings.helpers import scored as _scored
 
 pytestmark = pytest.mark.django_db
 
 
 def _runs(bucc_demo) -> dict[str, bytes]:  # noqa: ANN001
     return {method: files["test"] for _, method, files in bucc_demo.runs}
-
-
-def _scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001
-    sub = submit.submit_run(
-        phase=phase, user=user, filename="run.tsv", data=data, method_name=method
-    )
-    assert competition_jobs.score_submission(sub.pk) == "scored"
-    sub.refresh_from_db()
-    return sub
 
 
 @pytest.fixture

@@ -1,0 +1,126 @@
+"""Intervals, p-values, charts and the Ladder follow the leak rules, role by role:
+private test sets are hidden from everyone but organisers (the run's own team
+included) until revealed; the Ladder's steps (scores of unreleased runs) are
+organiser-only; no response quotes the gold."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import teams
+from evalhub.rankings import jobs
+from evalhub.rankings.models import PhaseRanking
+from tests.rankings.helpers import scored
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def stats(
+    task, phase, test_set, private_test_set, bucc_demo, participant, team, outsider
+):  # noqa: ANN001, ANN201
+    PhaseRanking.objects.create(phase=phase, ladder=True)
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    subs = [
+        scored(phase, participant, runs["roots only"], "first"),
+        scored(phase, participant, runs["dictionary"], "second"),
+    ]
+    teams.register(task=task, user=outsider, new_team_name="Other")
+    subs.append(scored(phase, outsider, runs["random"], "other"))
+    for ts in (test_set, private_test_set):
+        assert jobs.refresh_statistics(ts.pk) == "refreshed"
+    return subs
+
+
+def _urls(test_set) -> list[str]:  # noqa: ANN001
+    return [
+        reverse("rankings:significance-detail", args=[test_set.pk]),
+        reverse("rankings:significance-export", args=[test_set.pk, "csv"]),
+        reverse("rankings:significance-export", args=[test_set.pk, "json"]),
+        reverse("rankings:significance-export", args=[test_set.pk, "tex"]),
+        reverse("rankings:chart-detail", args=[test_set.pk, "svg"]),
+        reverse("rankings:chart-detail", args=[test_set.pk, "png"]),
+    ]
+
+
+def _gold_forms(bucc_demo) -> list[bytes]:  # noqa: ANN001
+    gold = bucc_demo.test_sets[0].gold["gold"].decode().splitlines()
+    forms = []
+    for line in gold:
+        if line:
+            s, t = line.split("\t")
+            forms += [f"{s}\t{t}".encode(), f'"{s}", "{t}"'.encode()]
+    return forms
+
+
+def _client(client, user):  # noqa: ANN001, ANN202
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "participant", "organiser"])
+def test_public_test_set_statistics_visible_without_gold(
+    role, request, client, stats, test_set, bucc_demo
+):
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+    c = _client(client, user)
+    forms = _gold_forms(bucc_demo)
+    for url in _urls(test_set):
+        response = c.get(url)
+        assert response.status_code == 200, url
+        body = b"".join(response) if response.streaming else response.content
+        assert not any(f in body for f in forms), url
+    page = c.get(_urls(test_set)[0]).content.decode()
+    assert ("Ladder (organisers only)" in page) is (role == "organiser")
+
+
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "participant"])
+def test_private_test_set_statistics_hidden_until_revealed(
+    role, request, client, stats, private_test_set
+):
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+    c = _client(client, user)
+    for url in _urls(private_test_set):
+        assert c.get(url).status_code == 404, url
+    private_test_set.revealed = True
+    private_test_set.save()
+    for url in _urls(private_test_set):
+        assert c.get(url).status_code == 200, url
+
+
+def test_organiser_sees_private_statistics(client, stats, organiser, private_test_set):
+    c = _client(client, organiser)
+    for url in _urls(private_test_set):
+        assert c.get(url).status_code == 200, url
+
+
+@pytest.mark.parametrize("role", ["anonymous", "participant"])
+def test_draft_task_statistics_hidden(role, request, client, stats, task, test_set):
+    task.state = SharedTask.State.DRAFT
+    task.save()
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+    c = _client(client, user)
+    for url in _urls(test_set):
+        assert c.get(url).status_code == 404, url
+
+
+def test_ladder_hides_unreleased_scores_on_public_pages(
+    client, stats, task, phase, test_set, participant
+):
+    """The Ladder released the first run and the clearly better second one; the
+    public board shows the second. The leaderboard page shows intervals, bands and
+    the Ladder note; the significance page does not list the first run's steps."""
+    first, second, _ = stats
+    c = _client(client, participant)
+    page = c.get(
+        reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
+    ).content.decode()
+    assert "Ladder mode" in page
+    assert " ± 0.0" in page
+    assert "pairwise significance" in page
+    significance = c.get(_urls(test_set)[0]).content.decode()
+    assert f"/runs/{first.pk}/" not in significance
+    assert f"/runs/{second.pk}/" in significance
