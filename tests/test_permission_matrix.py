@@ -1,0 +1,296 @@
+"""Permission matrix: every URL pattern of the project (found by walking the URL
+resolver, so new URLs are covered automatically) and every API endpoint, requested as
+anonymous, participant (the run's team), other team and organiser.
+
+- Patterns listed in ``EXPECTED`` must answer exactly the expected status per role.
+- Every pattern (listed or not) must never answer 5xx, and no response to a
+  non-organiser may contain a gold line or a score of a private (unrevealed) test set.
+- Admin pages: only staff get past the login redirect.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from django.apps import apps
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from evalhub.api.models import ApiToken
+from tests.api.fixtures import (  # noqa: F401  (fixtures)
+    analysed,
+    body,
+    gold_forms,
+    private_score_forms,
+    scored,
+    secret_test_set,
+    tokens,
+)
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("anonymous", "participant", "other_team", "organiser")
+ALL_200 = (200, 200, 200, 200)
+LOGIN_FIRST = (302, 200, 200, 200)
+POST_ONLY = (302, 405, 405, 405)
+ORGANISER_ONLY = (404, 404, 404, 200)
+TEAM_ONLY = (404, 200, 404, 200)
+GONE = (404, 404, 404, 404)
+#: Responses that may quote gold because they are the team's own run file.
+OWN_RUN_FILES = {"competitions:run-file"}
+TEXT_TYPES = ("text/", "application/json", "application/x-tex", "image/svg")
+
+
+def _walk(patterns, prefix: str = "", namespaces: tuple[str, ...] = ()):  # noqa: ANN001, ANN202
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            ns = namespaces + ((p.namespace,) if p.namespace else ())
+            yield from _walk(p.url_patterns, prefix + str(p.pattern), ns)
+        elif isinstance(p, URLPattern) and p.name:
+            yield ":".join(namespaces + (p.name,)), prefix + str(p.pattern), p
+
+
+def _params(pattern: URLPattern) -> list[str]:
+    return list(pattern.pattern.regex.groupindex)
+
+
+class World:
+    """The objects the URLs are filled with."""
+
+    def __init__(self, run, test_set, secret, bucc_demo):  # noqa: ANN001
+        self.run = run
+        self.test_sets = {"public": test_set, "secret": secret}
+        self.token = ApiToken.objects.get(user__username="alice")
+        compare = test_set.task_artefacts.filter(key__startswith="compare-").first()
+        assert compare is not None
+        self.compare_key = compare.key
+        self.artefacts = {
+            name: run.evaluations.get(test_set=ts).artefacts.first()
+            for name, ts in self.test_sets.items()
+        }
+
+    def variants(self, name: str, route: str, params: list[str]):  # noqa: ANN201
+        """(label, kwargs) for every way to fill the pattern's parameters."""
+        choices: dict[str, list[tuple[str, object]]] = {}
+        for param in params:
+            choices[param] = self._choices(name, route, param)
+        keys = list(choices)
+        for combo in itertools.product(*(choices[k] for k in keys)):
+            label = ",".join(
+                f"{k}={lab}" for k, (lab, _) in zip(keys, combo, strict=True)
+            )
+            yield label, {k: v for k, (_, v) in zip(keys, combo, strict=True)}
+
+    def _choices(self, name: str, route: str, param: str) -> list[tuple[str, object]]:
+        ts = self.test_sets
+        if param == "slug":
+            return [("task", "bucc-test")]
+        if param == "phase":
+            return [("phase", "evaluation")]
+        if param in ("run_id",) or (param == "pk" and route.startswith("runs/")):
+            return [("run", self.run.pk)]
+        if param == "pk" and "tokens/" in route:
+            return [("token", self.token.pk)]
+        if param in ("pk", "test_set"):
+            return [(k, v.pk) for k, v in ts.items()]
+        if param == "artefact":
+            return [(k, a.pk) for k, a in self.artefacts.items()]
+        if param == "key":
+            return [("compare", self.compare_key)]
+        if param in ("fmt", "ext"):
+            return [(f, f) for f in ("csv", "json", "tex", "svg", "png", "pdf")]
+        if param == "role":
+            return [("inputs", "source_terms"), ("gold", "gold")]
+        if name.startswith("admin:"):
+            return self._admin_choice(name, param)
+        raise AssertionError(
+            f"{name}: no value for URL parameter <{param}>; teach "
+            "tests/test_permission_matrix.py::World._choices about it"
+        )
+
+    def _admin_choice(self, name: str, param: str) -> list[tuple[str, object]]:
+        if param == "app_label":
+            return [("app", "competitions")]
+        if param == "object_id":
+            match = re.match(r"admin:(\w+?)_(\w+)_\w+$", name)
+            try:
+                model = apps.get_model(match.group(1), match.group(2))
+            except (AttributeError, LookupError, ValueError):
+                model = None
+            obj = model.objects.order_by("pk").first() if model else None
+            return [("obj", str(obj.pk) if obj else "1")]
+        if param == "content_type_id":
+            return [("ct", "1")]
+        if param == "object_id" or param == "id":
+            return [("id", "1")]
+        return [(param, "1")]
+
+
+TABLE: dict[str, tuple[int, ...]] = {
+    "accounts:signup": ALL_200,
+    "accounts:login": ALL_200,
+    "accounts:logout": (405, 405, 405, 405),
+    "api:api-v1:openapi-json": ALL_200,
+    "api:api-v1:openapi-view": ALL_200,
+    "api:api-v1:task-list": ALL_200,
+    "api:api-v1:task-detail": ALL_200,
+    "api:api-v1:leaderboard-detail": ALL_200,
+    "api:api-v1:run-list": (401, 200, 200, 200),
+    "api:api-v1:run-create": (401, 200, 200, 200),  # GET on the shared path
+    "api:api-v1:run-detail": ALL_200,
+    "api:api-v1:api-root": GONE,
+    "api:token-list": LOGIN_FIRST,
+    "api:token-revoke": POST_ONLY,
+    "api:runs-export": ORGANISER_ONLY,
+    "competitions:task-list": ALL_200,
+    "competitions:task-detail": ALL_200,
+    "competitions:task-register": LOGIN_FIRST,
+    "competitions:run-submit": LOGIN_FIRST,
+    "competitions:leaderboard-detail": ALL_200,
+    "competitions:leaderboard-json": ALL_200,
+    "competitions:run-detail": ALL_200,
+    "competitions:run-status": ALL_200,
+    "competitions:run-file": TEAM_ONLY,
+    "competitions:run-rescore": POST_ONLY,
+    "competitions:run-item-detail": ORGANISER_ONLY,
+}
+
+
+def expected(name: str, label: str) -> tuple[int, ...] | None:
+    """Statuses (anonymous, participant, other team, organiser), or None: only the
+    generic rules apply (someone else's new URL, admin pages)."""
+    secret = "secret" in label
+    fmt = re.search(r"(?:fmt|ext)=(\w+)", label)
+    fmt = fmt.group(1) if fmt else None
+    if name == "api:leaderboard-export":
+        return ALL_200 if fmt in ("csv", "json", "tex") else GONE
+    if name == "api:figure-export":
+        if fmt not in ("svg", "pdf"):
+            return GONE
+        return ORGANISER_ONLY if secret else ALL_200
+    if name in ("competitions:run-plot", "competitions:testset-plot"):
+        if fmt not in ("svg", "png"):
+            return None  # these views answer any extension with the PNG
+        return ORGANISER_ONLY if secret else ALL_200
+    if name == "competitions:testset-file":
+        return ORGANISER_ONLY if "role=gold" in label else ALL_200
+    return TABLE.get(name)
+
+
+KNOWN = {
+    "api:leaderboard-export",
+    "api:figure-export",
+    "competitions:run-plot",
+    "competitions:testset-plot",
+    "competitions:testset-file",
+}
+
+
+def _clients(client_class, users, secrets):  # noqa: ANN001, ANN202
+    """role -> (client for pages, extra headers for the API)."""
+    out = {}
+    for role in ROLES:
+        c = client_class()
+        if role != "anonymous":
+            c.force_login(users[role])
+        out[role] = (
+            c,
+            {"HTTP_AUTHORIZATION": f"Bearer {secrets[role]}"}
+            if role != "anonymous"
+            else {},
+        )
+    return out
+
+
+def test_every_url_pattern_for_every_role(
+    analysed,  # noqa: F811
+    test_set,
+    secret_test_set,  # noqa: F811
+    tokens,  # noqa: F811
+    participant,
+    outsider,
+    organiser,
+    other_team,
+    bucc_demo,
+):
+    world = World(analysed, test_set, secret_test_set, bucc_demo)
+    users = {"participant": participant, "other_team": outsider, "organiser": organiser}
+    clients = _clients(Client, users, tokens)
+    leaks = gold_forms(bucc_demo) + private_score_forms(
+        analysed, test_set, secret_test_set
+    )
+    failures: list[str] = []
+    seen_names: set[str] = set()
+    seen_routes: set[str] = set()
+    for name, route, pattern in _walk(get_resolver().url_patterns):
+        seen_names.add(name)
+        if route in seen_routes:  # e.g. GET and POST of one API path
+            continue
+        seen_routes.add(route)
+        for label, kwargs in world.variants(name, route, _params(pattern)):
+            try:
+                url = reverse(name, kwargs=kwargs)
+            except Exception as exc:  # noqa: BLE001 - reported below
+                failures.append(f"{name} {label}: cannot reverse ({exc})")
+                continue
+            want = expected(name, label)
+            for index, role in enumerate(ROLES):
+                c, headers = clients[role]
+                response = c.get(url, **(headers if url.startswith("/api/") else {}))
+                status = response.status_code
+                content = body(response)
+                where = f"{role} GET {url} ({name})"
+                if status >= 500:
+                    failures.append(f"{where}: {status}")
+                if want is not None and status != want[index]:
+                    failures.append(f"{where}: {status}, expected {want[index]}")
+                if name.startswith("admin:") and role != "organiser":
+                    if name != "admin:login" and status == 200:
+                        failures.append(f"{where}: admin page for a non-staff user")
+                if role == "organiser" or name in OWN_RUN_FILES:
+                    continue
+                if not response.get("Content-Type", "").startswith(TEXT_TYPES):
+                    continue
+                if response.get("Content-Type", "").startswith("image/svg"):
+                    found = [f for f in gold_forms(bucc_demo) if f in content]
+                else:
+                    found = [f for f in leaks if f in content]
+                if found:
+                    failures.append(f"{where}: leaks {found[:2]}")
+    # The leak forms are detectable: the organiser's board carries private scores.
+    c, headers = clients["organiser"]
+    board = c.get(
+        reverse("api:api-v1:leaderboard-detail", args=["bucc-test", "evaluation"]),
+        **headers,
+    )
+    assert any(f in board.content for f in leaks)
+    missing = (set(TABLE) | KNOWN) - seen_names
+    assert not missing, f"URL names in the matrix but not in the project: {missing}"
+    assert not failures, "\n".join(failures)
+
+
+def test_state_changing_posts_by_role(
+    client,
+    scored,  # noqa: F811
+    tokens,  # noqa: F811
+    participant,
+    outsider,
+    organiser,  # noqa: F811
+):
+    rescore = reverse("competitions:run-rescore", args=[scored.pk])
+    token = ApiToken.objects.get(user=participant)
+    revoke = reverse("api:token-revoke", args=[token.pk])
+    assert client.post(rescore).status_code == 302  # to the login page
+    assert client.post(revoke).status_code == 302
+    client.force_login(outsider)
+    assert client.post(rescore).status_code == 404
+    assert client.post(revoke).status_code == 404  # not their token
+    client.force_login(participant)
+    assert client.post(rescore).status_code == 404  # organisers only
+    client.force_login(organiser)
+    assert client.post(revoke).status_code == 404
+    assert client.post(rescore).status_code == 302
+    token.refresh_from_db()
+    assert token.is_active
