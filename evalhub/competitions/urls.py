@@ -29,6 +29,11 @@ urlpatterns = [
         views.phase_ranking,
         name="ranking-detail",
     ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/ranking.<str:ext>",
+        views.phase_ranking_plot,
+        name="ranking-plot",
+    ),
     path("runs/<int:pk>/", views.run_detail, name="run-detail"),
     path("runs/<int:pk>/status/", views.run_status, name="run-status"),
     path("runs/<int:pk>/file/", views.run_file, name="run-file"),

@@ -210,6 +210,20 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return render(request, "competitions/phase_ranking.html", context)
 
 
+def phase_ranking_plot(
+    request: HttpRequest, slug: str, phase: str, ext: str
+) -> HttpResponse:
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    if ext not in ("svg", "png"):
+        raise Http404("No such plot.")
+    data = overall.overall_plot(phase=phase_obj, user=request.user, ext=ext)
+    content_type = "image/svg+xml" if ext == "svg" else "image/png"
+    response = HttpResponse(data, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=60"
+    return response
+
+
 def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = _task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)

@@ -104,3 +104,13 @@ def test_overall_ranking_averages_counted_visible_test_sets(
         ("V1", 0.75),
         ("V0", 0.5),
     ]
+
+
+def test_overall_ranking_page_and_plot(
+    client, task, phase, test_set, participant, team
+):
+    _scored(phase, team, participant, test_set, 0.42, minutes_ago=3)
+    page = client.get(f"/tasks/{task.slug}/{phase.slug}/ranking/")
+    assert page.status_code == 200 and b"0.4200" in page.content
+    svg = client.get(f"/tasks/{task.slug}/{phase.slug}/ranking.svg")
+    assert svg["Content-Type"] == "image/svg+xml" and b"Overall ranking" in svg.content

@@ -86,3 +86,27 @@ def overall(*, phase: Phase, user: object) -> Overall:
         hidden=len(counted) - len(visible),
         rows=tuple(rows),
     )
+
+
+def overall_plot(*, phase: Phase, user: object, ext: str) -> bytes:
+    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG or PNG."""
+    from tasks.common import plotting
+
+    board = overall(phase=phase, user=user)
+    rows = list(reversed(board.rows))
+    fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
+    ax = fig.add_subplot()
+    ax.barh(
+        [f"{r.rank}. {r.team}: {r.method_name}" for r in rows],
+        [r.mean for r in rows],
+        color="#4477aa",
+    )
+    for y, r in enumerate(rows):
+        ax.text(r.mean, y, f" {r.mean:.4f}", va="center", fontsize="small")
+    ax.set_xlabel(
+        f"{board.metric_label}, mean over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
+    )
+    ax.set_title("Overall ranking")
+    ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
+    plot = plotting.render("overall", "Overall ranking", fig)
+    return plot.svg if ext == "svg" else plot.png
