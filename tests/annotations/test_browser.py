@@ -110,10 +110,16 @@ def browser_page(monkeypatch) -> Iterator[object]:  # noqa: ANN001
         browser.close()
 
 
+def _primary(board, submission_id: int) -> float | None:  # noqa: ANN001
+    return next(r.primary for r in board.rows if r.submission_id == submission_id)
+
+
 def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     without_plots, mt_runs, mt_test_set, worker, live_server, browser_page
 ):
     from playwright.sync_api import expect
+
+    from evalhub.competitions.services import leaderboard
 
     page = browser_page
     segmenting = mt_runs["segmenting"]
@@ -130,6 +136,8 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     score = page.locator(f'tr[data-run="{segmenting.pk}"] td.score')
     # Segmenting system, low class: only verbs judged (digitalisieren, proposed c).
     expect(score).to_have_text("1.0000")
+    board = leaderboard.board(test_set=mt_test_set)  # cached from here on
+    assert _primary(board, segmenting.pk) == pytest.approx(1.0)
     expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
     active = page.locator(".choice.active .translation")
     expect(active).to_have_text("Dies ist waffenlos.")  # proposed c: confirm it
@@ -143,6 +151,9 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     expect(score).to_have_text("0.5000", timeout=TIMEOUT_MS)
     expect(page.locator(".progress")).to_contain_text("2 items tagged by annotators")
     page.screenshot(path="/tmp/annotations-browser-tagged.png", full_page=True)
+    # The worker invalidated the cached leaderboard: the row is re-ranked.
+    board = leaderboard.board(test_set=mt_test_set)
+    assert _primary(board, segmenting.pk) == pytest.approx(0.5)
 
     page.keyboard.press("z")  # undo the w
     expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")

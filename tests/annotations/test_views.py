@@ -100,6 +100,12 @@ def test_organiser_page_shows_probe_translations_legend_and_progress(
     assert "nouns only" in body  # f and wd are disabled for an adjective
     scores = client.get(_urls(mt_test_set)["scores"]).content.decode()
     assert "2 items awaiting annotation" in scores  # wide after the judgement
+    phase = mt_test_set.phase
+    board = client.get(
+        reverse("competitions:leaderboard-json", args=[phase.task.slug, phase.slug])
+    ).json()
+    pending = {r["method"]: r["n_pending"] for r in board["test_sets"][0]["rows"]}
+    assert pending == {"wide": 2, "small": 0, "segmenting": 10}
 
 
 def test_plain_form_tags_and_moves_on_then_undo(
