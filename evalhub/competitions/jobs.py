@@ -3,6 +3,10 @@ idempotent; running it twice is a no-op."""
 
 from __future__ import annotations
 
+import contextlib
+import resource
+from collections.abc import Iterator
+
 from celery import shared_task
 from django.conf import settings
 
@@ -10,14 +14,37 @@ from evalhub.competitions.services import analyses, scoring
 
 
 @shared_task(
+    bind=True,
     name="evalhub.competitions.jobs.score_submission",
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=settings.SCORING_SOFT_TIME_LIMIT,
     time_limit=settings.SCORING_TIME_LIMIT,
 )
-def score_submission(submission_id: int) -> str:
-    return scoring.score_submission(submission_id=submission_id)
+def score_submission(self, submission_id: int) -> str:  # noqa: ANN001
+    with memory_limit(settings.SCORING_MEMORY_LIMIT_MB):
+        return scoring.score_submission(
+            submission_id=submission_id, worker=self.request.hostname or ""
+        )
+
+
+@contextlib.contextmanager
+def memory_limit(mebibytes: int) -> Iterator[None]:
+    """Cap the process's address space while scoring, so a scorer that allocates too
+    much gets a MemoryError (a readable failure) instead of the kernel's OOM killer
+    taking the worker down. Restored afterwards; 0 means no limit."""
+    if not mebibytes:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = mebibytes * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 @shared_task(

@@ -1,20 +1,32 @@
 """Scoring a submission on every test set of its phase, and the sweeper.
 
-Idempotent: a worker must first win ``Submission.claim`` (queued -> scoring), results
-are written with ``update_or_create``, and a job for a row in a final state is a no-op.
+Idempotent: a worker must first win the claim (queued -> scoring, recording which
+worker holds the row), results are written with ``update_or_create``, and a job for a
+row in a final state is a no-op.
+
+Worker loss: while a run is scored a heartbeat thread refreshes
+``Submission.heartbeat_at``. The sweeper puts rows whose heartbeat is older than
+``SCORING_HEARTBEAT_STALE_AFTER`` back in the queue (a SIGKILLed or OOM-killed worker
+stops beating), so another worker scores them within about that delay plus
+``SWEEP_INTERVAL``. Every later transition of the row is guarded by the claiming
+worker's token: a worker presumed dead that wakes up cannot overwrite the new owner.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import threading
 import traceback
+import uuid
 from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from evalhub.competitions import signals
@@ -30,35 +42,123 @@ PUBLIC_SCORER_ERROR = (
 )
 
 
-def score_submission(*, submission_id: int) -> str:
-    """Score one run. Returns what happened (for logs and tests)."""
-    if not Submission.claim(submission_id):
+def score_submission(*, submission_id: int, worker: str = "") -> str:
+    """Score one run. Returns what happened (for logs and tests). ``worker`` names
+    the Celery worker (its hostname); the claim token adds the process and a nonce."""
+    token = f"{worker or socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    if not _claim(submission_id, token):
         return "skipped"
+    heartbeat = _Heartbeat(submission_id, token)
+    heartbeat.start()
+    try:
+        return _score_claimed(submission_id, token)
+    finally:
+        heartbeat.stop()
+
+
+def _claim(pk: int, token: str) -> bool:
+    """queued -> scoring; exactly one caller wins and its token is recorded."""
+    now = timezone.now()
+    return (
+        Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(
+            status=Submission.Status.SCORING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=token[:200],
+            attempts=F("attempts") + 1,
+        )
+        == 1
+    )
+
+
+def _mine(pk: int, token: str):  # noqa: ANN202 - a queryset
+    return Submission.objects.filter(
+        pk=pk, status=Submission.Status.SCORING, worker=token[:200]
+    )
+
+
+def _fail(pk: int, token: str, *, category: str, message: str) -> bool:
+    return (
+        _mine(pk, token).update(
+            status=Submission.Status.FAILED,
+            failure_category=category,
+            failure_message=message,
+            finished_at=timezone.now(),
+        )
+        == 1
+    )
+
+
+class _Heartbeat:
+    """Refresh ``heartbeat_at`` every ``SCORING_HEARTBEAT_INTERVAL`` seconds from a
+    daemon thread (its own database connection) while the row is ours."""
+
+    def __init__(self, pk: int, token: str):
+        self.pk, self.token = pk, token
+        self.interval = settings.SCORING_HEARTBEAT_INTERVAL
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(
+            target=self._run, name=f"heartbeat-{pk}", daemon=True
+        )
+
+    def start(self) -> None:
+        try:
+            self.thread.start()
+        except RuntimeError:  # no memory for a thread: the sweeper will notice
+            log.warning("no heartbeat thread for submission %s", self.pk)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=2)
+
+    def _run(self) -> None:
+        try:
+            while not self.stopped.wait(self.interval):
+                try:
+                    if not _mine(self.pk, self.token).update(
+                        heartbeat_at=timezone.now()
+                    ):
+                        return  # finished, or taken over after we were presumed dead
+                except Exception:  # noqa: BLE001 - the database may be restarting
+                    log.warning("heartbeat of submission %s failed", self.pk)
+                    connection.close()
+        finally:
+            connection.close()
+
+
+def _score_claimed(submission_id: int, token: str) -> str:
     submission = Submission.objects.select_related("phase__task").get(pk=submission_id)
     try:
         results = _score_all(submission)
     except FormatError as exc:
-        Submission.mark_failed(
+        _fail(
             submission_id,
+            token,
             category=Submission.Failure.FORMAT,
             message="\n".join(str(p) for p in exc.problems),
         )
         return "failed"
     except SoftTimeLimitExceeded:
-        Submission.mark_failed(
+        _fail(
             submission_id,
+            token,
             category=Submission.Failure.TIMEOUT,
             message=f"Scoring took longer than {settings.SCORING_SOFT_TIME_LIMIT} s and was stopped.",
         )
         return "failed"
     except taskdata.MissingFiles as exc:
-        Submission.mark_failed(
-            submission_id, category=Submission.Failure.INFRASTRUCTURE, message=str(exc)
+        _fail(
+            submission_id,
+            token,
+            category=Submission.Failure.INFRASTRUCTURE,
+            message=str(exc),
         )
         return "failed"
     except MemoryError:
-        Submission.mark_failed(
+        _fail(
             submission_id,
+            token,
             category=Submission.Failure.SCORER,
             message="Scoring ran out of memory on this run.",
         )
@@ -72,8 +172,9 @@ def score_submission(*, submission_id: int) -> str:
             type(exc).__name__,
             frames,
         )
-        Submission.mark_failed(
+        _fail(
             submission_id,
+            token,
             category=Submission.Failure.SCORER,
             message=PUBLIC_SCORER_ERROR,
         )
@@ -86,11 +187,20 @@ def score_submission(*, submission_id: int) -> str:
                 submission=submission, test_set=test_set, report=report, plots=plots
             )
             warnings.extend(w for w in report.warnings if w not in warnings)
-        done = Submission.mark_scored(
-            submission_id,
-            scorer_version=submission.phase.task.type.version,
-            warnings=warnings,
+        done = (
+            _mine(submission_id, token).update(
+                status=Submission.Status.SCORED,
+                scorer_version=submission.phase.task.type.version,
+                warnings=warnings,
+                failure_category="",
+                failure_message="",
+                finished_at=timezone.now(),
+            )
+            == 1
         )
+        if not done:
+            # Presumed dead and taken over (or finished) meanwhile: keep no results.
+            transaction.set_rollback(True)
         if done:
             for test_set, _, _ in results:
                 transaction.on_commit(_after_scored(test_set.pk))
@@ -208,29 +318,54 @@ def rescore(*, submission_ids: list[int]) -> int:
 
 
 def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
-    """Finish or retry stuck rows. Rows in ``scoring`` past the hard time limit were
-    lost with their worker: re-queue them (or fail after the last attempt). Rows
-    ``queued`` whose message may have been lost with the broker are enqueued again;
-    the atomic claim makes duplicates harmless."""
+    """Finish or retry stuck rows. Rows in ``scoring`` whose heartbeat stopped (or,
+    as a backstop, that started before the hard time limit) were lost with their
+    worker: re-queue them, or fail them after the last attempt. Rows ``queued`` whose
+    message may have been lost with the broker are enqueued again; the atomic claim
+    makes duplicates harmless."""
     from evalhub.competitions import jobs
 
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "reenqueued": 0}
+    stale_before = now - timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER)
     stuck_before = now - timedelta(seconds=settings.SCORING_TIME_LIMIT + 30)
-    for sub in Submission.objects.filter(
-        status=Submission.Status.SCORING, started_at__lt=stuck_before
-    ):
+    lost_workers = Submission.objects.filter(
+        Q(heartbeat_at__lt=stale_before)
+        | Q(heartbeat_at__isnull=True, started_at__lt=stale_before)
+        | Q(started_at__lt=stuck_before),
+        status=Submission.Status.SCORING,
+    )
+    for sub in lost_workers:
+        # Compare-and-set on what we read: a heartbeat that arrives meanwhile wins.
+        same = Submission.objects.filter(
+            pk=sub.pk,
+            status=Submission.Status.SCORING,
+            worker=sub.worker,
+            heartbeat_at=sub.heartbeat_at,
+        )
         if sub.attempts >= settings.SCORING_MAX_ATTEMPTS:
-            if Submission.mark_failed(
-                sub.pk,
-                category=Submission.Failure.INFRASTRUCTURE,
-                message=f"Scoring did not finish after {sub.attempts} attempts.",
+            if same.update(
+                status=Submission.Status.FAILED,
+                failure_category=Submission.Failure.INFRASTRUCTURE,
+                failure_message=(
+                    f"Scoring did not finish after {sub.attempts} attempts (the "
+                    "worker stopped responding each time, e.g. it ran out of memory)."
+                ),
+                finished_at=now,
             ):
                 counts["failed"] += 1
-        elif Submission.requeue(sub.pk, from_state=Submission.Status.SCORING):
+                log.warning("submission %s failed: worker lost", sub.pk)
+        elif same.update(
+            status=Submission.Status.QUEUED,
+            started_at=None,
+            finished_at=None,
+            heartbeat_at=None,
+            worker="",
+            enqueued_at=now,
+        ):
             counts["requeued"] += 1
-            Submission.objects.filter(pk=sub.pk).update(enqueued_at=now)
-            jobs.score_submission.delay(sub.pk)
+            log.warning("submission %s requeued: worker %s lost", sub.pk, sub.worker)
+            _enqueue(jobs, sub.pk)
     lost_before = now - timedelta(seconds=settings.QUEUED_REENQUEUE_AFTER)
     lost = Submission.objects.filter(
         Q(enqueued_at__lt=lost_before) | Q(enqueued_at__isnull=True),
@@ -238,6 +373,18 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
     )
     for pk in lost.values_list("pk", flat=True):
         Submission.objects.filter(pk=pk).update(enqueued_at=now)
-        jobs.score_submission.delay(pk)
+        _enqueue(jobs, pk)
         counts["reenqueued"] += 1
     return counts
+
+
+def _enqueue(jobs, pk: int) -> None:  # noqa: ANN001
+    """Send a scoring job; with the broker down the row stays queued and the next
+    sweep (its ``enqueued_at`` is old again by then) tries once more."""
+    try:
+        jobs.score_submission.delay(pk)
+    except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
+        log.warning("could not enqueue submission %s; the sweeper will retry", pk)
+        Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(
+            enqueued_at=None
+        )

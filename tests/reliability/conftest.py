@@ -1,0 +1,213 @@
+"""Fault-test harness: a private redis-server on its own port (killed and restarted by
+the tests, never the shared one), real Celery worker and beat processes in their own
+process groups, and the test-only probe task type."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.paths import REPO_ROOT
+from tests.reliability import probe
+
+DEADLINE_SECONDS = 90
+
+#: Short timings so faults are noticed in seconds (production defaults are minutes).
+FAST_ENV = {
+    "EVALHUB_SCORING_HEARTBEAT_INTERVAL": "1",
+    "EVALHUB_SCORING_HEARTBEAT_STALE_AFTER": "4",
+    "EVALHUB_SWEEP_INTERVAL": "1",
+    "EVALHUB_QUEUED_REENQUEUE_AFTER": "3",
+}
+
+
+def wait_for(
+    predicate: Callable[[], object], what: str, timeout: float = DEADLINE_SECONDS
+):  # noqa: ANN201
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """A throwaway redis-server without persistence: killing it loses its queues."""
+
+    def __init__(self, workdir: Path):
+        self.port = free_port()
+        self.workdir = workdir
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_for(self.ping, "the private redis-server", timeout=20)
+
+    def ping(self) -> bool:
+        import redis
+
+        try:
+            return bool(redis.Redis.from_url(self.url, socket_timeout=1).ping())
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def private_redis(tmp_path) -> Iterator[RedisServer]:  # noqa: ANN001
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def broker(private_redis: RedisServer) -> Iterator[RedisServer]:
+    """Point this process's Celery app (``.delay`` from services) at the private
+    Redis, so no job reaches the shared broker or another engineer's worker."""
+    from evalhub.celery import app
+
+    def use(url: str) -> None:
+        app.conf.broker_url = url
+        app._pool = None  # noqa: SLF001 - the cached connection pools
+        app.amqp._producer_pool = None  # noqa: SLF001
+
+    old = app.conf.broker_url
+    use(private_redis.url)
+    yield private_redis
+    use(old)
+
+
+def database_env() -> dict[str, str]:
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    host = s["HOST"] or "127.0.0.1"
+    port = s["PORT"] or "5432"
+    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
+
+
+class Cluster:
+    """Celery worker and beat processes started (and only ever killed) by a test."""
+
+    def __init__(self, broker: RedisServer, storage: dict, tmp: Path):  # type: ignore[type-arg]
+        self.tmp = tmp
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.logs: dict[str, Path] = {}
+        self.env = {
+            **os.environ,
+            **database_env(),
+            **FAST_ENV,
+            "REDIS_URL": broker.url,
+            "EVALHUB_PRIVATE_ROOT": str(storage["root"]),
+            "EVALHUB_CACHE_PREFIX": storage["cache_prefix"],
+        }
+
+    def _spawn(
+        self, key: str, args: list[str], env: dict[str, str]
+    ) -> subprocess.Popen[bytes]:
+        log = self.tmp / f"{key}.log"
+        self.logs[key] = log
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tests.reliability.worker_main", "-A", "evalhub", *args],
+                cwd=REPO_ROOT,
+                env={**self.env, **env},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: kill pool children too
+            )  # fmt: skip
+        self.procs[key] = proc
+        return proc
+
+    def worker(self, key: str, *, queues: str = "scoring,default", **env: str) -> str:
+        """Start a worker; returns its node name (``<key>-<nonce>@<host>``)."""
+        name = f"{key}-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
+        self._spawn(key, ["worker", "-Q", queues, "-c", "1", "--without-mingle",
+                          "--without-gossip", "--loglevel", "INFO", "-n", name], env)  # fmt: skip
+        return name
+
+    def beat(self) -> None:
+        self._spawn("beat", ["beat", "-s", str(self.tmp / "beat-schedule"),
+                             "--loglevel", "WARNING"], {})  # fmt: skip
+
+    def wait_ready(self, *names: str) -> None:
+        def ready() -> bool:
+            for key, proc in self.procs.items():
+                assert proc.poll() is None, f"{key} exited:\n{self.log(key)[-3000:]}"
+            return all(f"{n} ready" in self.log(n.split("-")[0]) for n in names)
+
+        wait_for(ready, f"workers {names} to be ready", timeout=60)
+
+    def log(self, key: str) -> str:
+        return self.logs[key].read_text(errors="replace")
+
+    def kill(self, key: str) -> None:
+        proc = self.procs[key]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+
+@pytest.fixture
+def cluster(broker, isolated_storage, tmp_path) -> Iterator[Cluster]:  # noqa: ANN001
+    c = Cluster(broker, isolated_storage, tmp_path)
+    yield c
+    c.stop_all()
+
+
+@pytest.fixture
+def probe_phase(phase, test_set, monkeypatch):  # noqa: ANN001, ANN201
+    """The fixtures' phase, its task switched to the probe task type, limits raised."""
+    from tasks import registry
+
+    monkeypatch.setitem(registry.REGISTRY, probe.SLUG, probe.PATH)
+    registry.get.cache_clear()
+    task = phase.task
+    task.task_type = probe.SLUG
+    task.save(update_fields=["task_type"])
+    phase.daily_limit = phase.total_limit = 100
+    phase.save(update_fields=["daily_limit", "total_limit"])
+    yield phase
+    registry.get.cache_clear()

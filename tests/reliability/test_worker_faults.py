@@ -1,0 +1,131 @@
+"""Worker faults with real worker processes on a private broker: a worker SIGKILLed
+mid-scoring, scorers that raise, hang or exhaust memory, and two workers with
+different queues sharing the work without double scoring."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evalhub.competitions import jobs
+from evalhub.competitions.models import Evaluation, Submission
+from evalhub.competitions.services import submit
+from tests.reliability import probe
+from tests.reliability.conftest import FAST_ENV, wait_for
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _submit(phase, user, data: bytes, filename: str) -> Submission:  # noqa: ANN001
+    return submit.submit_run(
+        phase=phase, user=user, filename=filename, data=data, method_name=filename
+    )
+
+
+def _final(sub: Submission) -> Submission | None:
+    sub.refresh_from_db()
+    return sub if sub.is_final else None
+
+
+def test_killed_worker_run_is_scored_once_by_the_other_worker(
+    cluster, probe_phase, participant, team, demo_run
+):
+    a = cluster.worker("a")
+    b = cluster.worker("b")
+    cluster.beat()
+    cluster.wait_ready(a, b)
+    sub = _submit(probe_phase, participant, demo_run, "slow-8.tsv")
+
+    def claimed() -> str:
+        sub.refresh_from_db()
+        return sub.worker if sub.status == "scoring" else ""
+
+    owner = wait_for(claimed, "a worker to claim the run").split(":")[0]
+    victim, survivor = ("a", b) if owner == a else ("b", a)
+    assert owner in (a, b)
+    time.sleep(1.5)  # let the victim heartbeat at least once (not a synchronisation)
+    cluster.kill(victim)
+    killed_at = time.monotonic()
+
+    done = wait_for(lambda: _final(sub), "the run to be rescored")
+    recovery = time.monotonic() - killed_at
+    assert done.status == "scored", done.failure_message
+    assert done.attempts == 2
+    assert done.worker.startswith(survivor + ":")
+    assert Evaluation.objects.filter(submission=done).count() == 1
+    # Bounded: heartbeat staleness + sweep interval + the 8 s scorer + slack.
+    stale = int(FAST_ENV["EVALHUB_SCORING_HEARTBEAT_STALE_AFTER"])
+    assert recovery < stale + 1 + 8 + 20, recovery
+    assert cluster.procs[survivor.split("-")[0]].poll() is None
+
+
+@pytest.fixture
+def short_time_limit(monkeypatch):  # noqa: ANN001, ANN201
+    """Celery puts the time limits in each message when it is sent, so the publishing
+    process (this one) must agree with the worker's EVALHUB_SCORING_SOFT_TIME_LIMIT."""
+    task = jobs.score_submission
+    monkeypatch.setattr(task, "soft_time_limit", 8)
+    monkeypatch.setattr(task, "time_limit", 38)
+    monkeypatch.setattr(task, "_exec_options", None)
+    yield 8
+    task._exec_options = None  # noqa: SLF001 - rebuilt from the restored limits
+
+
+def test_raising_hanging_and_memory_hungry_scorers_fail_readably(
+    cluster, probe_phase, participant, team, demo_run, short_time_limit
+):
+    name = cluster.worker(
+        "w",
+        EVALHUB_SCORING_SOFT_TIME_LIMIT=str(short_time_limit),
+        EVALHUB_SCORING_MEMORY_LIMIT_MB="4096",
+    )
+    cluster.beat()
+    cluster.wait_ready(name)
+    pid = cluster.procs["w"].pid
+    runs = {
+        mode: _submit(probe_phase, participant, demo_run, f"{mode}.tsv")
+        for mode in ("ok", "raise", "hang", "memory", "ok-again")
+    }
+    for mode, sub in runs.items():
+        wait_for(lambda sub=sub: _final(sub), f"the {mode} run to finish")
+    got = {m: (s.status, s.failure_category) for m, s in runs.items()}
+    assert got == {
+        "raise": ("failed", "scorer"),
+        "hang": ("failed", "timeout"),
+        "memory": ("failed", "scorer"),
+        "ok": ("scored", ""),
+        "ok-again": ("scored", ""),
+    }
+    assert "out of memory" in runs["memory"].failure_message
+    assert "longer than 8 s" in runs["hang"].failure_message
+    assert all(s.attempts == 1 for s in runs.values())
+    # The worker survived all three and its logs never quote the scorer's exception
+    # text (which may quote gold).
+    assert cluster.procs["w"].poll() is None and cluster.procs["w"].pid == pid
+    log = cluster.log("w")
+    assert "RuntimeError" in log and probe.SECRET not in log
+    for sub in runs.values():
+        assert probe.SECRET not in sub.failure_message
+
+
+def test_two_workers_on_different_queues_share_runs_without_double_scoring(
+    cluster, probe_phase, participant, team, demo_run
+):
+    # Worker "a" takes only scoring jobs; "b" also runs the sweeper (default queue).
+    # The sweeper re-enqueues queued rows every 3 s, so duplicate messages abound.
+    a = cluster.worker("a", queues="scoring")
+    b = cluster.worker("b", queues="default,scoring")
+    cluster.beat()
+    cluster.wait_ready(a, b)
+    subs = [_submit(probe_phase, participant, demo_run, "slow-1.tsv") for _ in range(8)]
+    for sub in subs:
+        wait_for(lambda sub=sub: _final(sub), f"run {sub.pk}")
+    assert {s.status for s in subs} == {"scored"}
+    assert all(s.attempts == 1 for s in subs)
+    for sub in subs:
+        assert Evaluation.objects.filter(submission=sub).count() == 1
+    owners = {s.worker.split(":")[0] for s in subs}
+    assert owners == {a, b}
+    log = cluster.log("a") + cluster.log("b")
+    assert log.count("succeeded in") >= len(subs)
