@@ -18,6 +18,11 @@ urlpatterns = [
         name="significance-export",
     ),
     path(
+        "testsets/<int:pk>/compare/<int:a>/<int:b>.json",
+        views.comparison_detail,
+        name="comparison-detail",
+    ),
+    path(
         "testsets/<int:pk>/intervals.<str:ext>",
         views.chart_detail,
         name="chart-detail",

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, render
 from evalhub.competitions.models import TestSet
 from evalhub.competitions.services import access
 from evalhub.rankings.models import TestSetStatistics
-from evalhub.rankings.services import exports
+from evalhub.rankings.services import exports, statistics
 
 
 def _page(request: HttpRequest, pk: int) -> dict[str, object]:
@@ -63,3 +63,14 @@ def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
         "default-src 'none'; style-src 'unsafe-inline'"
     )
     return response
+
+
+def comparison_detail(request: HttpRequest, pk: int, a: int, b: int) -> HttpResponse:
+    test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
+    try:
+        data = statistics.compare_runs(
+            test_set=test_set, run_a=a, run_b=b, user=request.user
+        )
+    except statistics.NotComparable:
+        raise Http404("No such comparison.") from None
+    return HttpResponse(json.dumps(data, indent=1), content_type="application/json")

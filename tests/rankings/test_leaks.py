@@ -124,3 +124,35 @@ def test_ladder_hides_unreleased_scores_on_public_pages(
     significance = c.get(_urls(test_set)[0]).content.decode()
     assert f"/runs/{first.pk}/" not in significance
     assert f"/runs/{second.pk}/" in significance
+
+
+def _compare_url(test_set, a, b) -> str:  # noqa: ANN001
+    return reverse("rankings:comparison-detail", args=[test_set.pk, a.pk, b.pk])
+
+
+def test_any_two_runs_compared_on_request(client, stats, test_set, organiser):
+    first, second, other = stats
+    data = _client(client, organiser).get(_compare_url(test_set, second, first)).json()
+    assert data["delta"] == pytest.approx(data["value_a"] - data["value_b"])
+    assert data["delta"] > 0.3
+    assert data["p_randomisation"] < 0.01 and data["p_bootstrap"] < 0.01
+    assert "seed:0" in data["signature"]
+
+
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "participant"])
+def test_ladder_comparisons_only_between_shown_runs(
+    role, request, client, stats, test_set, private_test_set
+):
+    first, second, other = stats
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+    c = _client(client, user)
+    # The public board shows "second" and "other"; "first" was superseded.
+    assert c.get(_compare_url(test_set, second, other)).status_code == 200
+    assert c.get(_compare_url(test_set, first, other)).status_code == 404
+    assert c.get(_compare_url(private_test_set, second, other)).status_code == 404
+
+
+def test_organiser_compares_unreleased_runs(client, stats, test_set, organiser):
+    first, _, other = stats
+    c = _client(client, organiser)
+    assert c.get(_compare_url(test_set, first, other)).status_code == 200

@@ -235,3 +235,48 @@ def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
         return
     row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
     row.chart_png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
+
+
+class NotComparable(Exception):
+    """The runs cannot be compared here (not scored on this gold, or not visible)."""
+
+
+def compare_runs(
+    *, test_set: TestSet, run_a: int, run_b: int, user: object
+) -> dict[str, JSON]:
+    """Paired bootstrap and approximate randomisation between two scored runs on one
+    test set, with the phase's samples and seed. Leak rules: the test set's scores
+    must be visible to ``user``; in Ladder mode a non-organiser may only compare runs
+    the public board shows (comparing unreleased runs would reveal their scores)."""
+    from evalhub.competitions.services import access
+
+    task = test_set.phase.task
+    if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
+        raise NotComparable
+    ranking = PhaseRanking.for_phase(test_set.phase)
+    if ladder_applies(test_set, ranking) and not access.is_organiser(user, task):
+        shown = set(cached(test_set=test_set).shown.values())
+        if not {run_a, run_b} <= shown:
+            raise NotComparable
+    stats = {sub.pk: s for sub, s in item_stats_of(test_set)}
+    if run_a not in stats or run_b not in stats:
+        raise NotComparable
+    delta, p_boot, p_rand = rs.compare(
+        stats[run_a],
+        stats[run_b],
+        samples=ranking.bootstrap_samples,
+        trials=ranking.bootstrap_samples,
+        seed=ranking.seed,
+    )
+    return {
+        "test_set": test_set.slug,
+        "metric": task.type.primary_metric,
+        "run_a": run_a,
+        "run_b": run_b,
+        "value_a": stats[run_a].value(),
+        "value_b": stats[run_b].value(),
+        "delta": delta,
+        "p_bootstrap": p_boot,
+        "p_randomisation": p_rand,
+        "signature": signature(test_set, ranking),
+    }
