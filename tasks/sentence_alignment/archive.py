@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -156,12 +157,16 @@ def _read_member(
                         file, None, f"{info.filename}: inflates past {limit:,} bytes"
                     )
                 chunks.append(chunk)
+    except FormatError:
+        raise
     except (
         zipfile.BadZipFile,
         NotImplementedError,
         RuntimeError,
         EOFError,
         OSError,
+        ValueError,  # a corrupt header offset: "negative seek value"
+        zlib.error,  # corrupt deflate data
     ) as exc:
         raise FormatError.at(
             file, None, f"{info.filename}: cannot be read ({exc})"
