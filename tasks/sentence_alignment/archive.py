@@ -69,7 +69,13 @@ def read_zip(
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        ValueError,
+        EOFError,
+        NotImplementedError,  # e.g. "zip file version 6.4" in a corrupt header
+    ) as exc:
         raise FormatError.at(
             file, None, f"is not a readable zip archive ({exc})"
         ) from None
