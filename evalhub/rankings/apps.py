@@ -7,6 +7,3 @@ class RankingsConfig(AppConfig):
     name = "evalhub.rankings"
     label = "rankings"
     verbose_name = "Rankings (confidence intervals, significance, Ladder)"
-
-    def ready(self) -> None:
-        from evalhub.rankings import receivers  # noqa: F401  (connects signals)

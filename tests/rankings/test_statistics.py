@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from evalhub.competitions import signals
 from evalhub.competitions.models import Score, Submission
 from evalhub.competitions.services import leaderboard, teams
 from evalhub.rankings import jobs
@@ -82,16 +81,27 @@ def test_board_without_statistics_has_no_intervals(three_teams, test_set):
     assert board.signature == ""
 
 
-def test_scored_signal_enqueues_a_refresh_per_test_set(
-    monkeypatch, django_capture_on_commit_callbacks
+def test_a_scored_run_enqueues_a_refresh_per_test_set(
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+    submit_run,
+    demo_run,
+    test_set,
+    private_test_set,
 ):
+    from evalhub.competitions.services import scoring
+
     calls: list[int] = []
     monkeypatch.setattr(jobs.refresh_statistics, "delay", calls.append)
+    sub = submit_run(demo_run)
     with django_capture_on_commit_callbacks(execute=True):
-        signals.submission_scored.send(
-            sender=Submission, submission_id=1, test_set_ids=[5, 3, 5]
-        )
-    assert calls == [3, 5]
+        assert scoring.score_submission(submission_id=sub.pk) == "scored"
+    assert sorted(calls) == [test_set.pk, private_test_set.pk]
+    # The refresh itself invalidates the board without asking for another one.
+    calls.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    assert calls == []
 
 
 def _noisy(run: bytes, gold: bytes) -> bytes:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.cache import cache
+from django.db import transaction
 
 from evalhub.competitions.models import Score, Submission, TestSet
 
@@ -58,12 +59,20 @@ def _version_key(test_set_id: int) -> str:
     return f"leaderboard:version:{test_set_id}"
 
 
-def invalidate(*, test_set_id: int) -> None:
+def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
+    """Drop the cached board. Scores changed (a scored or rescored run, replaced
+    gold, new judgements), so by default the intervals, p-values and Ladder are
+    recomputed on the worker too, after the transaction commits; that job then
+    invalidates the board again without asking for another refresh."""
     key = _version_key(test_set_id)
     try:
         cache.incr(key)
     except ValueError:
         cache.set(key, 1, timeout=None)
+    if refresh_statistics:
+        from evalhub.rankings import jobs
+
+        transaction.on_commit(lambda: jobs.refresh_statistics.delay(test_set_id))
 
 
 def board(*, test_set: TestSet) -> Board:

@@ -220,7 +220,7 @@ def refresh(*, test_set_id: int) -> str:
         row.signature = signature(test_set, ranking)
         _save_chart(row, test_set, data)
         row.save()
-    leaderboard.invalidate(test_set_id=test_set_id)
+    leaderboard.invalidate(test_set_id=test_set_id, refresh_statistics=False)
     return "refreshed"
 
 
