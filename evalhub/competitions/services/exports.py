@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
+from django.core.cache import cache
+
 from evalhub.competitions.models import (
     Evaluation,
     Phase,
@@ -26,7 +28,7 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services import access, analyses, leaderboard, pages
-from tasks.base import Metric
+from tasks.base import Metric, Plot
 
 
 class NotVisible(Exception):
@@ -216,9 +218,10 @@ def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
 
         def render(key: str, title: str, fig):  # noqa: ANN001, ANN202
             sink = getattr(_capture, "sink", None)
-            if sink is not None:
-                sink.append((key, fig))
-            return original(key, title, fig)
+            if sink is None:
+                return original(key, title, fig)
+            sink.append((key, fig))
+            return Plot(key=key, title=title, svg=b"", png=b"")  # not needed here
 
         plotting.render = render
         _capture.sink = captured
@@ -232,11 +235,21 @@ def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
 def figure_pdf(*, test_set: TestSet, key: str, user: object) -> bytes:
     """A comparison figure re-rendered as vector PDF from the stored curves (the same
     runs and drawing code as its stored SVG)."""
-    from tasks.common.plotting import render_pdf
-
     artefact = _figure(test_set=test_set, key=key, user=user)
     if not artefact.key.startswith(COMPARE_PREFIX):
         raise NotVisible
+    # The stored SVG changes only when the artefact is refreshed.
+    cache_key = f"exports:pdf:{artefact.pk}:{artefact.updated_at.timestamp()}"
+    pdf = cache.get(cache_key)
+    if pdf is None:
+        pdf = _render_comparison_pdf(test_set=test_set, artefact=artefact)
+        cache.set(cache_key, pdf, timeout=7 * 24 * 3600)
+    return pdf
+
+
+def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> bytes:
+    from tasks.common.plotting import render_pdf
+
     wanted = artefact.key[len(COMPARE_PREFIX) :]
     board = leaderboard.compute(test_set=test_set)
     top_ids = [r.submission_id for r in board.rows[: analyses.MAX_RUNS_IN_PLOTS]]
