@@ -156,3 +156,20 @@ def test_organiser_compares_unreleased_runs(client, stats, test_set, organiser):
     first, _, other = stats
     c = _client(client, organiser)
     assert c.get(_compare_url(test_set, first, other)).status_code == 200
+
+
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "participant"])
+def test_ladder_hides_superseded_and_unreleased_run_scores(
+    role, request, stats, test_set, private_test_set, organiser
+):
+    from evalhub.rankings.services import statistics
+
+    first, second, other = stats
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+
+    def hides(sub, ts, u=user) -> bool:  # noqa: ANN001
+        return statistics.ladder_hides(submission=sub, test_set=ts, user=u)
+
+    assert [hides(s, test_set) for s in stats] == [True, False, False]
+    assert [hides(s, private_test_set) for s in stats] == [False] * 3
+    assert [hides(s, test_set, organiser) for s in stats] == [False] * 3

@@ -280,3 +280,33 @@ def compare_runs(
         "p_randomisation": p_rand,
         "signature": signature(test_set, ranking),
     }
+
+
+def ladder_hides(*, submission: Submission, test_set: TestSet, user: object) -> bool:
+    """In Ladder mode a run's score on a public test set is for organisers only
+    unless the Ladder released it (shows it on the board): pages and APIs that show
+    a single run's scores ask this first."""
+    from evalhub.competitions.services import access
+
+    ranking = PhaseRanking.for_phase(test_set.phase)
+    if not ladder_applies(test_set, ranking):
+        return False
+    if access.is_organiser(user, test_set.phase.task):
+        return False
+    key = leaderboard.team_key(submission.team_id, submission.is_baseline)
+    shown = cached(test_set=test_set).shown
+    if key not in shown:
+        # Not yet seen by the Ladder: only a competitor's first run is released.
+        first = (
+            Submission.objects.filter(
+                phase=test_set.phase,
+                team_id=submission.team_id,
+                is_baseline=submission.is_baseline,
+                status=Submission.Status.SCORED,
+            )
+            .order_by("created_at", "pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return first != submission.pk
+    return shown[key] != submission.pk
