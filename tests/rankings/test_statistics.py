@@ -189,3 +189,30 @@ def test_latex_and_csv_exports(three_teams, test_set, organiser):
 
 def test_cached_reads_nothing_before_the_first_refresh(test_set):
     assert statistics.cached(test_set=test_set) == statistics.Cached()
+
+
+def test_admin_change_of_ranking_settings_refreshes_the_phase(
+    client, organiser, phase, test_set, monkeypatch, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    organiser.is_superuser = True
+    organiser.save()
+    calls: list[int] = []
+    monkeypatch.setattr(jobs.refresh_statistics, "delay", calls.append)
+    client.force_login(organiser)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("admin:rankings_phaseranking_add"),
+            {
+                "phase": phase.pk,
+                "ladder": "on",
+                "ladder_margin": "1.0",
+                "bootstrap_samples": "1000",
+                "seed": "0",
+                "alpha": "0.05",
+            },
+        )
+    assert response.status_code == 302
+    assert PhaseRanking.objects.get(phase=phase).ladder
+    assert calls == [test_set.pk]
