@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "evalhub.accounts",
     "evalhub.competitions",
     "evalhub.annotations",
+    "ninja",  # the API docs page serves its bundled Swagger UI, no CDN
     "evalhub.api",
     "evalhub.rankings",
 ]
