@@ -54,11 +54,13 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "evalhub.competitions.upload_limits.UploadSizeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "evalhub.competitions.ratelimit.RateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -193,6 +195,17 @@ WHITENOISE_USE_FINDERS = True
 MAX_UPLOAD_BYTES = env_int("EVALHUB_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "evalhub.competitions.upload_limits.MaxSizeUploadHandler",  # stops at the limit
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# Rate limits ("<count>/<seconds>"), counted in the cache: login attempts per client
+# address, submissions per user. RATELIMIT_CLIENT_HEADER: a META key set by a trusted
+# proxy (e.g. HTTP_X_REAL_IP); empty = REMOTE_ADDR.
+LOGIN_RATE = env_str("EVALHUB_LOGIN_RATE", "10/300")
+SUBMIT_RATE = env_str("EVALHUB_SUBMIT_RATE", "30/600")
+RATELIMIT_CLIENT_HEADER = env_str("EVALHUB_RATELIMIT_CLIENT_HEADER", "")
 
 # --- auth, i18n -------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

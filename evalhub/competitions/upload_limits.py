@@ -1,0 +1,68 @@
+"""Upload size limit enforced while the request body streams in, never after reading
+it whole.
+
+- :class:`UploadSizeMiddleware` answers 413 at once when ``Content-Length`` says the
+  body exceeds ``MAX_UPLOAD_BYTES`` (plus room for the form fields), before Django
+  reads any of it.
+- :class:`MaxSizeUploadHandler` (first in ``FILE_UPLOAD_HANDLERS``) counts each file's
+  bytes as they arrive and stops the upload the moment one passes the limit; the
+  middleware then turns the request into the same 413 answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.http import HttpRequest, HttpResponse
+
+#: Room for the other form fields and multipart headers around the file.
+FORM_OVERHEAD = 256 * 1024
+_FLAG = "_evalhub_upload_too_large"
+
+
+def too_large_response() -> HttpResponse:
+    limit = settings.MAX_UPLOAD_BYTES
+    response = HttpResponse(
+        f"The upload is larger than the limit of {limit:,} bytes "
+        f"({limit / 1024 / 1024:.0f} MiB). Compress the file or contact the organisers.",
+        status=413,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Connection"] = "close"
+    return response
+
+
+class MaxSizeUploadHandler(FileUploadHandler):
+    def new_file(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        super().new_file(*args, **kwargs)
+        self.received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        self.received += len(raw_data)
+        if self.received > settings.MAX_UPLOAD_BYTES:
+            if self.request is not None:
+                setattr(self.request, _FLAG, True)
+            raise StopUpload(connection_reset=True)
+        return raw_data  # the next handler stores it
+
+    def file_complete(self, file_size: int) -> None:
+        return None  # a later handler builds the file
+
+
+class UploadSizeMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > settings.MAX_UPLOAD_BYTES + FORM_OVERHEAD:
+            return too_large_response()
+        response = self.get_response(request)
+        if getattr(request, _FLAG, False):
+            return too_large_response()
+        return response
