@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -188,16 +188,29 @@ class Interval:
         }
 
 
+#: Resamples are drawn and used this many at a time (bounded memory).
+CHUNK = 256
+
+
+def _weight_chunks(n: int, samples: int, seed: int) -> Iterator[FloatArray]:
+    """``resample_weights`` in consecutive row blocks of at most ``CHUNK`` rows,
+    drawn from one generator, so the rows do not depend on the block size."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for start in range(0, samples, CHUNK):
+        rows = min(CHUNK, samples - start)
+        if n == 0:
+            yield np.zeros((rows, 0))
+            continue
+        idx = rng.integers(0, n, size=(rows, n))
+        flat = (idx + (np.arange(rows) * n)[:, None]).reshape(-1)
+        counts = np.bincount(flat, minlength=rows * n)
+        yield counts.reshape(rows, n).astype(np.float64)
+
+
 def resample_weights(n: int, samples: int, seed: int) -> FloatArray:
     """``(samples, n)`` multiplicities of ``n`` items drawn ``n`` times with
     replacement; a function of ``(n, samples, seed)`` only."""
-    rng = np.random.Generator(np.random.PCG64(seed))
-    if n == 0:
-        return np.zeros((samples, 0))
-    idx = rng.integers(0, n, size=(samples, n))
-    flat = (idx + (np.arange(samples) * n)[:, None]).reshape(-1)
-    counts = np.bincount(flat, minlength=samples * n)
-    return counts.reshape(samples, n).astype(np.float64)
+    return np.concatenate(list(_weight_chunks(n, samples, seed)), axis=0)
 
 
 def _check_aligned(stats: Sequence[ItemStats]) -> None:
@@ -213,12 +226,19 @@ def _stack(stats: Sequence[ItemStats]) -> tuple[FloatArray, FloatArray]:
     return values, offsets
 
 
-def _boot_metrics(stats: Sequence[ItemStats], w: FloatArray) -> FloatArray:
-    """``(samples, runs)`` metrics on the shared resamples ``w``."""
+def _boot_metrics(stats: Sequence[ItemStats], seed: int, samples: int) -> FloatArray:
+    """``(samples, runs)`` metrics on the shared resamples of ``seed``."""
     # One product per run (not one stacked product) so that a run's numbers are
     # bit-for-bit the same whatever other runs share the test set.
-    sums = np.stack([w @ s.values + np.asarray(s.offset) for s in stats], axis=1)
-    return apply_formula(stats[0].formula, sums)
+    columns = [np.ascontiguousarray(s.values.T) for s in stats]  # (k, n): fast BLAS
+    offsets = [np.asarray(s.offset) for s in stats]
+    out = []
+    for w in _weight_chunks(stats[0].n, samples, seed):
+        sums = np.stack(
+            [(c @ w.T).T + o for c, o in zip(columns, offsets, strict=True)], axis=1
+        )
+        out.append(apply_formula(stats[0].formula, sums))
+    return np.concatenate(out, axis=0)
 
 
 def bootstrap_intervals(
@@ -237,7 +257,7 @@ def bootstrap_intervals(
     values = [s.value() for s in stats]
     if stats[0].n == 0:
         return [Interval(v, v, v, samples, seed, confidence) for v in values]
-    boot = _boot_metrics(stats, resample_weights(stats[0].n, samples, seed))
+    boot = _boot_metrics(stats, seed, samples)
     alpha = 1.0 - confidence
     low = np.nanquantile(boot, alpha / 2, axis=0)
     high = np.nanquantile(boot, 1 - alpha / 2, axis=0)
@@ -274,12 +294,20 @@ class Pairwise:
     exact: bool
 
 
-def _swap_masks(n: int, trials: int, seed: int) -> tuple[FloatArray, bool]:
+def _swap_masks(n: int, trials: int, seed: int) -> tuple[Iterator[FloatArray], bool]:
+    """Row blocks of 0/1 swap indicators: all ``2^n`` when that is at most
+    ``trials`` (exact test), else ``trials`` random rows."""
     if n <= 20 and 2**n <= trials:
         grid = np.array(list(itertools.product((0.0, 1.0), repeat=n)))
-        return grid.reshape(-1, n), True
-    rng = np.random.Generator(np.random.PCG64([seed, 1]))
-    return rng.integers(0, 2, size=(trials, n)).astype(np.float64), False
+        return iter(np.array_split(grid, max(1, len(grid) // CHUNK))), True
+
+    def blocks() -> Iterator[FloatArray]:
+        rng = np.random.Generator(np.random.PCG64([seed, 1]))
+        for start in range(0, trials, CHUNK):
+            rows = min(CHUNK, trials - start)
+            yield rng.integers(0, 2, size=(rows, n)).astype(np.float64)
+
+    return blocks(), False
 
 
 def pairwise(
@@ -302,29 +330,39 @@ def pairwise(
     n = stats[0].n if runs else 0
     # One item: no variation to test against (p stays 1.0).
     if runs >= 2 and n >= 2:
-        boot = _boot_metrics(stats, resample_weights(n, samples, seed))
-        d_star = boot[:, :, None] - boot[:, None, :]
-        valid = ~np.isnan(d_star)
-        extreme = np.abs(d_star - delta) >= np.abs(delta) - 1e-12
-        p_boot = (1 + (extreme & valid).sum(axis=0)) / (valid.sum(axis=0) + 1)
+        boot = _boot_metrics(stats, seed, samples)
+        valid = ~np.isnan(boot)
+        extreme_count = np.zeros((runs, runs))
+        valid_count = np.zeros((runs, runs))
+        for i in range(runs):
+            d_star = boot[:, i : i + 1] - boot  # (samples, runs)
+            ok = valid[:, i : i + 1] & valid
+            hit = np.abs(d_star - delta[i]) >= np.abs(delta[i]) - 1e-12
+            extreme_count[i] = (hit & ok).sum(axis=0)
+            valid_count[i] = ok.sum(axis=0)
+        p_boot = (1 + extreme_count) / (valid_count + 1)
+        np.fill_diagonal(p_boot, 1.0)
 
-        masks, exact = _swap_masks(n, trials, seed)
+        blocks, exact = _swap_masks(n, trials, seed)
         x, offsets = _stack(stats)
         k = x.shape[2]
         sums = x.sum(axis=0) + offsets
         pairs = [(i, j) for i in range(runs) for j in range(i + 1, runs)]
-        diff = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)  # (n, P, k)
-        moved = (masks @ diff.reshape(n, -1)).reshape(len(masks), len(pairs), k)
         ii = np.array([i for i, _ in pairs])
         jj = np.array([j for _, j in pairs])
-        m_i = apply_formula(stats[0].formula, sums[ii] - moved)
-        m_j = apply_formula(stats[0].formula, sums[jj] + moved)
+        diff = (x[:, ii] - x[:, jj]).reshape(n, -1)  # (n, pairs * k)
         observed = np.abs(delta[ii, jj])
-        hits = (np.abs(m_i - m_j) >= observed - 1e-12).sum(axis=0)
-        p = hits / len(masks) if exact else (1 + hits) / (len(masks) + 1)
+        hits = np.zeros(len(pairs))
+        total = 0
+        for masks in blocks:
+            moved = (masks @ diff).reshape(len(masks), len(pairs), k)
+            m_i = apply_formula(stats[0].formula, sums[ii] - moved)
+            m_j = apply_formula(stats[0].formula, sums[jj] + moved)
+            hits += (np.abs(m_i - m_j) >= observed - 1e-12).sum(axis=0)
+            total += len(masks)
+        p = hits / total if exact else (1 + hits) / (total + 1)
         p_rand[ii, jj] = p
         p_rand[jj, ii] = p
-        np.fill_diagonal(p_boot, 1.0)
     return Pairwise(values, delta, p_boot, p_rand, samples, trials, seed, exact)
 
 

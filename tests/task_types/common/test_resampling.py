@@ -234,3 +234,17 @@ def test_lower_is_better_ladder() -> None:
     assert steps[1].released
     steps = rs.ladder([("b", b), ("a", a)], higher_is_better=False)
     assert not steps[1].released
+
+
+def test_resamples_do_not_depend_on_the_block_size(monkeypatch) -> None:  # noqa: ANN001
+    rng = np.random.default_rng(9)
+    runs = [mean_stats(rng.random(50)) for _ in range(3)]
+    whole = rs.resample_weights(50, 700, seed=2)
+    intervals = rs.bootstrap_intervals(runs, samples=700, seed=2)
+    matrix = rs.pairwise(runs, samples=700, trials=700, seed=2)
+    monkeypatch.setattr(rs, "CHUNK", 7)
+    assert (rs.resample_weights(50, 700, seed=2) == whole).all()
+    assert rs.bootstrap_intervals(runs, samples=700, seed=2) == intervals
+    again = rs.pairwise(runs, samples=700, trials=700, seed=2)
+    assert (again.p_bootstrap == matrix.p_bootstrap).all()
+    assert (again.p_randomisation == matrix.p_randomisation).all()
