@@ -125,8 +125,14 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
     runs = item_stats_of(test_set)
     samples, seed = ranking.bootstrap_samples, ranking.seed
 
-    intervals = rs.bootstrap_intervals(
-        [s for _, s in runs], samples=samples, seed=seed, confidence=CONFIDENCE
+    # With fewer than two gold items (e.g. a one-document bitext) every resample is
+    # the sample itself: no interval rather than a misleading "± 0.000".
+    intervals = (
+        rs.bootstrap_intervals(
+            [s for _, s in runs], samples=samples, seed=seed, confidence=CONFIDENCE
+        )
+        if runs and runs[0][1].n >= 2
+        else []
     )
     by_team: dict[str, list[tuple[str, rs.ItemStats]]] = {}
     for sub, stats in runs:
@@ -177,7 +183,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         "alpha": ranking.alpha,
         "intervals": {
             str(sub.pk): iv.to_json()  # type: ignore[misc]
-            for (sub, _), iv in zip(runs, intervals, strict=True)
+            for (sub, _), iv in zip(runs, intervals, strict=False)
         },
         "ladder": {
             "enabled": ranking.ladder,
