@@ -24,15 +24,21 @@ EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_REFUSED = 0, 1, 2, 3
 CLIENT_COMMANDS = ("submit", "status")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from tasks import cli as task_cli
+def build_parser(*, offline: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; ``offline=False`` leaves out ``score``/``probe`` (whose
+    parser imports every task type) so ``submit`` and ``status`` start fast."""
+    if offline:
+        from tasks import cli as task_cli
 
-    parser = task_cli.build_parser()
+        parser = task_cli.build_parser()
+        commands = next(
+            a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+        )
+    else:
+        parser = argparse.ArgumentParser(prog="evalhub")
+        commands = parser.add_subparsers(dest="command", required=True)
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    commands = next(
-        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
-    )
     submit = commands.add_parser(
         "submit", help="submit a run to an evalhub server (REST API)"
     )
@@ -77,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tasks import cli as task_cli
 
         return task_cli.main(argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser(offline=command not in CLIENT_COMMANDS).parse_args(argv)
     from evalhub import client
 
     token = client.token_from_env(args.token)
