@@ -25,6 +25,4 @@ def rescore_after_scoring(
         .distinct()
     )
     for test_set_id in sorted(set(judged)):
-        transaction.on_commit(
-            lambda pk=test_set_id: jobs.rescore_judged_runs.delay(pk)
-        )
+        transaction.on_commit(lambda pk=test_set_id: jobs.rescore_judged_runs.delay(pk))

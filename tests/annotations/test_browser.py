@@ -187,4 +187,12 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
     expect(page.locator(".history tr.retracted")).to_have_count(1)
     expect(score).to_have_text("1.0000", timeout=TIMEOUT_MS)
+    # Moving around with the keyboard: next/previous translation and probe.
+    expect(active).to_have_text("Dies ist Waffe-weniger.")
+    page.keyboard.press("k")
+    expect(active).to_have_text("Dies ist waffenlos.")
+    page.keyboard.press("n")
+    expect(page.locator("#probe-title")).to_contain_text("This is thievish.")
+    page.keyboard.press("p")
+    expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
     assert worker.poll() is None, "the worker died"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import transaction
 
@@ -135,13 +134,3 @@ def agreement(*, test_set: TestSet) -> list[PairAgreement]:
         if result.n_items:
             out.append(PairAgreement(a, b, result))
     return out
-
-
-def last_change(*, test_set: TestSet) -> datetime | None:
-    row = (
-        Judgement.objects.filter(test_set=test_set)
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)
-        .first()
-    )
-    return row
