@@ -216,6 +216,16 @@ def run_create(
     """Submit a run file (multipart). 201: queued; 422: the file does not parse (the
     errors name file and line; not counted against limits); 403: not allowed now."""
     phase_obj = _phase(request, slug, phase)
+    if not method_name.strip() or len(method_name) > 100:
+        return Status(
+            422,
+            {
+                "detail": "A method name of 1 to 100 characters is required.",
+                "errors": [],
+                "total": 0,
+                "run": None,
+            },
+        )
     limit = settings.MAX_UPLOAD_BYTES
     try:
         if file.size and file.size > limit:

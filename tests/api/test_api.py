@@ -141,6 +141,15 @@ def test_submit_bad_file_gives_422_with_file_and_line_and_counts_nothing(
     assert runs["allowance"]["total_left"] == phase.total_limit
 
 
+def test_submit_without_method_name_is_422(
+    client, tokens, team, phase, test_set, demo_run
+):
+    response = _post_run(client, tokens["participant"], demo_run, method_name=" ")
+    assert response.status_code == 422
+    assert "method name" in response.json()["detail"]
+    assert not Submission.objects.exists()
+
+
 def test_submit_refused_is_403(
     client, tokens, team, phase, test_set, demo_run, django_user_model
 ):
