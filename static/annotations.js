@@ -15,6 +15,18 @@
   }
   function follow(id) { var a = document.getElementById(id); if (a) a.click(); }
 
+  // A refused judgement (400) is not swapped in by htmx: show its message.
+  document.addEventListener("htmx:responseError", function (event) {
+    var box = document.getElementById("annotation-error");
+    if (!box) return;
+    box.textContent = event.detail.xhr.responseText || "The server refused this action.";
+    box.hidden = false;
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var box = document.getElementById("annotation-error");
+    var target = event.detail && event.detail.target;
+    if (box && target && target.id === "annotation-panel") box.hidden = true;
+  });
   document.addEventListener("click", function (event) {
     var choice = event.target.closest && event.target.closest("#annotation-panel .choice");
     if (choice) select(choice);
