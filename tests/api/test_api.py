@@ -250,3 +250,28 @@ def test_openapi_schema_and_docs(client):
         for s in data["components"]["securitySchemes"].values()
     )
     assert client.get("/api/docs").status_code == 200
+
+
+def test_run_status_hides_scores_the_ladder_has_not_released(
+    client, tokens, submit_run, phase, test_set, bucc_demo
+):
+    from evalhub.rankings import jobs as ranking_jobs
+    from evalhub.rankings.models import PhaseRanking
+
+    PhaseRanking.objects.create(phase=phase, ladder=True)
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    first = submit_run(runs["roots only"], method="first")
+    jobs.score_submission(first.pk)
+    second = submit_run(runs["dictionary"], method="second")
+    jobs.score_submission(second.pk)
+    assert ranking_jobs.refresh_statistics(test_set.pk) == "refreshed"
+    # The clearly better second run superseded the first on the public board.
+    for role in ("participant", "other_team"):
+        headers = _auth(tokens[role])
+        superseded = client.get(f"/api/runs/{first.pk}", **headers).json()
+        assert superseded["status"] == "scored" and superseded["scores"] == {}, role
+        shown = client.get(f"/api/runs/{second.pk}", **headers).json()
+        assert set(shown["scores"]) == {"public"}, role
+    assert client.get(f"/api/runs/{first.pk}").json()["scores"] == {}
+    organiser = client.get(f"/api/runs/{first.pk}", **_auth(tokens["organiser"]))
+    assert set(organiser.json()["scores"]) == {"public"}

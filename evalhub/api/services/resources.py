@@ -83,14 +83,23 @@ def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
 
 
 def run_status(*, submission: Submission, user: object) -> dict[str, object]:
-    """Status, and scores on the test sets this user may see; failure messages and
-    warnings only for the run's team and the organisers."""
+    """Status, and scores on the test sets this user may see (private test sets
+    until revealed, and the Ladder's unreleased runs: organisers only); failure
+    messages and warnings only for the run's team and the organisers."""
+    from evalhub.rankings.services.statistics import ladder_hides
+
     private_ok = access.can_see_run_private(user, submission)
     scores: dict[str, dict[str, float | None]] = {}
     if submission.status == Submission.Status.SCORED:
+        shown: dict[int, bool] = {}
         for score in submission.scores.select_related("test_set__phase__task"):
-            if access.can_see_scores(user, score.test_set):
-                scores.setdefault(score.test_set.slug, {})[score.metric] = score.value
+            ts = score.test_set
+            if ts.pk not in shown:
+                shown[ts.pk] = access.can_see_scores(user, ts) and not ladder_hides(
+                    submission=submission, test_set=ts, user=user
+                )
+            if shown[ts.pk]:
+                scores.setdefault(ts.slug, {})[score.metric] = score.value
     return {
         "id": submission.pk,
         "task": submission.phase.task.slug,
