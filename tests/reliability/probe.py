@@ -4,11 +4,14 @@ registered only by the test fixtures and by ``tests.reliability.worker_main``; t
 production registry never names it.
 
 File names: ``ok.tsv``, ``slow-<seconds>.tsv``, ``raise.tsv``, ``hang.tsv``,
-``memory.tsv``.
+``memory.tsv``, ``crash.tsv`` (the scoring process SIGKILLs itself, as the kernel's
+OOM killer would).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 from tasks.bilingual_term_alignment.task import BilingualTermAlignment
@@ -36,6 +39,8 @@ class ProbeTask(BilingualTermAlignment):
             raise RuntimeError(f"scorer bug near {SECRET}")
         elif mode == "hang":
             time.sleep(10**6)
+        elif mode == "crash":
+            os.kill(os.getpid(), signal.SIGKILL)
         elif mode == "memory":
             blob = bytearray(64 * 1024**3)  # MemoryError under the worker's limit
             del blob

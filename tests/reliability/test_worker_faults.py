@@ -79,13 +79,14 @@ def test_raising_hanging_and_memory_hungry_scorers_fail_readably(
         "w",
         EVALHUB_SCORING_SOFT_TIME_LIMIT=str(short_time_limit),
         EVALHUB_SCORING_MEMORY_LIMIT_MB="4096",
+        EVALHUB_SCORING_MAX_ATTEMPTS="3",
     )
     cluster.beat()
     cluster.wait_ready(name)
     pid = cluster.procs["w"].pid
     runs = {
         mode: _submit(probe_phase, participant, demo_run, f"{mode}.tsv")
-        for mode in ("ok", "raise", "hang", "memory", "ok-again")
+        for mode in ("ok", "raise", "hang", "memory", "crash", "ok-again")
     }
     for mode, sub in runs.items():
         wait_for(lambda sub=sub: _final(sub), f"the {mode} run to finish")
@@ -94,12 +95,16 @@ def test_raising_hanging_and_memory_hungry_scorers_fail_readably(
         "raise": ("failed", "scorer"),
         "hang": ("failed", "timeout"),
         "memory": ("failed", "scorer"),
+        "crash": ("failed", "infrastructure"),
         "ok": ("scored", ""),
         "ok-again": ("scored", ""),
     }
     assert "out of memory" in runs["memory"].failure_message
     assert "longer than 8 s" in runs["hang"].failure_message
-    assert all(s.attempts == 1 for s in runs.values())
+    assert all(s.attempts == 1 for m, s in runs.items() if m != "crash")
+    # A scorer that kills its process each time is retried, then given up on.
+    assert runs["crash"].attempts == 3
+    assert "did not finish after 3 attempts" in runs["crash"].failure_message
     # The worker survived all three and its logs never quote the scorer's exception
     # text (which may quote gold).
     assert cluster.procs["w"].poll() is None and cluster.procs["w"].pid == pid
