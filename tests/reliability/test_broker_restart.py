@@ -3,7 +3,6 @@ enqueues the lost jobs again and every submission still ends in a final state.""
 
 from __future__ import annotations
 
-import kombu.exceptions
 import pytest
 
 from evalhub.competitions.models import Evaluation, Submission
@@ -34,9 +33,9 @@ def test_runs_queued_when_redis_dies_are_all_scored_after_restart(
         "the first run to be claimed",
     )
     broker.kill()  # no persistence: the queued messages are gone
-    # A run submitted while the broker is down is stored; only the enqueue fails.
-    with pytest.raises(kombu.exceptions.OperationalError):
-        send("ok.tsv")
+    # A run submitted while the broker is down is stored and the participant gets no
+    # error; the sweeper sends its job once the broker is back.
+    send("ok.tsv")
     during = Submission.objects.get(original_name="ok.tsv")
     assert during.status == "queued"
     subs.append(during)

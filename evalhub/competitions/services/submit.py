@@ -4,9 +4,12 @@ the task type's parser, then a ``queued`` row enqueued on commit."""
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+import kombu.exceptions
+import redis.exceptions
 from django.conf import settings as django_settings
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -15,6 +18,8 @@ from django.utils import timezone
 from evalhub.competitions.models import Phase, Registration, Submission, Team
 from evalhub.competitions.services import taskdata
 from tasks.base import FormatError, Problem
+
+log = logging.getLogger(__name__)
 
 
 class SubmissionRefused(Exception):
@@ -104,7 +109,6 @@ def submit_run(
 ) -> Submission:
     """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
     latter also records a ``rejected`` row, not counted against limits)."""
-    from evalhub.competitions import jobs
 
     now = now or timezone.now()
     if is_baseline:
@@ -169,8 +173,21 @@ def submit_run(
             f"{digest[:16]}-{_safe_name(filename)}", ContentFile(data), save=False
         )
         submission.save()
-        transaction.on_commit(lambda: jobs.score_submission.delay(submission.pk))
+        transaction.on_commit(lambda: _enqueue(submission.pk))
     return submission
+
+
+def _enqueue(submission_id: int) -> None:
+    """Send the scoring job. The row is already stored: if the broker is down the
+    participant still gets their run page, and the sweeper sends the job later."""
+    from evalhub.competitions import jobs
+
+    try:
+        jobs.score_submission.delay(submission_id)
+    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
+        log.warning(
+            "broker unavailable; run %s will be enqueued by the sweeper", submission_id
+        )
 
 
 def _check_allowance(*, phase: Phase, team: Team, now: datetime) -> None:
