@@ -292,7 +292,7 @@ def run_plot(request: HttpRequest, pk: int, artefact: int, ext: str) -> HttpResp
         pk=artefact,
         evaluation__submission=sub,
     )
-    if not access.can_see_scores(request.user, art.evaluation.test_set):
+    if not access.can_see_run_scores(request.user, sub, art.evaluation.test_set):
         raise Http404("No such plot.")
     return _serve(art.svg if ext == "svg" else art.png, ext)
 

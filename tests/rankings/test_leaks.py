@@ -173,3 +173,24 @@ def test_ladder_hides_superseded_and_unreleased_run_scores(
     assert [hides(s, test_set) for s in stats] == [True, False, False]
     assert [hides(s, private_test_set) for s in stats] == [False] * 3
     assert [hides(s, test_set, organiser) for s in stats] == [False] * 3
+
+
+def test_run_page_and_plots_hide_what_the_ladder_did_not_release(
+    client, stats, test_set, outsider, organiser
+):
+    """The first run was superseded on the public board: its own page shows no score
+    on the public test set to non-organisers, and its plots are not served."""
+    first, second, _ = stats
+    c = _client(client, outsider)
+    page = c.get(reverse("competitions:run-detail", args=[first.pk])).content.decode()
+    assert "private until the organisers reveal" in page
+    ev = first.evaluations.get(test_set=test_set)
+    plot = ev.artefacts.first()
+    if plot is not None:
+        url = reverse("competitions:run-plot", args=[first.pk, plot.pk, "svg"])
+        assert c.get(url).status_code == 404
+    shown = c.get(reverse("competitions:run-detail", args=[second.pk])).content.decode()
+    assert "AP" in shown
+    org = _client(client, organiser)
+    org_page = org.get(reverse("competitions:run-detail", args=[first.pk])).content.decode()
+    assert "AP (interp.)" in org_page

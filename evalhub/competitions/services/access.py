@@ -34,3 +34,13 @@ def is_team_member(user: object, submission: Submission) -> bool:
 def can_see_run_private(user: object, submission: Submission) -> bool:
     """The run file, failure messages and warnings."""
     return is_team_member(user, submission) or is_organiser(user, submission.phase.task)
+
+
+def can_see_run_scores(user: object, submission: Submission, test_set: TestSet) -> bool:
+    """One run's scores and plots on a test set: the test set's visibility, and in a
+    Ladder phase only what the Ladder released (evalhub.rankings)."""
+    if not can_see_scores(user, test_set):
+        return False
+    from evalhub.rankings.services.statistics import ladder_hides
+
+    return not ladder_hides(submission=submission, test_set=test_set, user=user)

@@ -143,7 +143,7 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
             .select_related("test_set")
             .prefetch_related("artefacts")
         ):
-            visible = access.can_see_scores(user, ev.test_set)
+            visible = access.can_see_run_scores(user, submission, ev.test_set)
             values = {
                 s.metric: s.value
                 for s in submission.scores.filter(test_set=ev.test_set)
