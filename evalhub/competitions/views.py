@@ -335,6 +335,8 @@ def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
 
 
 def _serve(field, ext: str) -> HttpResponse:  # noqa: ANN001
+    if ext not in ("svg", "png"):
+        raise Http404("No such plot.")
     content_type = (
         "image/svg+xml"
         if ext == "svg"
