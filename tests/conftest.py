@@ -172,3 +172,133 @@ def submit_run(phase, participant, team, test_set):  # noqa: ANN001, ANN201
         )
 
     return _submit
+
+
+# --- real processes: a Celery worker and Debian's Chromium ---------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def database_env() -> dict[str, str]:
+    """Environment that points a child process at the test database."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
+    host = s["HOST"] or "127.0.0.1"
+    port = s["PORT"] or "5432"
+    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
+
+
+def wait_for_database_sessions_to_end(timeout: float = 20) -> None:
+    """PostgreSQL ends a dead client's session a moment after the process exits; the
+    test database can only be dropped once it has."""
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                "current_database() AND pid <> pg_backend_pid() "
+                "AND application_name NOT LIKE 'pg_%%' AND backend_type = 'client backend'"
+            )
+            (others,) = cursor.fetchone()
+        if others == 0:
+            return
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def worker(isolated_storage):  # noqa: ANN001, ANN201
+    """A real Celery worker process on the test database, the test's storage and
+    cache namespace, consuming every queue the settings route jobs to."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    from tests.paths import REPO_ROOT
+
+    queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
+    queues.update(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())
+    env = {
+        **os.environ,
+        **database_env(),
+        "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
+        "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "evalhub", "worker",
+         "-Q", ",".join(sorted(queues)), "-c", "1", "--without-mingle",
+         "--without-gossip", "--loglevel", "WARNING",
+         "-n", f"test-{uuid.uuid4().hex[:8]}@%h"],
+        cwd=REPO_ROOT,
+        env=env,
+    )  # fmt: skip
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
+    wait_for_database_sessions_to_end()
+
+
+@pytest.fixture
+def screenshots(tmp_path):  # noqa: ANN001, ANN201
+    """Where browser tests save screenshots: $EVALHUB_SCREENSHOTS, else tmp_path."""
+    import os
+    from pathlib import Path
+
+    folder = Path(os.environ.get("EVALHUB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def browser(monkeypatch):  # noqa: ANN001, ANN201
+    """Debian's Chromium driven by Playwright. Request it (or ``page``) last:
+    Playwright's sync API runs an event loop in this thread, and the database
+    fixtures must be set up before it starts."""
+    from pathlib import Path
+
+    # Teardown of the transactional test database runs while the loop object exists.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):  # noqa: ANN001, ANN201
+    """A desktop-sized page in the Europe/Paris time zone, 30 s default timeout."""
+    context = browser.new_context(
+        timezone_id="Europe/Paris", viewport={"width": 1200, "height": 900}
+    )
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()

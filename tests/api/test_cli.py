@@ -15,7 +15,6 @@ import pytest
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from tests.e2e.test_pipeline import worker  # noqa: F401  (real Celery worker fixture)
 from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,39 +5,12 @@ to $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture
-def page(monkeypatch):  # noqa: ANN001, ANN201
-    """Request it last (Playwright runs an event loop in this thread)."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1100, "height": 800})
-        page.set_default_timeout(30_000)
-        yield page
-        browser.close()
 
 
 def _api_status(url: str, token: str) -> int:
@@ -51,10 +24,8 @@ def _api_status(url: str, token: str) -> int:
 
 
 def test_create_see_once_use_and_revoke_a_token(
-    live_server, participant, team, phase, test_set, tmp_path, page
+    live_server, participant, team, phase, test_set, tmp_path, screenshots, page
 ):
-    shots = Path(os.environ.get("EVALHUB_SCREENSHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
     page.goto(f"{live_server.url}/account/tokens/")
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill("pw-alice-1")
@@ -64,7 +35,7 @@ def test_create_see_once_use_and_revoke_a_token(
     page.get_by_role("button", name="Create token").click()
     secret = page.locator("#new-token").inner_text()
     assert secret.startswith("evh_")
-    page.screenshot(path=str(shots / "token_created.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "token_created.png"), full_page=True)
 
     runs = f"{live_server.url}/api/tasks/bucc-test/phases/evaluation/runs"
     assert _api_status(runs, secret) == 200
@@ -73,5 +44,5 @@ def test_create_see_once_use_and_revoke_a_token(
     assert secret not in page.content()  # shown once
     page.get_by_role("button", name="Revoke").click()
     page.get_by_text("revoked").wait_for()
-    page.screenshot(path=str(shots / "token_revoked.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "token_revoked.png"), full_page=True)
     assert _api_status(runs, secret) == 401

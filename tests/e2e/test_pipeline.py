@@ -5,73 +5,17 @@ leaderboard."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from tests.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DEADLINE_SECONDS = 180
-
-
-def _database_env() -> dict[str, str]:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
-    host = s["HOST"] or "127.0.0.1"
-    port = s["PORT"] or "5432"
-    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
-
-
-@pytest.fixture
-def worker(isolated_storage) -> Iterator[subprocess.Popen[bytes]]:  # noqa: ANN001
-    env = {
-        **os.environ,
-        **_database_env(),
-        "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
-        "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
-    }
-    name = f"e2e-{uuid.uuid4().hex[:8]}@%h"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "evalhub",
-            "worker",
-            "-Q",
-            "scoring,default",
-            "-c",
-            "1",
-            "--without-mingle",
-            "--without-gossip",
-            "--loglevel",
-            "WARNING",
-            "-n",
-            name,
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-    )
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 def _wait_for(predicate, what: str):  # noqa: ANN001, ANN202

@@ -13,20 +13,10 @@ from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 def test_leaderboard_intervals_chart_and_matrix(
-    live_server, task, phase, test_set, bucc_demo, django_user_model
+    live_server, task, phase, test_set, bucc_demo, django_user_model, screenshots, page
 ):
-    from playwright.sync_api import sync_playwright
-
     for i, (_, method, files) in enumerate(bucc_demo.runs):
         user = django_user_model.objects.create_user(f"b{i}")
         teams.register(task=task, user=user, new_team_name=f"Team {i}")
@@ -36,23 +26,18 @@ def test_leaderboard_intervals_chart_and_matrix(
     url = live_server.url + reverse(
         "competitions:leaderboard-detail", args=[task.slug, phase.slug]
     )
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
-        cells = page.locator("td.ci").all_inner_texts()
-        assert len(cells) == 3 and all(" ± " in c for c in cells)
-        chart = page.locator("img[src*='intervals.svg']")
-        chart.scroll_into_view_if_needed()
-        page.wait_for_function(
-            "img => img.complete && img.naturalWidth > 0", arg=chart.element_handle()
-        )
-        page.screenshot(path="/tmp/rankings-leaderboard.png", full_page=True)
-        page.get_by_role("link", name="pairwise significance").click()
-        page.wait_for_url("**/significance/")
-        assert page.locator("table.matrix tbody tr").count() == 3
-        assert page.locator("table.matrix strong").count() == 6  # all pairs differ
-        page.screenshot(path="/tmp/rankings-significance.png", full_page=True)
-        browser.close()
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(url)
+    cells = page.locator("td.ci").all_inner_texts()
+    assert len(cells) == 3 and all(" ± " in c for c in cells)
+    chart = page.locator("img[src*='intervals.svg']")
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=chart.element_handle()
+    )
+    page.screenshot(path=str(screenshots / "rankings-leaderboard.png"), full_page=True)
+    page.get_by_role("link", name="pairwise significance").click()
+    page.wait_for_url("**/significance/")
+    assert page.locator("table.matrix tbody tr").count() == 3
+    assert page.locator("table.matrix strong").count() == 6  # all pairs differ
+    page.screenshot(path=str(screenshots / "rankings-significance.png"), full_page=True)

@@ -192,5 +192,7 @@ def test_run_page_and_plots_hide_what_the_ladder_did_not_release(
     shown = c.get(reverse("competitions:run-detail", args=[second.pk])).content.decode()
     assert "AP" in shown
     org = _client(client, organiser)
-    org_page = org.get(reverse("competitions:run-detail", args=[first.pk])).content.decode()
+    org_page = org.get(
+        reverse("competitions:run-detail", args=[first.pk])
+    ).content.decode()
     assert "AP (interp.)" in org_page

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
+from tests.conftest import database_env
 from tests.paths import REPO_ROOT
 from tests.reliability import probe
 
@@ -106,16 +106,6 @@ def broker(private_redis: RedisServer) -> Iterator[RedisServer]:
     use(private_redis.url)
     yield private_redis
     use(old)
-
-
-def database_env() -> dict[str, str]:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
-    host = s["HOST"] or "127.0.0.1"
-    port = s["PORT"] or "5432"
-    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
 
 
 class Cluster:
