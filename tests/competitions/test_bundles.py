@@ -104,6 +104,8 @@ def test_bad_gold_in_a_bundle_names_the_file_and_line(
         )
     assert "data/gold.tsv, line 2: (gold) no tab" in str(info.value.problems[0])
     assert not SharedTask.objects.exists()
+    # The inputs stored before the gold failed are gone with the rolled-back rows.
+    assert [p for p in isolated_storage["root"].rglob("*") if p.is_file()] == []
 
 
 def test_bundle_pages_are_for_staff_and_organisers(

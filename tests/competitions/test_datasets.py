@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from evalhub.competitions.models import TestSet, TestSetFile
 from evalhub.competitions.services import datasets
@@ -67,3 +68,30 @@ def test_data_view_escapes_and_tabulates():
     )
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<table>" in html and "x (0.5)" in html
+
+
+def test_replaced_gold_file_is_deleted_only_after_commit(
+    test_set, bucc_demo, django_capture_on_commit_callbacks
+):
+    old = TestSetFile.objects.get(test_set=test_set, role="gold")
+    storage, old_name = old.file.storage, old.file.name
+    smaller = b"\n".join(bucc_demo.test_sets[0].gold["gold"].splitlines()[:10]) + b"\n"
+
+    class Abort(Exception):
+        pass
+
+    with pytest.raises(Abort), transaction.atomic():
+        datasets.store_file(
+            test_set=test_set, role="gold", filename="gold2.tsv", data=smaller
+        )
+        raise Abort
+    # Rolled back: the row still points at the old file, and the file is there.
+    assert TestSetFile.objects.get(pk=old.pk).file.name == old_name
+    assert storage.exists(old_name)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        new, _ = datasets.store_file(
+            test_set=test_set, role="gold", filename="gold2.tsv", data=smaller
+        )
+    assert new.file.name != old_name
+    assert storage.exists(new.file.name) and not storage.exists(old_name)

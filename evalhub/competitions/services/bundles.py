@@ -227,6 +227,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
         phases.append(phase)
     if r.problems:
         raise BundleError(r.problems)
+    stored: list = []  # files written so far: deleted again if the import fails
     try:
         with transaction.atomic():
             task = SharedTask.objects.create(
@@ -249,12 +250,13 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                     for role in roles:
                         path = files[role]
                         try:
-                            datasets.store_file(
+                            stored_file, _ = datasets.store_file(
                                 test_set=test_set,
                                 role=role,
                                 filename=path.rsplit("/", 1)[-1],
                                 data=archive.read(path),
                             )
+                            stored.append(stored_file)
                         except FormatError as exc:
                             raise BundleError(
                                 [
@@ -266,7 +268,10 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                             raise BundleError(
                                 [Problem(MANIFEST, line, str(exc))]
                             ) from None
-    except IntegrityError:
+    except BaseException as exc:
+        datasets.delete_stored(stored)
+        if not isinstance(exc, IntegrityError):
+            raise
         raise BundleError(
             [
                 Problem(

@@ -61,24 +61,37 @@ def store_file(
     digest = hashlib.sha256(data).hexdigest()
     with transaction.atomic():
         existing = TestSetFile.objects.filter(test_set=test_set, role=role).first()
-        if existing is not None:
-            existing.file.delete(save=False)
-            obj = existing
-        else:
-            obj = TestSetFile(test_set=test_set, role=role)
+        obj = existing or TestSetFile(test_set=test_set, role=role)
+        old_name = existing.file.name if existing is not None else ""
         obj.private = private
         obj.original_name = filename[:255]
         obj.sha256 = digest
         obj.size = len(data)
+        # The new file gets a name of its own; the old one is deleted only once the
+        # row pointing at the new one is committed, so a rollback loses nothing.
         obj.file.save(
             filename.rsplit("/", 1)[-1][:100] or role, ContentFile(data), save=False
         )
-        obj.save()
-        if private and existing is not None:
-            TestSet.objects.filter(pk=test_set.pk).update(
-                gold_version=test_set.gold_version + 1
-            )
+        new_name, storage = obj.file.name, obj.file.storage
+        try:
+            obj.save()
+            if private and existing is not None:
+                TestSet.objects.filter(pk=test_set.pk).update(
+                    gold_version=test_set.gold_version + 1
+                )
+        except BaseException:
+            storage.delete(new_name)
+            raise
+        if old_name and old_name != new_name:
+            transaction.on_commit(lambda: storage.delete(old_name))
     return obj, warnings
+
+
+def delete_stored(files: list[TestSetFile]) -> None:
+    """Remove the stored files of rows whose transaction rolled back."""
+    for f in files:
+        if f.file.name:
+            f.file.storage.delete(f.file.name)
 
 
 def _read(f: TestSetFile) -> bytes:
@@ -91,4 +104,4 @@ def reveal(*, test_set: TestSet) -> None:
     leaderboard.invalidate(test_set_id=test_set.pk)
 
 
-__all__ = ["FormatError", "UnknownRole", "reveal", "store_file"]
+__all__ = ["FormatError", "UnknownRole", "delete_stored", "reveal", "store_file"]
