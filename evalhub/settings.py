@@ -147,7 +147,9 @@ SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
 # A scoring worker refreshes its row's heartbeat this often; the sweeper requeues rows
 # whose heartbeat is older than STALE_AFTER (worker killed, machine lost).
-SCORING_HEARTBEAT_INTERVAL = env_int("EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1)
+SCORING_HEARTBEAT_INTERVAL = env_int(
+    "EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1
+)
 SCORING_HEARTBEAT_STALE_AFTER = env_int(
     "EVALHUB_SCORING_HEARTBEAT_STALE_AFTER", 60, minimum=2
 )

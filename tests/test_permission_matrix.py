@@ -37,6 +37,8 @@ LOGIN_FIRST = (302, 200, 200, 200)
 POST_ONLY = (302, 405, 405, 405)
 ORGANISER_ONLY = (404, 404, 404, 200)
 TEAM_ONLY = (404, 200, 404, 200)
+#: Organiser pages behind login: anonymous users are sent to log in first.
+ORGANISER_PAGE = (302, 404, 404, 200)
 GONE = (404, 404, 404, 404)
 #: Responses that may quote gold because they are the team's own run file.
 OWN_RUN_FILES = {"competitions:run-file"}
@@ -158,6 +160,8 @@ TABLE: dict[str, tuple[int, ...]] = {
     "competitions:run-file": TEAM_ONLY,
     "competitions:run-rescore": POST_ONLY,
     "competitions:run-item-detail": ORGANISER_ONLY,
+    "competitions:task-dashboard": ORGANISER_PAGE,
+    "competitions:task-rescoring": ORGANISER_PAGE,
 }
 
 

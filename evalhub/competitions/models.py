@@ -401,6 +401,37 @@ class Score(models.Model):
         indexes = [models.Index(fields=["test_set", "metric", "value"])]
 
 
+class ScoreSnapshot(models.Model):
+    """A run's scores on a test set as they were before a rescore with other gold or
+    another scorer version: kept so organisers can compare old and new."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="score_snapshots"
+    )
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="score_snapshots"
+    )
+    scorer_version = models.CharField(max_length=32)
+    gold_version = models.PositiveIntegerField()
+    #: metric key -> value (None where the metric was undefined)
+    metrics = models.JSONField(default=dict)
+    scored_at = models.DateTimeField(help_text="When these scores were computed")
+
+    class Meta:
+        ordering = ["-scored_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "test_set", "scorer_version", "gold_version"],
+                name="scoresnapshot_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"run {self.submission_id} on {self.test_set_id}, gold v{self.gold_version}"
+        )
+
+
 def _plot_path(instance: Artefact, filename: str) -> str:
     return f"plots/{instance.evaluation.submission_id}/{instance.evaluation.test_set_id}/{filename}"
 

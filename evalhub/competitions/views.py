@@ -30,6 +30,7 @@ from evalhub.competitions.services import (
     dashboard,
     overall,
     pages,
+    rescoring,
     submit,
     teams,
 )
@@ -197,6 +198,23 @@ def task_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such page.")
     context = {"dash": dashboard.dashboard(task=task)}
     return render(request, "competitions/task_dashboard.html", context)
+
+
+@login_required
+def task_rescoring(request: HttpRequest, slug: str) -> HttpResponse:
+    """Organisers: runs scored with older gold or another scorer version, a button
+    to rescore them, and old and new scores side by side."""
+    task = _task_or_404(request, slug)
+    if not access.is_organiser(request.user, task):
+        raise Http404("No such page.")
+    if request.method == "POST":
+        n = rescoring.rescore_stale(task=task)
+        messages.success(
+            request, f"{n} run{'s' if n != 1 else ''} queued for rescoring."
+        )
+        return redirect("competitions:task-rescoring", task.slug)
+    context = {"task": task, "test_sets": rescoring.comparison(task=task)}
+    return render(request, "competitions/task_rescoring.html", context)
 
 
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

@@ -30,7 +30,14 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import Artefact, Evaluation, Score, Submission, TestSet
+from evalhub.competitions.models import (
+    Artefact,
+    Evaluation,
+    Score,
+    ScoreSnapshot,
+    Submission,
+    TestSet,
+)
 from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import FormatError, Plot, ScoreReport
 
@@ -255,6 +262,9 @@ def store_evaluation(
     """Write (or overwrite) one run's results on one test set: the report, a Score row
     per metric and the plot files. Idempotent."""
     version = submission.phase.task.type.version
+    _snapshot_if_superseded(
+        submission=submission, test_set=test_set, scorer_version=version
+    )
     evaluation, _ = Evaluation.objects.update_or_create(
         submission=submission,
         test_set=test_set,
@@ -295,6 +305,33 @@ def store_evaluation(
         stale.png.delete(save=False)
         stale.delete()
     return evaluation
+
+
+def _snapshot_if_superseded(
+    *, submission: Submission, test_set: TestSet, scorer_version: str
+) -> None:
+    """Keep the scores about to be overwritten when they came from other gold or
+    another scorer version (a plain retry of the same versions keeps nothing)."""
+    previous = Evaluation.objects.filter(
+        submission=submission, test_set=test_set
+    ).first()
+    if previous is None or (
+        previous.scorer_version == scorer_version
+        and previous.gold_version == test_set.gold_version
+    ):
+        return
+    metrics = dict(
+        Score.objects.filter(submission=submission, test_set=test_set).values_list(
+            "metric", "value"
+        )
+    )
+    ScoreSnapshot.objects.get_or_create(
+        submission=submission,
+        test_set=test_set,
+        scorer_version=previous.scorer_version,
+        gold_version=previous.gold_version,
+        defaults={"metrics": metrics, "scored_at": previous.created_at},
+    )
 
 
 def rescore(*, submission_ids: list[int]) -> int:

@@ -1,0 +1,158 @@
+"""Rescoring after replaced gold or a new scorer version, for organisers: which runs
+were scored with other versions than the current ones, one click to rescore them all,
+and each run's scores before and after side by side (the old ones are kept as
+``ScoreSnapshot`` rows when a rescore overwrites them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Q
+
+from evalhub.competitions.models import (
+    Evaluation,
+    Score,
+    ScoreSnapshot,
+    SharedTask,
+    Submission,
+    TestSet,
+)
+from evalhub.competitions.services import scoring
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    before: str
+    after: str
+    #: after - before, formatted with a sign; "" when either side is undefined
+    change: str
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    submission: Submission
+    #: "gold v0, scorer 1.2" of the kept scores ("" when nothing was kept)
+    before_label: str
+    #: "gold v1, scorer 1.2" of the current scores ("" when not scored here yet)
+    after_label: str
+    #: the current scores came from the current gold and scorer
+    current: bool
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TestSetRescoring:
+    test_set: TestSet
+    current_label: str
+    metric_labels: tuple[str, ...]
+    rows: tuple[Row, ...]
+    stale: int
+
+
+def _label(gold_version: int, scorer_version: str) -> str:
+    return f"gold v{gold_version}, scorer {scorer_version}"
+
+
+def stale_runs(*, task: SharedTask) -> list[int]:
+    """Final runs whose scores on some test set came from older gold or another
+    scorer version (runs that failed are included: new gold may fix them)."""
+    version = task.type.version
+    ids: set[int] = set()
+    for test_set in TestSet.objects.filter(phase__task=task):
+        ids.update(
+            Evaluation.objects.filter(test_set=test_set)
+            .filter(~Q(scorer_version=version) | ~Q(gold_version=test_set.gold_version))
+            .values_list("submission_id", flat=True)
+        )
+    return sorted(
+        Submission.objects.filter(
+            pk__in=ids,
+            status__in=[Submission.Status.SCORED, Submission.Status.FAILED],
+        ).values_list("pk", flat=True)
+    )
+
+
+def rescore_stale(*, task: SharedTask) -> int:
+    with transaction.atomic():
+        return scoring.rescore(submission_ids=stale_runs(task=task))
+
+
+def comparison(*, task: SharedTask) -> list[TestSetRescoring]:
+    task_type = task.type
+    version = task_type.version
+    metrics = task_type.metrics
+    result = []
+    for test_set in TestSet.objects.filter(phase__task=task).select_related("phase"):
+        evaluations = {
+            e.submission_id: e
+            for e in Evaluation.objects.filter(test_set=test_set).only(
+                "submission_id", "scorer_version", "gold_version"
+            )
+        }
+        snapshots: dict[int, ScoreSnapshot] = {}
+        for snap in ScoreSnapshot.objects.filter(test_set=test_set):
+            snapshots.setdefault(snap.submission_id, snap)  # newest first
+        scores: dict[int, dict[str, float | None]] = {}
+        for sub_id, metric, value in Score.objects.filter(
+            test_set=test_set
+        ).values_list("submission_id", "metric", "value"):
+            scores.setdefault(sub_id, {})[metric] = value
+        runs = (
+            Submission.objects.filter(pk__in=set(evaluations) | set(snapshots))
+            .select_related("team")
+            .order_by("team__name", "created_at")
+        )
+        rows = []
+        stale = 0
+        for run in runs:
+            evaluation = evaluations.get(run.pk)
+            snap = snapshots.get(run.pk)
+            current = evaluation is not None and (
+                evaluation.scorer_version == version
+                and evaluation.gold_version == test_set.gold_version
+            )
+            stale += not current
+            after = scores.get(run.pk, {}) if evaluation else {}
+            before = snap.metrics if snap else {}
+            cells = []
+            for m in metrics:
+                b, a = before.get(m.key), after.get(m.key)
+                change = ""
+                if a is not None and b is not None:
+                    delta = a - b
+                    change = (f"{delta:+,.0f}" if m.count else f"{delta:+.4f}").replace(
+                        "-", "−"
+                    )
+                cells.append(
+                    Cell(
+                        before=m.format(b) if snap else "",
+                        after=m.format(a) if evaluation else "",
+                        change=change,
+                    )
+                )
+            rows.append(
+                Row(
+                    submission=run,
+                    before_label=_label(snap.gold_version, snap.scorer_version)
+                    if snap
+                    else "",
+                    after_label=_label(
+                        evaluation.gold_version, evaluation.scorer_version
+                    )
+                    if evaluation
+                    else "",
+                    current=current,
+                    cells=tuple(cells),
+                )
+            )
+        result.append(
+            TestSetRescoring(
+                test_set=test_set,
+                current_label=_label(test_set.gold_version, version),
+                metric_labels=tuple(m.label for m in metrics),
+                rows=tuple(rows),
+                stale=stale,
+            )
+        )
+    return result
