@@ -7,9 +7,7 @@ $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -18,6 +16,7 @@ from django.utils import timezone
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.competitions.services import teams
 from tests.rankings.helpers import scored
+from tests.zips import zip_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -52,14 +51,6 @@ phases:
           target_terms: data/tgt.txt
           gold: data/gold.tsv
 """
-
-
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
@@ -101,7 +92,7 @@ def test_bundle_gold_rescore_reveal_release(
     # 1. A broken bundle: every problem names its file and line; nothing is created.
     broken = tmp_path / "broken.zip"
     broken.write_bytes(
-        _zip(
+        zip_bytes(
             {
                 "task.yaml": _manifest().replace("visibility: private", "visibility: secret").encode(),
                 **files,
@@ -120,7 +111,7 @@ def test_bundle_gold_rescore_reveal_release(
 
     # 2. The good bundle creates the whole task.
     bundle = tmp_path / "bundle.zip"
-    bundle.write_bytes(_zip({"task.yaml": _manifest().encode(), **files}))
+    bundle.write_bytes(zip_bytes({"task.yaml": _manifest().encode(), **files}))
     page.get_by_label("Task bundle (.zip)").set_input_files(str(bundle))
     page.get_by_role("button", name="Create the task").click()
     page.wait_for_url(f"{base}/tasks/terms-2027/")

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
 
 from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services import bundles
+from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -34,14 +32,6 @@ phases:
 """
 
 
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 @pytest.fixture
 def demo_files(bucc_demo):  # noqa: ANN001, ANN201
     ts = bucc_demo.test_sets[0]
@@ -56,7 +46,7 @@ def test_import_creates_the_whole_task_and_export_round_trips(
     organiser, demo_files, isolated_storage
 ):
     task = bundles.import_bundle(
-        data=_zip({"task.yaml": MANIFEST.encode(), **demo_files}), user=organiser
+        data=zip_bytes({"task.yaml": MANIFEST.encode(), **demo_files}), user=organiser
     )
     assert task.is_organiser(organiser) and task.state == "published"
     phase = task.phases.get()
@@ -83,7 +73,7 @@ def test_every_manifest_problem_names_its_line(organiser, demo_files, isolated_s
     )
     with pytest.raises(bundles.BundleError) as info:
         bundles.import_bundle(
-            data=_zip({"task.yaml": bad.encode(), **demo_files}), user=organiser
+            data=zip_bytes({"task.yaml": bad.encode(), **demo_files}), user=organiser
         )
     text = [str(p) for p in info.value.problems]
     assert any("task.yaml, line 4" in t and "unknown task type" in t for t in text)
@@ -100,7 +90,8 @@ def test_bad_gold_in_a_bundle_names_the_file_and_line(
     demo_files["data/gold.tsv"] = b"a\tb\nno tab\n"
     with pytest.raises(bundles.BundleError) as info:
         bundles.import_bundle(
-            data=_zip({"task.yaml": MANIFEST.encode(), **demo_files}), user=organiser
+            data=zip_bytes({"task.yaml": MANIFEST.encode(), **demo_files}),
+            user=organiser,
         )
     assert "data/gold.tsv, line 2: (gold) no tab" in str(info.value.problems[0])
     assert not SharedTask.objects.exists()
@@ -120,7 +111,7 @@ def test_bundle_pages_are_for_staff_and_organisers(
         "/new/bundle/", {"bundle": SimpleUploadedFile("b.zip", b"not a zip")}
     )
     assert bad.status_code == 422 and b"is not a zip file" in bad.content
-    data = _zip({"task.yaml": MANIFEST.encode(), **demo_files})
+    data = zip_bytes({"task.yaml": MANIFEST.encode(), **demo_files})
     ok = client.post("/new/bundle/", {"bundle": SimpleUploadedFile("b.zip", data)})
     assert ok.status_code == 302 and ok["Location"] == "/tasks/bundled/"
     assert client.get("/tasks/bundled/bundle.zip").status_code == 200

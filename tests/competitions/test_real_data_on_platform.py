@@ -4,9 +4,7 @@ task-type tests establish offline."""
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -16,6 +14,7 @@ from evalhub.competitions import jobs
 from evalhub.competitions.models import Phase, Score, SharedTask, Submission, TestSet
 from evalhub.competitions.services import datasets, leaderboard, submit, teams
 from tests.paths import shared_data
+from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -129,14 +128,6 @@ def test_acter_xlmr_run_reproduces_the_published_termeval_counts(
     assert _score(sub, "term_f1") == pytest.approx(0.6153410452662965, abs=1e-9)
 
 
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def test_text_berg_systems_rank_as_their_papers_report(
     organiser, isolated_storage, django_user_model
 ):
@@ -149,7 +140,7 @@ def test_text_berg_systems_rank_as_their_papers_report(
         gold[f"test{i}.align"] = (data / f"test{i}.defr").read_bytes()
     phase, test_set = _task(
         organiser, "textberg", "sentence_alignment", {},
-        {"documents": _zip(docs), "gold": _zip(gold)},
+        {"documents": zip_bytes(docs), "gold": zip_bytes(gold)},
     )  # fmt: skip
 
     def run_of(path_of) -> bytes:  # noqa: ANN001
@@ -159,7 +150,7 @@ def test_text_berg_systems_rank_as_their_papers_report(
 
     bertalign = _run(phase, django_user_model, "Bertalign", run_of(
         lambda i: root / "bertalign_textberg_auto" / f"00{i + 1}.align"))  # fmt: skip
-    bleualign = _run(phase, django_user_model, "Bleualign", _zip({
+    bleualign = _run(phase, django_user_model, "Bleualign", zip_bytes({
         f"test{i}.align": (root / "derived_bleualign_refer_as_indices" / f"eval1989.google..test{i}.defr").read_bytes()
         for i in range(7)
     }), filename="bleualign.zip")  # fmt: skip

@@ -179,7 +179,7 @@ def test_latex_and_csv_exports(three_teams, test_set, organiser):
     tex = exports.as_latex(page)
     assert r"\begin{tabular}{rllrrrr}" in tex
     assert r"Team\_0 \& co" in tex
-    assert r"$\pm$" in tex and r"\textbf{<0.001}" in tex
+    assert r"$\pm$" in tex and r"\textbf{\textless{}0.001}" in tex
     assert "bootstrap:1000" in tex
     rows = exports.as_csv(page).splitlines()
     assert rows[0].startswith("run_a,team_a,run_b,team_b,delta")

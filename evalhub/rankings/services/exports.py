@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services import access
+from evalhub.competitions.services.exports import latex_escape
 from evalhub.rankings.models import TestSetStatistics
 
 
@@ -146,24 +147,6 @@ def as_csv(page: dict[str, object]) -> str:
                     ]
                 )
     return out.getvalue()
-
-
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
 def as_latex(page: dict[str, object]) -> str:
