@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "ninja",  # the API docs page serves its bundled Swagger UI, no CDN
     "evalhub.api",
     "evalhub.rankings",
+    "evalhub.teams",
+    "evalhub.notifications",
 ]
 
 MIDDLEWARE = [
@@ -80,6 +82,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "evalhub.notifications.context_processors.unread",
             ],
         },
     },
@@ -147,7 +150,9 @@ SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
 # A scoring worker refreshes its row's heartbeat this often; the sweeper requeues rows
 # whose heartbeat is older than STALE_AFTER (worker killed, machine lost).
-SCORING_HEARTBEAT_INTERVAL = env_int("EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1)
+SCORING_HEARTBEAT_INTERVAL = env_int(
+    "EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1
+)
 SCORING_HEARTBEAT_STALE_AFTER = env_int(
     "EVALHUB_SCORING_HEARTBEAT_STALE_AFTER", 60, minimum=2
 )
