@@ -213,7 +213,7 @@ def registration_decide(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     except teams.NotAllowed:
         raise Http404("No such page.") from None
     verb = "approved" if approve else "rejected"
-    messages.success(request, f"Team {reg.team.name}'s registration is {verb}.")
+    messages.success(request, f"The registration of team {reg.team.name} is {verb}.")
     return redirect("competitions:task-dashboard", slug=task.slug)
 
 

@@ -43,7 +43,7 @@ def test_approve_from_the_dashboard_tells_the_team(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url, {"decision": "approve"}, follow=True)
     assert response.redirect_chain[-1][0] == f"/tasks/{task.slug}/dashboard/"
-    assert b"Team Alpha&#x27;s registration is approved." in response.content
+    assert b"The registration of team Alpha is approved." in response.content
     assert b"No registration is waiting." in response.content
     pending.refresh_from_db()
     assert pending.status == Registration.Status.APPROVED
@@ -53,7 +53,7 @@ def test_approve_from_the_dashboard_tells_the_team(
         )
     )
     assert texts == [
-        "The organisers approved team Alpha's registration for BUCC test task."
+        "The organisers approved the registration of team Alpha for BUCC test task."
     ]
 
 

@@ -162,7 +162,7 @@ def test_registration_decisions_tell_the_team(
             registration=reg, user=organiser, approve=False
         )
     assert _texts(participant) == [
-        "The organisers rejected team Alpha's registration for BUCC test task."
+        "The organisers rejected the registration of team Alpha for BUCC test task."
     ]
     with pytest.raises(registrations.NotAllowed):
         registrations.decide_registration(

@@ -101,7 +101,7 @@ def registration_decided(*, registration_id: int) -> int:
     return notify(
         recipients=_members(reg.team_id),
         key=f"registration:{reg.pk}:{reg.status}",
-        text=f"The organisers {verb} team {reg.team.name}'s registration for "
+        text=f"The organisers {verb} the registration of team {reg.team.name} for "
         f"{reg.task.title}.",
         link=reg.task.get_absolute_url(),
     )
