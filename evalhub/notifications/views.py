@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,9 +19,13 @@ def notification_list(request: HttpRequest) -> HttpResponse:
     return render(request, "notifications/notification_list.html", context)
 
 
-@login_required
 def notification_bell(request: HttpRequest) -> HttpResponse:
-    """The header bell alone (htmx refreshes it)."""
+    """The header bell alone (htmx refreshes it). Signed out meanwhile: htmx gets an
+    empty 286 (stop polling; the bell goes away) instead of the login page."""
+    if not request.user.is_authenticated:
+        if request.htmx:
+            return HttpResponse(status=286)
+        return redirect_to_login(request.get_full_path())
     return render(request, "notifications/notification_bell.html")
 
 

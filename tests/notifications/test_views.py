@@ -39,6 +39,11 @@ def test_bell_in_the_header_counts_unread(client, task, participant, outsider):
 
 def test_anonymous_pages_have_no_bell(client, task):
     assert b'id="bell"' not in client.get("/").content
+    bell = reverse("notifications:notification-bell")
+    assert client.get(bell).status_code == 302  # to the login page
+    # Signed out while the page polls: htmx stops polling and removes the bell.
+    stop = client.get(bell, HTTP_HX_REQUEST="true")
+    assert stop.status_code == 286 and stop.content == b""
 
 
 def test_list_and_mark_all_read(client, participant, outsider):

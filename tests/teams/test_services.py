@@ -208,6 +208,10 @@ def test_team_page_shows_private_parts_to_members_only(
     theirs = teams.team_page(team=team, user=outsider)
     assert not theirs.is_member and theirs.invitations == ()
     assert {r.status for r in theirs.runs} == {"queued"}
+    assert [r.task for r in theirs.registrations] == [task]
+    task.registrations.filter(team=team).update(status="pending")
+    assert teams.team_page(team=team, user=outsider).registrations == ()
+    assert len(teams.team_page(team=team, user=participant).registrations) == 1
     assert list(theirs.members) == [participant]
 
 

@@ -87,6 +87,9 @@ def team_page(*, team: Team, user: object) -> TeamPage:
         .order_by("task__title")
         .distinct()
     )
+    if not member:
+        # Pending or rejected registrations are the team's own business.
+        registrations = registrations.filter(status=Registration.Status.APPROVED)
     runs = (
         Submission.objects.filter(_visible_tasks(user, "phase__task"), team=team)
         .select_related("phase__task")
