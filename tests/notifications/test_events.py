@@ -202,3 +202,16 @@ def test_revealing_a_public_test_set_tells_nobody(
     with django_capture_on_commit_callbacks(execute=True):
         datasets.reveal(test_set=test_set)
     assert _texts(participant) == []
+
+
+def test_a_notification_that_cannot_be_written_never_fails_the_event(
+    monkeypatch, caplog
+):
+    from django.db import DatabaseError
+
+    def broken(**kwargs):  # noqa: ANN003, ANN202
+        raise DatabaseError("database restarting")
+
+    monkeypatch.setattr(events, "run_scored", broken)
+    signals.submission_scored.send(sender=Submission, submission_id=1, test_set_ids=[])
+    assert "could not write notifications for on_submission_scored" in caplog.text
