@@ -52,6 +52,9 @@ class Invitation(models.Model):
         related_name="invitations_received",
         help_text="Empty for a one-time invitation link",
     )
+    #: What the inviter typed (a username or an email): the team page shows this,
+    #: so an email invitation never tells the inviter whose account it reached.
+    invited_as = models.CharField(max_length=254, blank=True)
     token = models.CharField(max_length=64, unique=True, default=_token)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True

@@ -61,12 +61,15 @@ def invitation_create(request: HttpRequest, pk: int) -> HttpResponse:
                 request, f"Invitation link (valid once, for 7 days): {url}"
             )
         elif form.is_valid():
-            invitation = teams.invite(
-                team=team, inviter=request.user, who=form.cleaned_data["who"]
-            )
-            messages.success(
-                request, f"{invitation.invitee.username} is invited to {team.name}."
-            )
+            who = form.cleaned_data["who"].strip()
+            invitation = teams.invite(team=team, inviter=request.user, who=who)
+            if (
+                invitation is None
+                or invitation.invited_as != invitation.invitee.username
+            ):
+                messages.success(request, teams.email_notice(who))
+            else:
+                messages.success(request, f"{who} is invited to {team.name}.")
         else:
             messages.error(request, "Give a username or an email.")
     except teams.NotFound:

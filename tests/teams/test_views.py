@@ -69,6 +69,21 @@ def test_unknown_invitee_is_reported(client, team, participant):
     assert not Invitation.objects.exists()
 
 
+def test_inviting_by_email_shows_the_same_notice_whatever_happened(
+    client, team, participant, bob
+):
+    client.force_login(participant)
+    url = reverse("teams:invitation-create", args=[team.pk])
+    notices = []
+    for who in ("bob@example.org", "nobody@example.org", "bob@example.org"):
+        response = client.post(url, {"who": who}, follow=True)
+        notices.append(_messages(response).replace(who, "EMAIL"))
+        assert b"bob" not in response.content.replace(b"bob@example.org", b"")
+    assert notices[0] == notices[1] == notices[2]
+    assert "If EMAIL belongs to an account" in notices[0]
+    assert Invitation.objects.get().invitee == bob
+
+
 def test_decline_and_revoke(client, team, participant, bob):
     client.force_login(participant)
     create = reverse("teams:invitation-create", args=[team.pk])

@@ -115,30 +115,41 @@ def team_page(*, team: Team, user: object) -> TeamPage:
     )
 
 
-def _find_user(who: str):  # noqa: ANN202
-    """An existing account by username, or by email if ``who`` looks like one."""
-    User = get_user_model()
+def email_notice(email: str) -> str:
+    """What the inviter is told after inviting by email, whatever happened: an
+    invitation must not reveal whether an email belongs to an account (or whose)."""
+    return (
+        f"If {email} belongs to an account, its owner is invited and will see the "
+        "invitation on the site."
+    )
+
+
+def invite(*, team: Team, inviter: object, who: str) -> Invitation | None:
+    """Invite an existing user by username, or by the email of an existing account;
+    they are told on the site. By username, problems are reported (InvitationError);
+    by email nothing is reported and None is returned when no invitation was sent
+    (no account, several, already a member or already invited), see email_notice."""
+    if not is_member(team=team, user=inviter):
+        raise NotFound("Only members can invite to a team.")
     who = who.strip()
     if not who:
         raise InvitationError("Give a username or the email of an existing account.")
-    user = User.objects.filter(username=who, is_active=True).first()
-    if user is None and "@" in who:
+    User = get_user_model()
+    invitee = User.objects.filter(username=who, is_active=True).first()
+    by_email = invitee is None and "@" in who
+    if by_email:
         matches = list(User.objects.filter(email__iexact=who, is_active=True)[:2])
-        user = matches[0] if len(matches) == 1 else None
-    if user is None:
+        if len(matches) != 1:
+            return None
+        invitee = matches[0]
+    if invitee is None:
         raise InvitationError(
             f"No account is called {who!r}. Ask them to sign up first, or send them "
             "an invitation link."
         )
-    return user
-
-
-def invite(*, team: Team, inviter: object, who: str) -> Invitation:
-    """Invite an existing user by username or email; they are told on the site."""
-    if not is_member(team=team, user=inviter):
-        raise NotFound("Only members can invite to a team.")
-    invitee = _find_user(who)
     if team.members.filter(pk=invitee.pk).exists():
+        if by_email:
+            return None
         raise InvitationError(f"{invitee.username} is already in {team.name}.")
     now = timezone.now()
     with transaction.atomic():
@@ -152,9 +163,11 @@ def invite(*, team: Team, inviter: object, who: str) -> Invitation:
         try:
             with transaction.atomic():
                 invitation = Invitation.objects.create(
-                    team=team, inviter=inviter, invitee=invitee
+                    team=team, inviter=inviter, invitee=invitee, invited_as=who[:254]
                 )
         except IntegrityError:
+            if by_email:
+                return None
             raise InvitationError(
                 f"{invitee.username} already has a pending invitation to {team.name}."
             ) from None
