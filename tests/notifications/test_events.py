@@ -215,3 +215,11 @@ def test_a_notification_that_cannot_be_written_never_fails_the_event(
     monkeypatch.setattr(events, "run_scored", broken)
     signals.submission_scored.send(sender=Submission, submission_id=1, test_set_ids=[])
     assert "could not write notifications for on_submission_scored" in caplog.text
+
+
+def test_the_apps_that_emit_events_never_import_notifications():
+    from tests.paths import REPO_ROOT
+
+    for app in ("competitions", "teams", "rankings", "annotations", "api"):
+        for path in (REPO_ROOT / "evalhub" / app).rglob("*.py"):
+            assert "evalhub.notifications" not in path.read_text(), path

@@ -235,3 +235,15 @@ def test_my_teams_lists_teams_and_open_invitations(team, participant, bob):
     mine = teams.my_teams(user=bob)
     assert mine.teams == () and [i.team for i in mine.received] == [team]
     assert teams.my_teams(user=participant).teams == (team,)
+
+
+def test_joining_a_second_team_on_the_same_task_is_refused(
+    task, team, other_team, participant, outsider
+):
+    """One team per person and task: otherwise a run could belong to either team."""
+    invitation = teams.invite(team=team, inviter=participant, who="mallory")
+    with pytest.raises(teams.InvitationError, match="You are in team Mallory's"):
+        teams.accept(invitation=invitation, user=outsider)
+    assert not team.members.filter(pk=outsider.pk).exists()
+    invitation.refresh_from_db()
+    assert invitation.is_open()  # still usable once they left the other team

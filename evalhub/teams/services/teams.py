@@ -222,6 +222,18 @@ def accept(*, invitation: Invitation, user: object) -> Team:
     team = invitation.team
     if team.members.filter(pk=user.pk).exists():  # type: ignore[attr-defined]
         raise InvitationError(f"You are already in {team.name}.")
+    clash = (
+        Registration.objects.filter(team__members=user, task__registrations__team=team)
+        .exclude(team=team)
+        .select_related("team", "task")
+        .first()
+    )
+    if clash is not None:
+        # Otherwise a run of this user could belong to either team.
+        raise InvitationError(
+            f"You are in team {clash.team.name}, registered for {clash.task.title} "
+            f"like {team.name}: leave {clash.team.name} first."
+        )
     with transaction.atomic():
         if not Invitation.decide(
             invitation.pk, status=Invitation.Status.ACCEPTED, accepted_by=user
