@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "ninja",  # the API docs page serves its bundled Swagger UI, no CDN
     "evalhub.api",
     "evalhub.rankings",
+    "evalhub.teams",
+    "evalhub.notifications",
 ]
 
 MIDDLEWARE = [
@@ -80,6 +82,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "evalhub.notifications.context_processors.unread",
             ],
         },
     },

@@ -9,5 +9,7 @@ urlpatterns = [
     path("", include("evalhub.api.urls")),
     path("annotate/", include("evalhub.annotations.urls")),
     path("rankings/", include("evalhub.rankings.urls")),
+    path("teams/", include("evalhub.teams.urls")),
+    path("notifications/", include("evalhub.notifications.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

@@ -57,8 +57,9 @@ def _walk(patterns, prefix: str = "", namespaces: tuple[str, ...] = ()):  # noqa
 class World:
     """The objects the URLs are filled with."""
 
-    def __init__(self, run, test_set, secret, bucc_demo):  # noqa: ANN001
+    def __init__(self, run, test_set, secret, bucc_demo, community):  # noqa: ANN001
         self.run = run
+        self.community = community
         self.converters: dict[str, str] = {}
         self.test_sets = {"public": test_set, "secret": secret}
         self.token = ApiToken.objects.get(user__username="alice")
@@ -89,6 +90,17 @@ class World:
 
     def _choices(self, name: str, route: str, param: str) -> list[tuple[str, object]]:
         ts = self.test_sets
+        community = self.community
+        if param == "pk" and route.startswith("teams/invitations/"):
+            return [("invitation", community["invitation"].pk)]
+        if param == "pk" and route.startswith("teams/"):
+            return [("team", self.run.team_id)]
+        if param == "token" and route.startswith("teams/join/"):
+            return [("link", community["link"].token)]
+        if param == "pk" and route.startswith("notifications/"):
+            return [("notification", community["notification"].pk)]
+        if param == "pk" and "/registrations/" in route:
+            return [("registration", community["registration"].pk)]
         if param == "slug":
             return [("task", "bucc-test")]
         if param == "phase":
@@ -162,6 +174,23 @@ TABLE: dict[str, tuple[int, ...]] = {
     "competitions:run-item-detail": ORGANISER_ONLY,
     "competitions:task-dashboard": ORGANISER_PAGE,
     "competitions:task-rescoring": ORGANISER_PAGE,
+    "competitions:registration-decide": POST_ONLY,
+    "competitions:baseline-create": (302, 404, 404, 200),
+    "teams:team-list": LOGIN_FIRST,
+    "teams:team-create": POST_ONLY,
+    "teams:team-detail": ALL_200,
+    "teams:invitation-create": POST_ONLY,
+    "teams:team-leave": POST_ONLY,
+    # An invitation of the participant's team to a fifth user: its team sees it.
+    "teams:invitation-detail": (302, 200, 404, 404),
+    "teams:invitation-accept": POST_ONLY,
+    "teams:invitation-decline": POST_ONLY,
+    "teams:invitation-revoke": POST_ONLY,
+    "teams:invitation-join": LOGIN_FIRST,
+    "notifications:notification-list": LOGIN_FIRST,
+    "notifications:notification-bell": LOGIN_FIRST,
+    "notifications:notification-read-all": POST_ONLY,
+    "notifications:notification-open": POST_ONLY,
 }
 
 
@@ -211,6 +240,24 @@ def _clients(client_class, users, secrets):  # noqa: ANN001, ANN202
     return out
 
 
+@pytest.fixture
+def community(analysed, participant, django_user_model):  # noqa: ANN001, ANN201, F811
+    """Teams, invitations and notifications around the participant's scored run."""
+    from evalhub.notifications.models import Notification
+    from evalhub.notifications.services import events
+    from evalhub.teams.services import teams
+
+    django_user_model.objects.create_user("bob", password="pw-bob-1")
+    team = analysed.team
+    events.run_scored(submission_id=analysed.pk)
+    return {
+        "invitation": teams.invite(team=team, inviter=participant, who="bob"),
+        "link": teams.invite_link(team=team, inviter=participant),
+        "notification": Notification.objects.get(recipient=participant),
+        "registration": team.registrations.get(),
+    }
+
+
 def test_every_url_pattern_for_every_role(
     analysed,  # noqa: F811
     test_set,
@@ -221,8 +268,9 @@ def test_every_url_pattern_for_every_role(
     organiser,
     other_team,
     bucc_demo,
+    community,
 ):
-    world = World(analysed, test_set, secret_test_set, bucc_demo)
+    world = World(analysed, test_set, secret_test_set, bucc_demo, community)
     users = {"participant": participant, "other_team": outsider, "organiser": organiser}
     clients = _clients(Client, users, tokens)
     leaks = gold_forms(bucc_demo) + private_score_forms(
@@ -301,3 +349,75 @@ def test_state_changing_posts_by_role(
     assert client.post(rescore).status_code == 302
     token.refresh_from_db()
     assert token.is_active
+
+
+def test_community_posts_by_role(
+    client,
+    task,
+    phase,
+    scored,  # noqa: F811
+    community,
+    participant,
+    outsider,
+    organiser,
+    demo_run,
+):
+    """Teams, invitations, notifications, approvals and baselines: each POST by the
+    wrong role changes nothing."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from evalhub.competitions.models import Registration, Submission
+    from evalhub.notifications.models import Notification
+    from evalhub.teams.models import Invitation
+
+    team, invitation = scored.team, community["invitation"]
+    notification, registration = community["notification"], community["registration"]
+    decide = reverse(
+        "competitions:registration-decide", args=[task.slug, registration.pk]
+    )
+    baseline = reverse("competitions:baseline-create", args=[task.slug, phase.slug])
+    member_only = [
+        reverse("teams:invitation-create", args=[team.pk]),
+        reverse("teams:team-leave", args=[team.pk]),
+        reverse("teams:invitation-revoke", args=[invitation.pk]),
+        reverse("teams:invitation-accept", args=[invitation.pk]),
+        reverse("teams:invitation-decline", args=[invitation.pk]),
+        reverse("notifications:notification-open", args=[notification.pk]),
+    ]
+
+    def run_file():  # noqa: ANN202
+        return SimpleUploadedFile("b.tsv", demo_run)
+
+    for url in [decide, baseline, *member_only]:
+        assert client.post(url).status_code == 302, url  # to the login page
+    client.force_login(outsider)
+    for url in member_only:
+        assert client.post(url, {"who": "mallory", "link": "1"}).status_code == 404
+    assert client.post(decide, {"decision": "reject"}).status_code == 404
+    assert (
+        client.post(baseline, {"method_name": "x", "run": run_file()}).status_code
+        == 404
+    )
+    client.post(reverse("notifications:notification-read-all"))
+    client.force_login(participant)
+    assert client.post(decide, {"decision": "reject"}).status_code == 404
+    assert (
+        client.post(baseline, {"method_name": "x", "run": run_file()}).status_code
+        == 404
+    )
+    # Nothing changed.
+    invitation.refresh_from_db()
+    notification.refresh_from_db()
+    registration.refresh_from_db()
+    assert invitation.status == Invitation.Status.PENDING
+    assert Invitation.objects.filter(team=team).count() == 2
+    assert not notification.read
+    assert registration.status == Registration.Status.APPROVED
+    assert list(team.members.all()) == [participant]
+    assert not Submission.objects.filter(is_baseline=True).exists()
+    assert not Notification.objects.filter(recipient=outsider).exists()
+    # The organiser may.
+    client.force_login(organiser)
+    assert client.post(decide, {"decision": "reject"}).status_code == 302
+    registration.refresh_from_db()
+    assert registration.status == Registration.Status.REJECTED

@@ -19,7 +19,7 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import datasets, scoring
+from evalhub.competitions.services import datasets, scoring, teams
 from tasks.base import FormatError
 
 
@@ -112,7 +112,7 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 
     @admin.action(description="Release the gold (per-item outcomes become public)")
     def release_gold(self, request, queryset):  # noqa: ANN001, ANN201
-        updated = queryset.update(gold_released=True)
+        updated = sum(datasets.release_gold(task=task) for task in queryset)
         self.message_user(request, f"Gold released for {updated} task(s).")
 
 
@@ -259,7 +259,10 @@ class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 
     @admin.action(description="Approve")
     def approve(self, request, queryset):  # noqa: ANN001, ANN201
-        queryset.update(status=Registration.Status.APPROVED)
+        for registration in queryset:
+            teams.decide_registration(
+                registration=registration, user=request.user, approve=True
+            )
 
 
 @admin.register(Team)

@@ -1,4 +1,8 @@
-"""Signals other apps listen to (sent after the transaction commits)."""
+"""Signals other apps listen to (sent after the transaction commits).
+
+Competitions never imports its listeners (notifications, annotations): it only says
+what happened, by primary key, once the change is in the database.
+"""
 
 from __future__ import annotations
 
@@ -6,3 +10,12 @@ from django.dispatch import Signal
 
 #: Sent with ``submission_id`` and ``test_set_ids`` once a run is scored.
 submission_scored = Signal()
+#: Sent with ``submission_id`` once a run moved to ``failed`` (scorer, timeout,
+#: infrastructure; upload-time rejections are shown at once and are not sent).
+submission_failed = Signal()
+#: Sent with ``registration_id`` when an organiser approved or rejected it.
+registration_decided = Signal()
+#: Sent with ``test_set_id`` when a private test set's scores became public.
+test_set_revealed = Signal()
+#: Sent with ``task_id`` when the organisers released a task's gold.
+gold_released = Signal()

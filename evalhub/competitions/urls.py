@@ -13,6 +13,16 @@ urlpatterns = [
     path("tasks/<slug:slug>/dashboard/", views.task_dashboard, name="task-dashboard"),
     path("tasks/<slug:slug>/bundle.zip", views.bundle_export, name="bundle-export"),
     path("tasks/<slug:slug>/rescoring/", views.task_rescoring, name="task-rescoring"),
+    path(
+        "tasks/<slug:slug>/registrations/<int:pk>/decide/",
+        views.registration_decide,
+        name="registration-decide",
+    ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/baseline/",
+        views.baseline_create,
+        name="baseline-create",
+    ),
     path("new/bundle/", views.bundle_import, name="bundle-import"),
     path("tasks/<slug:slug>/<slug:phase>/submit/", views.run_submit, name="run-submit"),
     path(

@@ -217,6 +217,56 @@ def task_rescoring(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "competitions/task_rescoring.html", context)
 
 
+@login_required
+@require_POST
+def registration_decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Approve or reject a pending registration from the dashboard (one click)."""
+    task = _task_or_404(request, slug)
+    reg = get_object_or_404(
+        Registration.objects.select_related("team"), pk=pk, task=task
+    )
+    approve = request.POST.get("decision") == "approve"
+    try:
+        teams.decide_registration(registration=reg, user=request.user, approve=approve)
+    except teams.NotAllowed:
+        raise Http404("No such page.") from None
+    verb = "approved" if approve else "rejected"
+    messages.success(request, f"The registration of team {reg.team.name} is {verb}.")
+    return redirect("competitions:task-dashboard", slug=task.slug)
+
+
+@login_required
+def baseline_create(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """An organiser uploads a baseline run; it is scored like any run."""
+    task = _task_or_404(request, slug)
+    if not access.is_organiser(request.user, task):
+        raise Http404("No such page.")
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    form = SubmitForm(request.POST or None, request.FILES or None)
+    problems: tuple = ()
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["run"]
+        try:
+            sub = submit.submit_baseline(
+                phase=phase_obj,
+                user=request.user,
+                filename=upload.name,
+                data=upload.read(),
+                method_name=form.cleaned_data["method_name"],
+                method_description=form.cleaned_data["method_description"],
+            )
+        except submit.SubmissionRefused as exc:
+            form.add_error(None, str(exc))
+        except submit.SubmissionInvalid as exc:
+            problems = exc.problems
+        else:
+            messages.success(request, f"Baseline run {sub.pk} is queued for scoring.")
+            return redirect(sub)
+    context = {"task": task, "phase": phase_obj, "form": form, "problems": problems}
+    status = 422 if problems or form.errors else 200
+    return render(request, "competitions/baseline_create.html", context, status=status)
+
+
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = _task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)

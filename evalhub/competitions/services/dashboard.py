@@ -1,5 +1,6 @@
 """The organiser dashboard of a task: queue depth, runs being scored (with their
-worker and last heartbeat), failures with their reasons, submissions per day."""
+worker and last heartbeat), failures with their reasons, submissions per day, and
+the registrations awaiting the organisers' approval."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from datetime import date
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.models import Registration, SharedTask, Submission
+from evalhub.competitions.services import teams
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +22,7 @@ class Dashboard:
     queued: tuple[Submission, ...]
     failed: tuple[Submission, ...]
     per_day: tuple[tuple[date, int], ...]
-    pending_registrations: int
+    pending_registrations: tuple[Registration, ...]
 
 
 def dashboard(*, task: SharedTask) -> Dashboard:
@@ -53,5 +55,5 @@ def dashboard(*, task: SharedTask) -> Dashboard:
             ).order_by("-finished_at")[:50]
         ),
         per_day=per_day,
-        pending_registrations=task.registrations.filter(status="pending").count(),
+        pending_registrations=teams.pending_registrations(task=task),
     )

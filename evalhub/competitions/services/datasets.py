@@ -1,5 +1,5 @@
 """Organiser operations on test sets: storing inputs and gold (validated before they
-replace the stored file), revealing private scores."""
+replace the stored file), revealing private scores, releasing the gold."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import hashlib
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from evalhub.competitions.models import TestSet, TestSetFile
+from evalhub.competitions import signals
+from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
 from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import FormatError
 
@@ -100,8 +101,29 @@ def _read(f: TestSetFile) -> bytes:
 
 
 def reveal(*, test_set: TestSet) -> None:
-    TestSet.objects.filter(pk=test_set.pk).update(revealed=True)
+    changed = TestSet.objects.filter(pk=test_set.pk, revealed=False).update(
+        revealed=True
+    )
     leaderboard.invalidate(test_set_id=test_set.pk)
+    if changed and test_set.visibility == TestSet.Visibility.PRIVATE:
+        pk = test_set.pk
+        transaction.on_commit(
+            lambda: signals.test_set_revealed.send(sender=TestSet, test_set_id=pk)
+        )
 
 
-__all__ = ["FormatError", "UnknownRole", "delete_stored", "reveal", "store_file"]
+def release_gold(*, task: SharedTask) -> bool:
+    """Per-item outcomes and gold files become public. Returns False if they already
+    were (nothing is sent twice)."""
+    changed = SharedTask.objects.filter(pk=task.pk, gold_released=False).update(
+        gold_released=True
+    )
+    if changed:
+        pk = task.pk
+        transaction.on_commit(
+            lambda: signals.gold_released.send(sender=SharedTask, task_id=pk)
+        )
+    return bool(changed)
+
+
+__all__ = ["FormatError", "UnknownRole", "delete_stored", "release_gold", "reveal", "store_file"]

@@ -85,7 +85,7 @@ def _mine(pk: int, token: str):  # noqa: ANN202 - a queryset
 
 
 def _fail(pk: int, token: str, *, category: str, message: str) -> bool:
-    return (
+    done = (
         _mine(pk, token).update(
             status=Submission.Status.FAILED,
             failure_category=category,
@@ -93,6 +93,15 @@ def _fail(pk: int, token: str, *, category: str, message: str) -> bool:
             finished_at=timezone.now(),
         )
         == 1
+    )
+    if done:
+        _send_failed(pk)
+    return done
+
+
+def _send_failed(pk: int) -> None:
+    transaction.on_commit(
+        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk)
     )
 
 
@@ -392,6 +401,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
             ):
                 counts["failed"] += 1
                 log.warning("submission %s failed: worker lost", sub.pk)
+                _send_failed(sub.pk)
         elif same.update(
             status=Submission.Status.QUEUED,
             started_at=None,

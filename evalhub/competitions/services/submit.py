@@ -177,6 +177,37 @@ def submit_run(
     return submission
 
 
+def submit_baseline(
+    *,
+    phase: Phase,
+    user: object,
+    filename: str,
+    data: bytes,
+    method_name: str,
+    method_description: str = "",
+) -> Submission:
+    """An organiser's baseline run: the normal pipeline with ``is_baseline``, shown
+    under the task's baseline team, exempt from limits and the phase window."""
+    from evalhub.competitions.services import teams
+
+    if not phase.task.is_organiser(user):
+        raise SubmissionRefused("Only organisers can add baseline runs.")
+    try:
+        team = teams.baseline_team(task=phase.task)
+    except teams.TeamNameTaken as exc:
+        raise SubmissionRefused(str(exc)) from None
+    return submit_run(
+        phase=phase,
+        user=user,
+        filename=filename,
+        data=data,
+        method_name=method_name,
+        method_description=method_description,
+        team=team,
+        is_baseline=True,
+    )
+
+
 def _enqueue(submission_id: int) -> None:
     """Send the scoring job. The row is already stored: if the broker is down the
     participant still gets their run page, and the sweeper sends the job later."""

@@ -1,14 +1,36 @@
-"""Teams and registrations."""
+"""Teams and registrations: creating a team, registering it for a task, the
+organisers' approval, and the team that shows a task's baseline runs."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
+from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
 
 
 class TeamNameTaken(Exception):
     pass
+
+
+class NotAllowed(Exception):
+    """The user may not decide this registration."""
+
+
+def create_team(*, name: str, user: object) -> Team:
+    """A new team whose first member is ``user``. Raises TeamNameTaken."""
+    name = name.strip()
+    if not name:
+        raise TeamNameTaken("Give the team a name.")
+    try:
+        with transaction.atomic():
+            team = Team.objects.create(name=name[:100])
+            team.members.add(user)  # type: ignore[arg-type]
+    except IntegrityError:
+        raise TeamNameTaken(
+            f"A team called {name!r} already exists; choose another name."
+        ) from None
+    return team
 
 
 def register(
@@ -18,15 +40,7 @@ def register(
     unless the task requires organiser approval."""
     with transaction.atomic():
         if team is None:
-            name = new_team_name.strip()
-            try:
-                with transaction.atomic():
-                    team = Team.objects.create(name=name)
-            except IntegrityError:
-                raise TeamNameTaken(
-                    f"A team called {name!r} already exists; choose another name."
-                ) from None
-            team.members.add(user)  # type: ignore[arg-type]
+            team = create_team(name=new_team_name, user=user)
         status = (
             Registration.Status.PENDING
             if task.requires_approval
@@ -36,3 +50,48 @@ def register(
             task=task, team=team, defaults={"status": status}
         )
     return registration
+
+
+def pending_registrations(*, task: SharedTask) -> tuple[Registration, ...]:
+    return tuple(
+        task.registrations.filter(status=Registration.Status.PENDING)
+        .select_related("team")
+        .prefetch_related("team__members")
+        .order_by("created_at", "pk")
+    )
+
+
+def decide_registration(
+    *, registration: Registration, user: object, approve: bool
+) -> bool:
+    """Approve or reject a registration (organisers of its task only). Returns False
+    if it already had that status; the team is told once (``registration_decided``)."""
+    if not registration.task.is_organiser(user):
+        raise NotAllowed("Only the task's organisers decide registrations.")
+    status = Registration.Status.APPROVED if approve else Registration.Status.REJECTED
+    changed = (
+        Registration.objects.filter(pk=registration.pk)
+        .exclude(status=status)
+        .update(status=status)
+    )
+    registration.status = status
+    if changed:
+        pk = registration.pk
+        transaction.on_commit(
+            lambda: signals.registration_decided.send(
+                sender=Registration, registration_id=pk
+            )
+        )
+    return bool(changed)
+
+
+def baseline_team(*, task: SharedTask) -> Team:
+    """The member-less team a task's baseline runs are shown under (leaderboards
+    mark them as baselines; they never count against anyone's limits)."""
+    name = f"Baselines ({task.slug})"[:100]
+    team, _ = Team.objects.get_or_create(name=name)
+    if team.members.exists():
+        raise TeamNameTaken(
+            f"A participant team is called {name!r}; rename it in the admin first."
+        )
+    return team

@@ -1,0 +1,34 @@
+"""On-site notifications (no email): a short text and a link for one user."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Notification(models.Model):
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+    )
+    text = models.CharField(max_length=300)
+    link = models.CharField(max_length=500, blank=True)
+    #: What the notification is about (e.g. ``run:12:scored:<finished_at>``): one
+    #: event notifies each recipient once, however often its signal is delivered.
+    key = models.CharField(max_length=200)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    read = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["recipient", "key"], name="notification_once"
+            )
+        ]
+        indexes = [models.Index(fields=["recipient", "read"])]
+
+    def __str__(self) -> str:
+        return f"{self.recipient}: {self.text}"
