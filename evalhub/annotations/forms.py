@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+from django import forms
+
+from evalhub.annotations.services import probe_sets
+from tasks.mt_lexicon_probe.probes import Pos
+
+LANGUAGE_CHOICES = [(lang, lang) for lang in probe_sets.LANGUAGES]
+
+
+class ProbeBuildForm(forms.Form):
+    """Word lists and the builder's parameters (spec defaults from the service)."""
+
+    lexicon = forms.FileField(
+        required=False,
+        help_text="Word list with parts of speech: word<TAB>translation<TAB>pos "
+        "(pos adj, noun or verb), the columns' languages as below.",
+    )
+    adj_list = forms.FileField(
+        required=False,
+        label="Adjectives",
+        help_text="Or one bilingual list per word class: two tab-separated columns "
+        "(e.g. Wiktionary de-en.train.Adjective), or a JSON/zip {word: [translations]}.",
+    )
+    noun_list = forms.FileField(required=False, label="Nouns")
+    verb_list = forms.FileField(required=False, label="Verbs")
+    dictionary = forms.FileField(
+        required=False,
+        help_text="Optional bilingual dictionary (two columns): words spelt the same "
+        "in both languages are left out (the paper's “international”).",
+    )
+    exclude = forms.FileField(
+        required=False, help_text="Optional words to leave out, one per line."
+    )
+    genders = forms.FileField(
+        required=False,
+        help_text="Optional German noun genders: noun<TAB>m|f|n|pl (article choice).",
+    )
+    lang = forms.ChoiceField(choices=LANGUAGE_CHOICES, label="Source language")
+    columns = forms.CharField(
+        max_length=20,
+        help_text="Languages of the files' two word columns, e.g. de,en.",
+    )
+    per_cell = forms.IntegerField(min_value=1, max_value=2000, label="Words per cell")
+    medium_zipf = forms.FloatField(
+        min_value=0, max_value=8, label="Medium band centre (Zipf)"
+    )
+    low_zipf = forms.FloatField(
+        min_value=0, max_value=8, label="Low band centre (Zipf)"
+    )
+    band_width = forms.FloatField(
+        min_value=0.01, max_value=2, label="Band half-width (Zipf)"
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1)
+    template_adj = forms.CharField(max_length=200, label="Adjective template")
+    template_noun = forms.CharField(max_length=200, label="Noun template")
+    template_verb = forms.CharField(max_length=200, label="Verb template")
+
+    def params(self) -> probe_sets.Params:
+        d = self.cleaned_data
+        columns = tuple(c.strip() for c in d["columns"].split(","))
+        return probe_sets.Params(
+            lang=d["lang"],
+            columns=columns,  # type: ignore[arg-type]
+            per_cell=d["per_cell"],
+            seed=d["seed"],
+            medium_zipf=d["medium_zipf"],
+            low_zipf=d["low_zipf"],
+            band_width=d["band_width"],
+            template_adj=d["template_adj"],
+            template_noun=d["template_noun"],
+            template_verb=d["template_verb"],
+        )
+
+    def uploads(self) -> dict[str, object]:
+        """The service's keyword arguments for the uploaded files."""
+
+        def read(key: str) -> probe_sets.Upload | None:
+            f = self.cleaned_data.get(key)
+            return probe_sets.Upload(f.name, f.read()) if f else None
+
+        lists = {
+            pos: read(f"{pos.value}_list")
+            for pos in Pos
+            if self.cleaned_data.get(f"{pos.value}_list")
+        }
+        return {
+            "lexicon": read("lexicon"),
+            "class_lists": lists,
+            "dictionary": read("dictionary"),
+            "exclude": read("exclude"),
+            "genders": read("genders"),
+        }
+
+
+class ProbeSaveForm(forms.Form):
+    token = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    target = forms.ChoiceField(label="Save into")
+    name = forms.CharField(
+        max_length=100,
+        required=False,
+        label="New test set name",
+        help_text="Only for a new test set.",
+    )
+
+    def __init__(self, *args, targets=(), **kwargs) -> None:  # noqa: ANN001, ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self.fields["target"].choices = list(targets)
+
+
+class AnnotatorAddForm(forms.Form):
+    username = forms.CharField(max_length=150, label="Username")
