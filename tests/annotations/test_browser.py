@@ -1,6 +1,8 @@
-"""Browser test: real Chromium (Playwright) against the live server, a real Celery
-worker process re-scoring the runs, the real database and broker. The organiser logs
-in, tags translations with the keyboard and watches the score change, then undoes."""
+"""Browser tests: real Chromium (Playwright) against the live server, the real
+database and broker. An annotator (not an organiser) logs in, tags translations with
+the keyboard and watches the score change (a real Celery worker process re-scores the
+runs), then undoes; an organiser builds a probe set from the real Wiktionary lexicon
+on the probe-set page and saves it into a new test set."""
 
 from __future__ import annotations
 
@@ -145,18 +147,26 @@ def _ranked_primary(test_set, submission_id: int) -> float | None:  # noqa: ANN0
         connection.close()
 
 
-def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
-    without_plots, mt_runs, mt_test_set, worker, live_server, browser_page
+def _log_in(page, live_server, username: str, password: str) -> None:  # noqa: ANN001
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def test_annotator_tags_with_the_keyboard_and_sees_the_score_change(
+    without_plots, mt_runs, mt_test_set, annotator, worker, live_server, browser_page
 ):
     from playwright.sync_api import expect
 
     page = browser_page
     segmenting = mt_runs["segmenting"]
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "org")
-    page.fill("input[name=password]", "pw-organiser-1")
-    page.press("input[name=password]", "Enter")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    _log_in(page, live_server, "annie", "pw-annie-1")
+    # The header's Annotate link leads an annotator to their task's test sets.
+    page.get_by_role("link", name="Annotate").click()
+    page.get_by_role("link", name="Probe test task · Evaluation · Probes").click()
+    page.wait_for_url(f"**/annotate/testsets/{mt_test_set.pk}/")
 
     page.goto(
         f"{live_server.url}/annotate/testsets/{mt_test_set.pk}/"
@@ -196,3 +206,72 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     page.keyboard.press("p")
     expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
     assert worker.poll() is None, "the worker died"
+
+
+def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
+    mt_task, organiser, live_server, browser_page, tmp_path
+):
+    from django.utils import timezone
+    from playwright.sync_api import expect
+
+    from evalhub.competitions.models import Phase, TestSetFile
+    from tests.paths import shared_data
+
+    now = timezone.now()
+    Phase.objects.create(
+        task=mt_task,
+        slug="probing",
+        name="Probing",
+        opens_at=now,
+        closes_at=now + timezone.timedelta(days=7),
+    )
+    root = shared_data("mt_lexical_coverage", "wiktionary_bli_de_en")
+    page = browser_page
+    _log_in(page, live_server, "org", "pw-organiser-1")
+    page.goto(f"{live_server.url}/tasks/{mt_task.slug}/dashboard/")
+    page.get_by_role("link", name="Build a probe set").click()
+    expect(page.get_by_label("Words per cell")).to_have_value("100")
+    expect(page.get_by_label("Low band centre (Zipf)")).to_have_value("1.75")
+
+    # A broken lexicon: the error names the file and the line.
+    broken = tmp_path / "lexicon.tsv"
+    broken.write_text("Haus\thouse\tnoun\nbald\tsoon\tadverb\n", encoding="utf-8")
+    page.get_by_label("Lexicon").set_input_files(str(broken))
+    page.get_by_role("button", name="Build and preview").click()
+    expect(page.get_by_role("alert")).to_contain_text(
+        "lexicon.tsv, line 2: unknown pos 'adverb'"
+    )
+
+    page.get_by_label("Lexicon").set_input_files([])
+    for label, name in (
+        ("Adjectives", "Adjective"),
+        ("Nouns", "Noun"),
+        ("Verbs", "Verb"),
+    ):
+        page.get_by_label(label).set_input_files(str(root / f"de-en.train.{name}"))
+    page.get_by_label("Dictionary").set_input_files(str(root / "de-en.all"))
+    page.get_by_label("Seed").fill("7")
+    page.get_by_role("button", name="Build and preview").click()
+    expect(page.locator("#preview-title")).to_have_text(
+        "Preview: 900 probes", timeout=TIMEOUT_MS
+    )
+    expect(page.locator("td.cell")).to_have_count(9)
+    expect(page.locator("td.cell .selected")).to_have_text(["100"] * 9)
+    expect(page.locator('td[data-cell="verb-low"]')).to_contain_text("available")
+    page.screenshot(path=str(tmp_path / "probe-set-preview.png"), full_page=True)
+
+    page.get_by_label("Save into").select_option(label="Probing · a new test set")
+    page.get_by_label("New test set name").fill("Wiktionary probes")
+    page.get_by_role("button", name="Save into the test set").click()
+    expect(page.locator(".messages")).to_contain_text(
+        "Saved the probe set into Probing · Wiktionary probes"
+    )
+    try:
+        stored = dict(
+            TestSetFile.objects.filter(
+                test_set__phase__task=mt_task, test_set__name="Wiktionary probes"
+            ).values_list("role", "private")
+        )
+    finally:
+        connection.close()
+    assert stored == {"probes": False, "references": True}
