@@ -13,8 +13,9 @@ class ProbeBuildForm(forms.Form):
 
     lexicon = forms.FileField(
         required=False,
-        help_text="Word list with parts of speech: word<TAB>translation<TAB>pos "
-        "(pos adj, noun or verb), the columns' languages as below.",
+        help_text="Word list with parts of speech: three tab-separated columns, "
+        "word, translation and pos (adj, noun or verb), the two word columns' "
+        "languages as below.",
     )
     adj_list = forms.FileField(
         required=False,
@@ -34,7 +35,8 @@ class ProbeBuildForm(forms.Form):
     )
     genders = forms.FileField(
         required=False,
-        help_text="Optional German noun genders: noun<TAB>m|f|n|pl (article choice).",
+        help_text="Optional German noun genders: two tab-separated columns, noun "
+        "and m, f, n or pl (article choice).",
     )
     lang = forms.ChoiceField(choices=LANGUAGE_CHOICES, label="Source language")
     columns = forms.CharField(
