@@ -67,6 +67,25 @@ def test_organiser_assigns_and_removes_annotators_from_the_web(
     assert url in client.get(dashboard).content.decode()
 
 
+def test_participants_cannot_annotate_their_task(
+    client, mt_task, mt_test_set, organiser, annotator, participant
+):
+    from evalhub.competitions.services import teams
+
+    teams.register(task=mt_task, user=participant, new_team_name="Alpha")
+    url = reverse("annotations:annotator-list", args=[mt_task.slug])
+    client.force_login(organiser)
+    response = client.post(url, {"username": "alice"})
+    assert response.status_code == 422
+    assert "alice is in a team registered for this task" in response.content.decode()
+    # An annotator who registers a team later loses the role's access.
+    assert access.can_annotate(annotator, mt_task)
+    assert list(access.annotatable_test_sets(annotator)) == [mt_test_set]
+    teams.register(task=mt_task, user=annotator, new_team_name="Annie's")
+    assert not access.can_annotate(annotator, mt_task)
+    assert not access.annotatable_test_sets(annotator).exists()
+
+
 def test_annotator_tags_undoes_and_sees_progress_and_kappa_without_gold(
     mt_runs, mt_test_set, mt_demo, annotator, organiser, client
 ):

@@ -3,7 +3,8 @@ rules (:mod:`evalhub.competitions.services.access`), which stay unchanged:
 
 - organisers of an mt_lexicon_probe task annotate its test sets and manage it;
 - annotators (:class:`~evalhub.annotations.models.Annotator`) annotate its test sets
-  and nothing more: no gold file, no per-item gold outcomes, no hidden (private,
+  unless they are in a team registered for the task (annotators see every team's
+  translations, which participants must not), and nothing more: no gold file, no per-item gold outcomes, no hidden (private,
   unrevealed) scores, no dashboard, no admin, no other task. On the annotation page
   they see the probe sentence, the systems' translations and the automatic proposals,
   but not which reference a proposal matched.
@@ -14,16 +15,31 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from evalhub.annotations.models import Annotator
-from evalhub.competitions.models import SharedTask, TestSet
+from evalhub.competitions.models import Registration, SharedTask, TestSet
 from evalhub.competitions.services import access
 
 SLUG = "mt_lexicon_probe"
 
 
-def is_annotator(user: object, task: SharedTask) -> bool:
+def _participations(user: object) -> QuerySet[Registration]:
+    return Registration.objects.filter(team__members=user).exclude(
+        status=Registration.Status.REJECTED
+    )
+
+
+def is_participant(user: object, task: SharedTask) -> bool:
     if not getattr(user, "is_authenticated", False):
         return False
-    return Annotator.objects.filter(task=task, user=user).exists()
+    return _participations(user).filter(task=task).exists()
+
+
+def is_annotator(user: object, task: SharedTask) -> bool:
+    """Assigned as annotator and not (or no longer) a participant of the task."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return Annotator.objects.filter(task=task, user=user).exists() and (
+        not is_participant(user, task)
+    )
 
 
 def can_annotate(user: object, task: SharedTask) -> bool:
@@ -57,5 +73,9 @@ def annotatable_test_sets(user: object) -> QuerySet[TestSet]:
         return qs
     return qs.filter(
         Q(phase__task__in=SharedTask.objects.filter(organisers=user))
-        | Q(phase__task__in=SharedTask.objects.filter(annotators__user=user))
+        | Q(
+            phase__task__in=SharedTask.objects.filter(annotators__user=user).exclude(
+                pk__in=_participations(user).values("task")
+            )
+        )
     )

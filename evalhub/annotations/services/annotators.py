@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from evalhub.annotations.models import Annotator
+from evalhub.annotations.services import access
 from evalhub.competitions.models import SharedTask
 
 
@@ -29,6 +30,11 @@ def add(*, task: SharedTask, username: str, by: object) -> Annotator:
         raise AnnotatorError(f"there is no user called {username!r}")
     if task.organisers.filter(pk=user.pk).exists():
         raise AnnotatorError(f"{username} organises this task and can annotate already")
+    if access.is_participant(user, task):
+        raise AnnotatorError(
+            f"{username} is in a team registered for this task; annotators see "
+            "every team's translations"
+        )
     try:
         with transaction.atomic():
             return Annotator.objects.create(task=task, user=user, added_by=by)
