@@ -3,9 +3,11 @@ from __future__ import annotations
 from django import forms
 
 from evalhub.annotations.services import probe_sets
+from tasks.mt_lexicon_probe.builder import default_zipf, templates_for
 from tasks.mt_lexicon_probe.probes import Pos
 
-LANGUAGE_CHOICES = [(lang, lang) for lang in probe_sets.LANGUAGES]
+LANGUAGES = probe_sets.LANGUAGES
+LANGUAGE_CHOICES = [(lang, lang) for lang in LANGUAGES]
 
 
 class ProbeBuildForm(forms.Form):
@@ -45,18 +47,48 @@ class ProbeBuildForm(forms.Form):
     )
     per_cell = forms.IntegerField(min_value=1, max_value=2000, label="Words per cell")
     medium_zipf = forms.FloatField(
-        min_value=0, max_value=8, label="Medium band centre (Zipf)"
+        min_value=0,
+        max_value=8,
+        required=False,
+        label="Medium band centre (Zipf)",
+        help_text="The paper's CELEX count 25: "
+        + ", ".join(f"{default_zipf(lang, 25)} ({lang})" for lang in LANGUAGES)
+        + "; empty = the source language's.",
     )
     low_zipf = forms.FloatField(
-        min_value=0, max_value=8, label="Low band centre (Zipf)"
+        min_value=0,
+        max_value=8,
+        required=False,
+        label="Low band centre (Zipf)",
+        help_text="The paper's CELEX count 1: "
+        + ", ".join(f"{default_zipf(lang, 1)} ({lang})" for lang in LANGUAGES)
+        + "; empty = the source language's.",
     )
     band_width = forms.FloatField(
         min_value=0.01, max_value=2, label="Band half-width (Zipf)"
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1)
-    template_adj = forms.CharField(max_length=200, label="Adjective template")
-    template_noun = forms.CharField(max_length=200, label="Noun template")
-    template_verb = forms.CharField(max_length=200, label="Verb template")
+    template_adj = forms.CharField(
+        max_length=200, required=False, label="Adjective template"
+    )
+    template_noun = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Noun template",
+        help_text="Empty: the paper's template for the source language (German "
+        "nouns then take Ein/Eine/Die by gender when genders are given).",
+    )
+    template_verb = forms.CharField(
+        max_length=200, required=False, label="Verb template"
+    )
+
+    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        for pos in ("adj", "noun", "verb"):
+            defaults = " / ".join(
+                f"{getattr(templates_for(lang), pos)} ({lang})" for lang in LANGUAGES
+            )
+            self.fields[f"template_{pos}"].widget.attrs["placeholder"] = defaults
 
     def params(self) -> probe_sets.Params:
         d = self.cleaned_data

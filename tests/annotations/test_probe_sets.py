@@ -105,7 +105,8 @@ def test_organiser_builds_the_real_lexicon_previews_and_saves_deterministically(
     # The spec's defaults: 100 per cell, the CELEX 25 / 1 Zipf equivalents for English.
     assert form["per_cell"].value() == 100
     assert (form["medium_zipf"].value(), form["low_zipf"].value()) == (3.15, 1.75)
-    assert form["template_noun"].value() == "The {noun} can be nice."
+    assert form["template_noun"].value() == ""  # the paper's for the language
+    assert "The {noun} can be nice. (en)" in page.content.decode()
 
     response = client.post(urls["build"], {**_params(), **_real_lexicon()})
     assert response.status_code == 200
@@ -146,6 +147,34 @@ def test_organiser_builds_the_real_lexicon_previews_and_saves_deterministically(
     assert client.get(files).status_code == 200
     gold = reverse("competitions:testset-file", args=[first.pk, "references"])
     assert client.get(gold).status_code == 404
+
+
+def test_german_probes_take_the_german_templates_and_band_centres(
+    client, mt_task, organiser
+):
+    client.force_login(organiser)
+    params = _params(
+        lang="de",
+        per_cell=5,
+        medium_zipf="",
+        low_zipf="",
+        template_adj="",
+        template_noun="",
+        template_verb="",
+    )
+    genders = SimpleUploadedFile("genders.tsv", b"Zeit\tf\n")
+    response = client.post(
+        _urls(mt_task)["build"],
+        {**params, **_real_lexicon(split="test"), "genders": genders},
+    )
+    assert response.status_code == 200, response.content.decode()[:3000]
+    preview = response.context["preview"]
+    assert (preview.medium_zipf, preview.low_zipf) == (3.67, 2.27)
+    sentences = " ".join(preview.sentences)
+    assert "Es ist " in sentences and "Wir müssen " in sentences
+    assert "This is" not in sentences
+    nouns = [c for c in preview.cells if c.pos == "noun"]
+    assert all(w[:1].isupper() for c in nouns for w in c.samples)  # German nouns
 
 
 def test_too_small_word_lists_warn_per_cell(client, mt_task, organiser):

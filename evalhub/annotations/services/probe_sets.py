@@ -116,8 +116,9 @@ class Preview:
 
 
 def initial(*, task: SharedTask) -> dict[str, object]:
-    """The form's starting values: the task's language and templates, the spec's
-    default Zipf band centres (the paper's CELEX counts 25 and 1)."""
+    """The form's starting values: the task's language and templates (empty: the
+    paper's for the language chosen), the spec's default Zipf band centres (the
+    paper's CELEX counts 25 and 1)."""
     settings = task.parsed_settings()
     lang = getattr(settings, "source_lang", "en")
     return {
@@ -128,12 +129,9 @@ def initial(*, task: SharedTask) -> dict[str, object]:
         "medium_zipf": default_zipf(lang, 25),
         "low_zipf": default_zipf(lang, 1),
         "band_width": 0.15,
-        "template_adj": getattr(settings, "template_adj", "")
-        or templates_for(lang).adj,
-        "template_noun": getattr(settings, "template_noun", "")
-        or templates_for(lang).noun,
-        "template_verb": getattr(settings, "template_verb", "")
-        or templates_for(lang).verb,
+        "template_adj": getattr(settings, "template_adj", ""),
+        "template_noun": getattr(settings, "template_noun", ""),
+        "template_verb": getattr(settings, "template_verb", ""),
     }
 
 
