@@ -40,6 +40,7 @@ class ProbeBuildForm(forms.Form):
         help_text="Optional German noun genders: two tab-separated columns, noun "
         "and m, f, n or pl (article choice).",
     )
+    lists = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
     lang = forms.ChoiceField(choices=LANGUAGE_CHOICES, label="Source language")
     columns = forms.CharField(
         max_length=20,
@@ -106,25 +107,22 @@ class ProbeBuildForm(forms.Form):
             template_verb=d["template_verb"],
         )
 
-    def uploads(self) -> dict[str, object]:
-        """The service's keyword arguments for the uploaded files."""
-
+    def word_lists(self) -> probe_sets.WordLists:
         def read(key: str) -> probe_sets.Upload | None:
             f = self.cleaned_data.get(key)
             return probe_sets.Upload(f.name, f.read()) if f else None
 
-        lists = {
-            pos: read(f"{pos.value}_list")
-            for pos in Pos
-            if self.cleaned_data.get(f"{pos.value}_list")
-        }
-        return {
-            "lexicon": read("lexicon"),
-            "class_lists": lists,
-            "dictionary": read("dictionary"),
-            "exclude": read("exclude"),
-            "genders": read("genders"),
-        }
+        return probe_sets.WordLists(
+            lexicon=read("lexicon"),
+            class_lists={
+                pos: upload
+                for pos in Pos
+                if (upload := read(f"{pos.value}_list")) is not None
+            },
+            dictionary=read("dictionary"),
+            exclude=read("exclude"),
+            genders=read("genders"),
+        )
 
 
 class ProbeSaveForm(forms.Form):

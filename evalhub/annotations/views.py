@@ -186,7 +186,12 @@ def probe_set_build(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _probe_set_page(request, task, form, status=422)
     try:
-        preview = probe_sets.build(task=task, params=form.params(), **form.uploads())
+        preview = probe_sets.build(
+            task=task,
+            params=form.params(),
+            lists=form.word_lists(),
+            reuse=form.cleaned_data["lists"],
+        )
     except FormatError as exc:
         problems = [str(p) for p in exc.problems]
         if exc.more:
@@ -194,6 +199,9 @@ def probe_set_build(request: HttpRequest, slug: str) -> HttpResponse:
         return _probe_set_page(request, task, form, problems=problems, status=422)
     except probe_sets.BuildError as exc:
         return _probe_set_page(request, task, form, problems=[str(exc)], status=422)
+    form = ProbeBuildForm(
+        {**request.POST.dict(), "lists": preview.lists_token}, request.FILES
+    )
     return _probe_set_page(request, task, form, preview=preview)
 
 

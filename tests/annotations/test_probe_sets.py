@@ -138,8 +138,17 @@ def test_organiser_builds_the_real_lexicon_previews_and_saves_deterministically(
     assert private and "adj-high-002\t" in references.decode()
     assert hashlib.sha256(probes).hexdigest() == preview.sha256
 
-    other = client.post(urls["build"], {**_params(seed=2), **_real_lexicon()})
+    # Tuning a parameter reuses the word lists of the last build (no new upload).
+    kept = preview.lists_token
+    assert f'name="lists" value="{kept}"' in body
+    other = client.post(urls["build"], {**_params(seed=2), "lists": kept})
+    assert other.status_code == 200
+    assert other.context["preview"].list_names == preview.list_names
     assert other.context["preview"].sha256 != preview.sha256  # the seed matters
+    same = client.post(urls["build"], {**_params(), "lists": kept})
+    assert same.context["preview"].sha256 == preview.sha256
+    gone = client.post(urls["build"], {**_params(), "lists": "expired"})
+    assert gone.status_code == 422 and "upload them again" in gone.content.decode()
 
     # Participants download the probe sentences; the references stay hidden.
     client.force_login(participant)
