@@ -252,6 +252,8 @@ def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
     page.get_by_label("Dictionary").set_input_files(str(root / "de-en.all"))
     page.get_by_label("Seed").fill("7")
     page.get_by_role("button", name="Build and preview").click()
+    # The build runs in the request (1.5-3 s): the page says so meanwhile.
+    expect(page.locator(".upload-status")).to_contain_text("building the probe set")
     expect(page.locator("#preview-title")).to_have_text(
         "Preview: 900 probes", timeout=TIMEOUT_MS
     )
