@@ -13,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from evalhub.annotations.services import rescoring
+from evalhub.competitions.services import analyses
 from tasks.mt_lexicon_probe.builder import read_pairs
 from tasks.mt_lexicon_probe.probes import parse_probes
 from tests.paths import shared_data
@@ -154,10 +155,19 @@ def test_build_on_the_page_auto_tag_annotate_and_rank(
                 assert row[f"{measure}_{fc}_mean"] is not None
         assert row["correct_low_mean"] <= row["translated_low_mean"]
     assert rows["small"]["translated_low_mean"] < rows["wide"]["translated_low_mean"]
+    # ... and tables 1-4 per word class as a figure (refreshed after each scored
+    # run by a worker; here directly).
+    analyses.refresh(test_set_id=test_set.pk)
     page = client.get(
         reverse("competitions:leaderboard-detail", args=[mt_task.slug, phase.slug])
     ).content.decode()
     for label in ("Translated, low freq.", "Correct, low freq.", "Wrong determiners"):
         assert label in page
+    figure = reverse(
+        "competitions:testset-plot", args=[test_set.pk, "compare-tables", "png"]
+    )
+    assert "Tables 1-4 (Volk 1997)" in page and figure.replace(".png", ".svg") in page
+    png = b"".join(client.get(figure).streaming_content)
+    assert png.startswith(b"\x89PNG")
     run_page = client.get(reverse("competitions:run-detail", args=[wide.pk]))
     assert run_page.status_code == 200
