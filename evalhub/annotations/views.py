@@ -47,12 +47,10 @@ def annotation_list(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         raise Http404("No such page.")
     test_sets = page.annotatable_test_sets(user=request.user)
-    if not test_sets:
+    managed = page.managed_tasks(user=request.user)
+    if not test_sets and not managed:
         raise Http404("No such page.")
-    context = {
-        "test_sets": test_sets,
-        "managed": page.managed_tasks(test_sets=test_sets, user=request.user),
-    }
+    context = {"test_sets": test_sets, "managed": managed}
     return render(request, "annotations/annotation_list.html", context)
 
 

@@ -186,6 +186,18 @@ def test_german_probes_take_the_german_templates_and_band_centres(
     assert all(w[:1].isupper() for c in nouns for w in c.samples)  # German nouns
 
 
+def test_an_organiser_without_probe_test_sets_finds_the_builder(
+    client, mt_task, organiser
+):
+    client.force_login(organiser)
+    home = client.get(reverse("competitions:task-list")).content.decode()
+    listing = reverse("annotations:annotation-list")
+    assert listing in home  # the header's Annotate link
+    body = client.get(listing).content.decode()
+    assert "No probe test set yet" in body
+    assert _urls(mt_task)["build"] in body and _urls(mt_task)["annotators"] in body
+
+
 def test_too_small_word_lists_warn_per_cell(client, mt_task, organiser):
     client.force_login(organiser)
     response = client.post(

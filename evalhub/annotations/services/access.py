@@ -64,6 +64,16 @@ def can_see_scores(user: object, test_set: TestSet) -> bool:
     return access.can_see_scores(user, test_set)
 
 
+def managed_tasks(user: object) -> QuerySet[SharedTask]:
+    """mt_lexicon_probe tasks ``user`` organises (see :func:`can_manage`)."""
+    qs = SharedTask.objects.filter(task_type=SLUG)
+    if not getattr(user, "is_authenticated", False):
+        return qs.none()
+    if getattr(user, "is_superuser", False):
+        return qs
+    return qs.filter(organisers=user)
+
+
 def annotatable_test_sets(user: object) -> QuerySet[TestSet]:
     """mt_lexicon_probe test sets ``user`` may annotate."""
     qs = TestSet.objects.filter(phase__task__task_type=SLUG)

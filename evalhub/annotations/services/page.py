@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from evalhub.annotations.models import Judgement
 from evalhub.annotations.services import access, judging, systems
-from evalhub.competitions.models import Score, TestSet
+from evalhub.competitions.models import Score, SharedTask, TestSet
 from tasks.mt_lexicon_probe.annotation import (
     ProbeGroup,
     group_translations,
@@ -217,8 +217,7 @@ def annotatable_test_sets(*, user: object) -> list[TestSet]:
     )
 
 
-def managed_tasks(*, test_sets: list[TestSet], user: object) -> list[object]:
-    """The tasks among ``test_sets``' whose probe sets and annotators ``user``
-    manages (organisers)."""
-    tasks = {ts.phase.task.pk: ts.phase.task for ts in test_sets}
-    return [t for t in tasks.values() if access.can_manage(user, t)]
+def managed_tasks(*, user: object) -> list[SharedTask]:
+    """The mt_lexicon_probe tasks whose probe sets and annotators ``user`` manages
+    (organisers), with or without test sets yet."""
+    return list(access.managed_tasks(user).order_by("slug"))

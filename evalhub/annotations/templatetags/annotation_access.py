@@ -11,5 +11,8 @@ register = template.Library()
 
 @register.filter
 def may_annotate(user: object) -> bool:
-    """``user`` organises or annotates an mt_lexicon_probe test set."""
-    return access.annotatable_test_sets(user).exists()
+    """``user`` annotates an mt_lexicon_probe test set or organises such a task."""
+    return (
+        access.annotatable_test_sets(user).exists()
+        or access.managed_tasks(user).exists()
+    )
