@@ -260,7 +260,7 @@ def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
     expect(page.locator("td.cell")).to_have_count(9)
     expect(page.locator("td.cell .selected")).to_have_text(["100"] * 9)
     expect(page.locator('td[data-cell="verb-low"]')).to_contain_text("available")
-    page.screenshot(path="/tmp/probe-set-preview.png", full_page=True)
+    page.screenshot(path=str(tmp_path / "probe-set-preview.png"), full_page=True)
 
     page.get_by_label("Save into").select_option(label="Probing · a new test set")
     page.get_by_label("New test set name").fill("Wiktionary probes")
