@@ -28,7 +28,7 @@
           bar.value = pct; status.textContent = "Uploading… " + pct + "%";
         }
       });
-      xhr.upload.addEventListener("load", function () { status.textContent = "Uploaded; validating the file…"; });
+      xhr.upload.addEventListener("load", function () { status.textContent = form.dataset.uploadDone || "Uploaded; validating the file…"; });
       xhr.addEventListener("load", function () {
         var target = xhr.getResponseHeader("HX-Redirect");
         if (target) { window.location.assign(target); return; }

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from evalhub.competitions.models import TestSet
+from evalhub.competitions.models import SharedTask, TestSet
 from tasks.mt_lexicon_probe.tags import Tag
 
 
@@ -76,3 +76,38 @@ class Judgement(models.Model):
             )
             == 1
         )
+
+
+class Annotator(models.Model):
+    """A user who tags the probe items of one mt_lexicon_probe task without being
+    its organiser: they see probe sentences, translations and proposed tags, never
+    the gold files, hidden scores, the dashboard or the admin
+    (:mod:`evalhub.annotations.services.access`)."""
+
+    task = models.ForeignKey(
+        SharedTask, on_delete=models.CASCADE, related_name="annotators"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="annotator_roles",
+    )
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    added_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["task", "user__username"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "user"], name="annotator_task_user_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} annotates {self.task_id}"

@@ -14,4 +14,24 @@ urlpatterns = [
     ),
     path("testsets/<int:pk>/tag/", views.judgement_create, name="judgement-create"),
     path("testsets/<int:pk>/undo/", views.judgement_undo, name="judgement-undo"),
+    path(
+        "tasks/<slug:slug>/probe-set/",
+        views.probe_set_build,
+        name="probe-set-build",
+    ),
+    path(
+        "tasks/<slug:slug>/probe-set/save/",
+        views.probe_set_save,
+        name="probe-set-save",
+    ),
+    path(
+        "tasks/<slug:slug>/annotators/",
+        views.annotator_list,
+        name="annotator-list",
+    ),
+    path(
+        "tasks/<slug:slug>/annotators/<int:pk>/remove/",
+        views.annotator_remove,
+        name="annotator-remove",
+    ),
 ]

@@ -3,7 +3,7 @@
 Source: seed ``004_50c8345678ce5bb6`` (M. Volk, "Probing the lexicon in evaluating
 commercial MT systems"); spec ``specs/mt_lexicon_probe.md``.
 
-Probe set (organiser, ``evalhub probe build``; :mod:`.builder`)
+Probe set (organiser: ``evalhub probe build`` or the "Build a probe set" page)
     Word class (adj, noun, verb) x frequency class (high, medium, low), ``per_cell``
     words each (paper: 100 -> 900 probes). Words come from a bilingual dictionary split
     by part of speech (e.g. Wiktionary ``de-en.{train,test}.{Adjective,Noun,Verb}``,
@@ -24,6 +24,8 @@ Probe set (organiser, ``evalhub probe build``; :mod:`.builder`)
     (to keyboard) sit at their most frequent use's frequency, as in the paper's
     German CELEX data.
 
+    Both run :mod:`.builder`. The page also takes one lexicon with parts of speech, ``a<TAB>b<TAB>pos`` (pos
+    adj/adjective, noun or verb; :func:`.builder.read_pos_lexicon`).
     Command: ``evalhub probe build --pos-lists adj=F noun=F verb=F [--dictionary F]
     --columns de,en --lang en --seed 1 --per-cell 100 --out probes.tsv
     [--public-out P --references-out R] [--medium-zipf Z --low-zipf Z --band-width W

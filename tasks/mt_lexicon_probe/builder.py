@@ -110,6 +110,89 @@ def read_pairs(
     return pairs
 
 
+#: Part-of-speech labels accepted in a lexicon's third column (case-insensitive):
+#: the spec's names and the Wiktionary BLI file suffixes.
+POS_LABELS = {
+    "adj": Pos.ADJ,
+    "adjective": Pos.ADJ,
+    "noun": Pos.NOUN,
+    "verb": Pos.VERB,
+}
+
+
+def read_pos_lexicon(
+    data: bytes, file: str, *, columns: Sequence[str], source: str
+) -> dict[Pos, list[tuple[str, str]]]:
+    """A word list with parts of speech: ``a<TAB>b<TAB>pos`` lines, ``columns`` naming
+    the languages of ``a`` and ``b``, ``pos`` one of :data:`POS_LABELS` (other word
+    classes, e.g. adverbs, are errors: the probe set has three classes). Every problem
+    is reported with its line; a lexicon without pairs is an error."""
+    if source not in columns:
+        raise ValueError(
+            f"source language {source!r} is not one of the columns {columns}"
+        )
+    src_col = list(columns).index(source)
+    problems = ProblemCollector()
+    out: dict[Pos, list[tuple[str, str]]] = {}
+    for line in read_lines(data, file, keep_empty=False):
+        cols = [c.strip() for c in line.text.split("\t")]
+        if len(cols) != 3 or not cols[0] or not cols[1]:
+            problems.add(
+                file,
+                line.number,
+                f"expected 3 tab-separated columns ({columns[0]} word, "
+                f"{columns[1]} word, pos), found {len(cols)}",
+            )
+            continue
+        pos = POS_LABELS.get(cols[2].casefold())
+        if pos is None:
+            problems.add(
+                file, line.number, f"unknown pos {cols[2]!r} (valid: adj, noun, verb)"
+            )
+            continue
+        out.setdefault(pos, []).append((cols[src_col], cols[1 - src_col]))
+    problems.raise_if_any()
+    if not out:
+        raise FormatError.at(file, None, "the lexicon contains no word pairs")
+    return out
+
+
+def read_word_pairs(
+    data: bytes, file: str, *, columns: Sequence[str], source: str
+) -> list[tuple[str, str]]:
+    """One word class's pairs: a JSON object / zip (German-Wiktionary parser, keys
+    are source words) or two-column TSV; a file without pairs is an error."""
+    if data[:2] == b"PK" or data.lstrip()[:1] == b"{":
+        pairs = read_json_pairs(data, file)
+    else:
+        pairs = read_pairs(data, file, columns=columns, source=source)
+    if not pairs:
+        raise FormatError.at(file, None, "contains no word pairs")
+    return pairs
+
+
+def templates_for(
+    lang: str, *, adj: str = "", noun: str = "", verb: str = ""
+) -> Templates:
+    """The default templates of ``lang`` with the given ones replacing them; each
+    template must hold its placeholder (``{adj}``, ``{noun}``, ``{verb}``). A noun
+    template of one's own drops the default's gendered variants."""
+    base = DEFAULT_TEMPLATES.get(lang, DEFAULT_TEMPLATES["en"])
+    given = {"adj": adj.strip(), "noun": noun.strip(), "verb": verb.strip()}
+    for key, template in given.items():
+        if template and "{" + key + "}" not in template:
+            raise ValueError(f"the {key} template must contain {{{key}}}")
+    # A different noun template makes the gendered variants (German articles) wrong.
+    own_noun = bool(given["noun"]) and given["noun"] != base.noun
+    return Templates(
+        given["adj"] or base.adj,
+        given["noun"] or base.noun,
+        given["verb"] or base.verb,
+        None if own_noun else base.noun_feminine,
+        None if own_noun else base.noun_plural,
+    )
+
+
 def read_json_pairs(data: bytes, file: str) -> list[tuple[str, str]]:
     """A JSON object ``{source word: [target, ...]}`` (German-Wiktionary parser
     format), or a zip archive holding one such ``.json`` file."""

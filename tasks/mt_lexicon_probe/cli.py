@@ -20,11 +20,10 @@ from pathlib import Path
 from tasks.base import FormatError
 from tasks.mt_lexicon_probe.builder import (
     BuildConfig,
-    Templates,
     build_probe_set,
     read_genders,
-    read_json_pairs,
-    read_pairs,
+    read_word_pairs,
+    templates_for,
     wordfreq_zipf,
 )
 from tasks.mt_lexicon_probe.probes import (
@@ -142,10 +141,7 @@ def run_probe(args: argparse.Namespace) -> int:
 
 
 def _pairs(path: str, columns: tuple[str, ...], lang: str) -> list[tuple[str, str]]:
-    data = Path(path).read_bytes()
-    if path.endswith((".json", ".zip")):
-        return read_json_pairs(data, path)  # keys are source words
-    return read_pairs(data, path, columns=columns, source=lang)
+    return read_word_pairs(Path(path).read_bytes(), path, columns=columns, source=lang)
 
 
 def _build(args: argparse.Namespace) -> dict[str, object]:
@@ -177,18 +173,12 @@ def _build(args: argparse.Namespace) -> dict[str, object]:
         min_pos_share=args.min_pos_share,
         drop_closed_class=not args.keep_closed_class,
     )
-    templates = None
-    if args.template_adj or args.template_noun or args.template_verb:
-        from tasks.mt_lexicon_probe.builder import DEFAULT_TEMPLATES
-
-        base = DEFAULT_TEMPLATES.get(args.lang, DEFAULT_TEMPLATES["en"])
-        templates = Templates(
-            args.template_adj or base.adj,
-            args.template_noun or base.noun,
-            args.template_verb or base.verb,
-            base.noun_feminine,
-            base.noun_plural,
-        )
+    templates = templates_for(
+        args.lang,
+        adj=args.template_adj or "",
+        noun=args.template_noun or "",
+        verb=args.template_verb or "",
+    )
     exclude = (
         Path(args.exclude).read_text(encoding="utf-8").split() if args.exclude else ()
     )

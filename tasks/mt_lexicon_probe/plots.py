@@ -1,4 +1,5 @@
-"""Figures: the paper's tables 1-3 as grouped bar charts."""
+"""Figures: the paper's tables 1-3 as grouped bar charts, and tables 1-4 as a
+figure (systems x word class, each cell the high / medium / low triple)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from tasks.base import JSON, Plot, RunDetail
 from tasks.common import plotting
 from tasks.mt_lexicon_probe.probes import FreqClass
-from tasks.mt_lexicon_probe.scoring import MEASURES
+from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate_items
 
 LABELS = {
     "translated": "translated",
@@ -108,3 +109,81 @@ def gap(runs: Sequence[RunDetail]) -> Plot:
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
     return plotting.render("translated_minus_correct", "Translated minus correct", fig)
+
+
+TABLE_TITLES = {
+    "translated": "Table 1: translated (not u)",
+    "correct": "Table 2: correct (not u, w, m)",
+    "correct_strict": "Table 3: correct without wrong forms (not u, w, m, wf)",
+}
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}"
+
+
+def paper_table_rows(
+    runs: Sequence[RunDetail], *, count_proposed: bool = True
+) -> dict[str, list[list[str]]]:
+    """The paper's tables as text rows per measure: ``[system, adj, noun, verb,
+    mean]``, each cell "high / medium / low" in % of judged items ("–" = nothing
+    judged), plus ``"wrong_determiners"``: ``[system, count, items awaiting
+    annotation]``. Runs without per-item records are left out.
+
+    >>> run = RunDetail("A", {"items": [
+    ...     {"id": "a", "pos": "adj", "freq_class": "low", "tag": "c", "source": "judgement"},
+    ...     {"id": "b", "pos": "adj", "freq_class": "low", "tag": "u", "source": "auto_u"},
+    ... ]}, (), {})
+    >>> paper_table_rows([run])["translated"]
+    [['A', '– / – / 50', '– / – / –', '– / – / –', '– / – / 50']]
+    """
+    tables: list[tuple[str, Tables]] = []
+    for run in runs:
+        items = run.detail.get("items")
+        tab = (
+            tabulate_items(items, count_proposed=count_proposed)  # type: ignore[arg-type]
+            if isinstance(items, list)
+            else None
+        )
+        if tab is not None:
+            tables.append((run.label, tab))
+    out: dict[str, list[list[str]]] = {}
+    for measure in MEASURES:
+        out[measure] = [
+            [label]
+            + [
+                " / ".join(_percent(row[fc.value]) for fc in FreqClass)
+                for row in (tab.table(measure)[g] for g in GROUPS)
+            ]
+            for label, tab in tables
+        ]
+    out["wrong_determiners"] = [
+        [label, str(tab.wrong_determiners), str(tab.n_pending)] for label, tab in tables
+    ]
+    return out
+
+
+def paper_tables(
+    runs: Sequence[RunDetail], *, count_proposed: bool = True
+) -> Plot | None:
+    """Tables 1-4 of Volk (1997) for the given systems, as one figure."""
+    rows = paper_table_rows(runs, count_proposed=count_proposed)
+    if not rows["wrong_determiners"]:
+        return None
+    n = len(rows["wrong_determiners"])
+    fig = plotting.new_figure(9.0, 1.2 + 4 * (0.75 + 0.3 * n))
+    axes = fig.subplots(4, 1)
+    heads = {m: ["system", "adjectives", "nouns", "verbs", "mean"] for m in MEASURES}
+    heads["wrong_determiners"] = ["system", "wrong determiners", "awaiting annotation"]
+    titles = {
+        **TABLE_TITLES,
+        "wrong_determiners": "Table 4: wrong determiners (nouns, all frequencies)",
+    }
+    for ax, key in zip(axes, (*MEASURES, "wrong_determiners"), strict=True):
+        ax.axis("off")
+        ax.set_title(titles[key], loc="left", fontsize="medium")
+        table = ax.table(cellText=rows[key], colLabels=heads[key], loc="upper left")
+        table.auto_set_font_size(False)
+        table.set_fontsize(8)
+    fig.suptitle("% of judged items, high / medium / low frequency", fontsize="small")
+    return plotting.render("tables", "Tables 1-4 (Volk 1997)", fig)

@@ -147,6 +147,40 @@ def tabulate(
     )
 
 
+def tabulate_items(
+    items: Sequence[Mapping[str, object]], *, count_proposed: bool = True
+) -> Tables | None:
+    """:func:`tabulate` over a stored report's per-item records (``detail["items"]``:
+    ``id``, ``pos``, ``freq_class``, ``tag``, ``source``); None if they are not such
+    records (e.g. a report of another scorer version)."""
+    probes: list[Probe] = []
+    outcomes: list[Outcome] = []
+    try:
+        for item in items:
+            pid = str(item["id"])
+            tag = item.get("tag")
+            probes.append(
+                Probe(
+                    pid,
+                    "",
+                    Pos(str(item["pos"])),
+                    FreqClass(str(item["freq_class"])),
+                    "",
+                )
+            )
+            outcomes.append(
+                Outcome(
+                    pid,
+                    "",
+                    Tag(str(tag)) if tag is not None else None,
+                    TagSource(str(item["source"])),
+                )
+            )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return tabulate(probes, outcomes, count_proposed=count_proposed)
+
+
 @dataclass(frozen=True, slots=True)
 class Agreement:
     n_items: int

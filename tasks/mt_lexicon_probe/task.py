@@ -240,7 +240,14 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
 
         if not runs:
             return ()
-        return plots.systems_by_frequency(runs) + (plots.gap(runs),)
+        tables = plots.paper_tables(
+            runs, count_proposed=settings.count_proposed_correct
+        )
+        return (
+            plots.systems_by_frequency(runs)
+            + (plots.gap(runs),)
+            + ((tables,) if tables else ())
+        )
 
     # ---- demo and CLI -------------------------------------------------------------
     def demo(self, seed: int = 0) -> Demo:

@@ -1,135 +1,25 @@
-"""Browser test: real Chromium (Playwright) against the live server, a real Celery
-worker process re-scoring the runs, the real database and broker. The organiser logs
-in, tags translations with the keyboard and watches the score change, then undoes."""
+"""Browser tests: real Chromium (Playwright) against the live server, the real
+database and broker. An annotator (not an organiser) logs in, tags translations with
+the keyboard and watches the score change (a real Celery worker process re-scores the
+runs), then undoes; an organiser builds a probe set from the real Wiktionary lexicon
+on the probe-set page and saves it into a new test set."""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
-import time
-import uuid
-from collections.abc import Iterator
 
 import pytest
 from django.db import connection
 
-from tests.paths import REPO_ROOT
-
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 90_000
 
 
-def _database_env() -> dict[str, str]:
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return {"EVALHUB_SQLITE_PATH": str(s["NAME"])}
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s.get("PASSWORD") else "")
-    host = s["HOST"] or "127.0.0.1"
-    port = s["PORT"] or "5432"
-    return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
-
-
 @pytest.fixture
-def private_queue() -> Iterator[str]:
-    """Route this test's jobs to a queue of its own, so a worker of another test
-    sharing the broker cannot take them."""
-    from evalhub.celery import app
-
-    def reroute(routes: object) -> None:
-        app.conf.task_routes = routes
-        app.amqp.flush_routes()
-        app.amqp.__dict__.pop("router", None)  # rebuilt from the routes on next send
-
-    queue = f"annotations-browser-{uuid.uuid4().hex[:8]}"
-    before = app.conf.task_routes
-    reroute({"*": {"queue": queue}})
-    yield queue
-    reroute(before)
-
-
-@pytest.fixture
-def worker(isolated_storage, private_queue) -> Iterator[subprocess.Popen[bytes]]:  # noqa: ANN001
-    env = {
-        **os.environ,
-        **_database_env(),
-        "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
-        "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "evalhub",
-            "worker",
-            "-Q",
-            private_queue,
-            "-c",
-            "1",
-            "--without-mingle",
-            "--without-gossip",
-            "--loglevel",
-            "WARNING",
-            "-n",
-            f"{private_queue}@%h",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-    )
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=30)
-    _wait_for_worker_sessions_to_end()
-
-
-def _wait_for_worker_sessions_to_end() -> None:
-    """PostgreSQL ends a dead client's session a moment after the process exits; the
-    test database can only be dropped once it has."""
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                "current_database() AND pid <> pg_backend_pid() "
-                "AND application_name NOT LIKE 'pg_%%' AND backend_type = 'client backend'"
-            )
-            (others,) = cursor.fetchone()
-        if others == 0:
-            return
-        time.sleep(0.2)
-
-
-@pytest.fixture
-def browser_page(monkeypatch) -> Iterator[object]:  # noqa: ANN001
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls made
-    # here around it are ordinary synchronous ones.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
-        page = browser.new_page(viewport={"width": 1200, "height": 1400})
-        page.set_default_timeout(TIMEOUT_MS)
-        yield page
-        browser.close()
+def browser_page(page):  # noqa: ANN001, ANN201
+    """The shared Chromium page (tests/conftest.py), taller, with a longer timeout."""
+    page.set_viewport_size({"width": 1200, "height": 1400})
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
 
 
 def _ranked_primary(test_set, submission_id: int) -> float | None:  # noqa: ANN001
@@ -145,18 +35,33 @@ def _ranked_primary(test_set, submission_id: int) -> float | None:  # noqa: ANN0
         connection.close()
 
 
-def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
-    without_plots, mt_runs, mt_test_set, worker, live_server, browser_page
+def _log_in(page, live_server, username: str, password: str) -> None:  # noqa: ANN001
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def test_annotator_tags_with_the_keyboard_and_sees_the_score_change(
+    without_plots,
+    mt_runs,
+    mt_test_set,
+    annotator,
+    worker,
+    live_server,
+    screenshots,
+    browser_page,
 ):
     from playwright.sync_api import expect
 
     page = browser_page
     segmenting = mt_runs["segmenting"]
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "org")
-    page.fill("input[name=password]", "pw-organiser-1")
-    page.press("input[name=password]", "Enter")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    _log_in(page, live_server, "annie", "pw-annie-1")
+    # The header's Annotate link leads an annotator to their task's test sets.
+    page.get_by_role("link", name="Annotate").click()
+    page.get_by_role("link", name="Probe test task · Evaluation · Probes").click()
+    page.wait_for_url(f"**/annotate/testsets/{mt_test_set.pk}/")
 
     page.goto(
         f"{live_server.url}/annotate/testsets/{mt_test_set.pk}/"
@@ -179,7 +84,7 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     # A worker re-scored the runs: adjectives 0/1, verbs 1/1 -> mean 0.5.
     expect(score).to_have_text("0.5000", timeout=TIMEOUT_MS)
     expect(page.locator(".progress")).to_contain_text("2 items tagged by annotators")
-    page.screenshot(path="/tmp/annotations-browser-tagged.png", full_page=True)
+    page.screenshot(path=str(screenshots / "annotations-tagged.png"), full_page=True)
     # The worker invalidated the cached leaderboard: the row is re-ranked.
     assert _ranked_primary(mt_test_set, segmenting.pk) == pytest.approx(0.5)
 
@@ -196,3 +101,74 @@ def test_organiser_tags_with_the_keyboard_and_sees_the_score_change(
     page.keyboard.press("p")
     expect(page.locator("#probe-title")).to_contain_text("This is weaponless.")
     assert worker.poll() is None, "the worker died"
+
+
+def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
+    mt_task, organiser, live_server, browser_page, tmp_path
+):
+    from django.utils import timezone
+    from playwright.sync_api import expect
+
+    from evalhub.competitions.models import Phase, TestSetFile
+    from tests.paths import shared_data
+
+    now = timezone.now()
+    Phase.objects.create(
+        task=mt_task,
+        slug="probing",
+        name="Probing",
+        opens_at=now,
+        closes_at=now + timezone.timedelta(days=7),
+    )
+    root = shared_data("mt_lexical_coverage", "wiktionary_bli_de_en")
+    page = browser_page
+    _log_in(page, live_server, "org", "pw-organiser-1")
+    page.goto(f"{live_server.url}/tasks/{mt_task.slug}/dashboard/")
+    page.get_by_role("link", name="Build a probe set").click()
+    expect(page.get_by_label("Words per cell")).to_have_value("100")
+    expect(page.get_by_label("Low band centre (Zipf)")).to_have_value("1.75")
+
+    # A broken lexicon: the error names the file and the line.
+    broken = tmp_path / "lexicon.tsv"
+    broken.write_text("Haus\thouse\tnoun\nbald\tsoon\tadverb\n", encoding="utf-8")
+    page.get_by_label("Lexicon").set_input_files(str(broken))
+    page.get_by_role("button", name="Build and preview").click()
+    expect(page.get_by_role("alert")).to_contain_text(
+        "lexicon.tsv, line 2: unknown pos 'adverb'"
+    )
+
+    page.get_by_label("Lexicon").set_input_files([])
+    for label, name in (
+        ("Adjectives", "Adjective"),
+        ("Nouns", "Noun"),
+        ("Verbs", "Verb"),
+    ):
+        page.get_by_label(label).set_input_files(str(root / f"de-en.train.{name}"))
+    page.get_by_label("Dictionary").set_input_files(str(root / "de-en.all"))
+    page.get_by_label("Seed").fill("7")
+    page.get_by_role("button", name="Build and preview").click()
+    # The build runs in the request (1.5-3 s): the page says so meanwhile.
+    expect(page.locator(".upload-status")).to_contain_text("building the probe set")
+    expect(page.locator("#preview-title")).to_have_text(
+        "Preview: 900 probes", timeout=TIMEOUT_MS
+    )
+    expect(page.locator("td.cell")).to_have_count(9)
+    expect(page.locator("td.cell .selected")).to_have_text(["100"] * 9)
+    expect(page.locator('td[data-cell="verb-low"]')).to_contain_text("available")
+    page.screenshot(path=str(tmp_path / "probe-set-preview.png"), full_page=True)
+
+    page.get_by_label("Save into").select_option(label="Probing · a new test set")
+    page.get_by_label("New test set name").fill("Wiktionary probes")
+    page.get_by_role("button", name="Save into the test set").click()
+    expect(page.locator(".messages")).to_contain_text(
+        "Saved the probe set into Probing · Wiktionary probes"
+    )
+    try:
+        stored = dict(
+            TestSetFile.objects.filter(
+                test_set__phase__task=mt_task, test_set__name="Wiktionary probes"
+            ).values_list("role", "private")
+        )
+    finally:
+        connection.close()
+    assert stored == {"probes": False, "references": True}

@@ -204,9 +204,14 @@ def test_a_newly_scored_run_gets_the_stored_judgements(
 
 
 @fast
-def test_page_groups_identical_translations_and_filters(mt_runs, mt_test_set):
+def test_page_groups_identical_translations_and_filters(
+    mt_runs, mt_test_set, organiser
+):
     ctx = page.annotation_page(
-        test_set=mt_test_set, probe_id="adj-low-002", filters=page.Filters()
+        test_set=mt_test_set,
+        user=organiser,
+        probe_id="adj-low-002",
+        filters=page.Filters(),
     )
     [shared, copied] = ctx["choices"]
     assert shared.key == SHARED[1] and len(shared.systems) == 2
@@ -215,12 +220,13 @@ def test_page_groups_identical_translations_and_filters(mt_runs, mt_test_set):
 
     untagged_nouns = page.Filters(pos="noun", untagged=True)
     ctx = page.annotation_page(
-        test_set=mt_test_set, probe_id=None, filters=untagged_nouns
+        test_set=mt_test_set, user=organiser, probe_id=None, filters=untagged_nouns
     )
     assert ctx["group"].probe.pos == "noun"
     assert all(c.needs_judgement or c.source != "pending" for c in ctx["choices"])
     low = page.annotation_page(
         test_set=mt_test_set,
+        user=organiser,
         probe_id=None,
         filters=page.Filters(freq_class="low", pos="verb"),
     )

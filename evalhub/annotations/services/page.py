@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalhub.annotations.models import Judgement
-from evalhub.annotations.services import judging, systems
-from evalhub.competitions.models import Score, TestSet
+from evalhub.annotations.services import access, judging, systems
+from evalhub.competitions.models import Score, SharedTask, TestSet
 from tasks.mt_lexicon_probe.annotation import (
     ProbeGroup,
     group_translations,
@@ -86,12 +86,16 @@ def _matches(group: ProbeGroup, filters: Filters) -> bool:
 def annotation_page(
     *,
     test_set: TestSet,
+    user: object,
     probe_id: str | None,
     filters: Filters,
     advance: bool = False,
 ) -> dict[str, object]:
-    """The page context. ``advance``: after a judgement, move on to the next probe
-    needing one once the current probe has none left."""
+    """The page context for ``user`` (who may annotate the test set). ``advance``:
+    after a judgement, move on to the next probe needing one once the current probe
+    has none left. Which reference a proposal matched is shown only to users who may
+    see the gold (organisers)."""
+    show_references = access.can_see_references(user, test_set.phase.task)
     workspace = systems.load(test_set)
     current = judging.current_tags(test_set=test_set)
     labels = {s.submission.pk: s.label for s in workspace.systems}
@@ -136,7 +140,7 @@ def annotation_page(
                     systems=tuple(labels[r.system] for r in rows),  # type: ignore[index]
                     tag=outcome.tag,
                     source=outcome.source.value,
-                    matched_reference=outcome.matched,
+                    matched_reference=outcome.matched if show_references else None,
                     needs_judgement=_needs_judgement(outcome.source),
                 )
             )
@@ -165,16 +169,18 @@ def annotation_page(
         "pos_choices": [p.value for p in Pos],
         "freq_choices": [f.value for f in FreqClass],
         "agreement": judging.agreement(test_set=test_set),
-        **scores(test_set=test_set),
+        **scores(test_set=test_set, user=user),
     }
 
 
-def scores(*, test_set: TestSet) -> dict[str, object]:
-    """Each system's primary metric and pending count (the live part of the page)."""
+def scores(*, test_set: TestSet, user: object) -> dict[str, object]:
+    """Each system's primary metric and pending count (the live part of the page);
+    the metric only where ``user`` may see the test set's scores."""
     task_type = test_set.phase.task.type
     primary = task_type.primary_metric
     rows = []
     subs = systems.scored_runs(test_set)
+    visible = access.can_see_scores(user, test_set)
     values: dict[tuple[int, str], float | None] = {
         (sid, metric): value
         for sid, metric, value in Score.objects.filter(
@@ -189,7 +195,7 @@ def scores(*, test_set: TestSet) -> dict[str, object]:
             SystemScore(
                 label=f"{sub.team.name} · {sub.method_name} (run {sub.pk})",
                 submission_id=sub.pk,
-                primary=values.get((sub.pk, primary)),
+                primary=values.get((sub.pk, primary)) if visible else None,
                 n_pending=None if pending is None else int(pending),
             )
         )
@@ -197,15 +203,21 @@ def scores(*, test_set: TestSet) -> dict[str, object]:
         "test_set": test_set,
         "system_scores": rows,
         "primary_label": task_type.metric(primary).label,
+        "scores_hidden": not visible,
         "n_judgements": Judgement.objects.filter(test_set=test_set).count(),
     }
 
 
 def annotatable_test_sets(*, user: object) -> list[TestSet]:
-    """mt_lexicon_probe test sets of the tasks ``user`` organises."""
-    qs = TestSet.objects.filter(phase__task__task_type=systems.SLUG).select_related(
-        "phase__task"
+    """mt_lexicon_probe test sets ``user`` organises or annotates."""
+    return list(
+        access.annotatable_test_sets(user)
+        .select_related("phase__task")
+        .order_by("phase__task__slug", "phase__order", "order")
     )
-    if not getattr(user, "is_superuser", False):
-        qs = qs.filter(phase__task__organisers=user)
-    return list(qs.order_by("phase__task__slug", "phase__order", "order"))
+
+
+def managed_tasks(*, user: object) -> list[SharedTask]:
+    """The mt_lexicon_probe tasks whose probe sets and annotators ``user`` manages
+    (organisers), with or without test sets yet."""
+    return list(access.managed_tasks(user).order_by("slug"))

@@ -142,6 +142,7 @@ def test_plots():
         "systems_medium",
         "systems_low",
         "translated_minus_correct",
+        "tables",
     ]
     assert tt.comparison_plots([], settings) == ()
 

@@ -1,0 +1,18 @@
+"""``{% load annotation_access %}``: the annotation rules for the site header."""
+
+from __future__ import annotations
+
+from django import template
+
+from evalhub.annotations.services import access
+
+register = template.Library()
+
+
+@register.filter
+def may_annotate(user: object) -> bool:
+    """``user`` annotates an mt_lexicon_probe test set or organises such a task."""
+    return (
+        access.annotatable_test_sets(user).exists()
+        or access.managed_tasks(user).exists()
+    )
