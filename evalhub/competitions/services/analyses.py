@@ -12,6 +12,9 @@ from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import Curve, Plot, RunDetail
 
 MAX_RUNS_IN_PLOTS = 12
+#: Plots record the runs they draw, so that a run hidden after the plot was drawn
+#: keeps it from the public until the refresh (``access.can_see_task_artefact``).
+RUNS_KEY = "runs"
 
 
 def _run_details(evaluations: list[Evaluation]) -> list[RunDetail]:
@@ -53,7 +56,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                 test_set,
                 f"compare-{plot.key}",
                 plot,
-                public={},
+                public={RUNS_KEY: [ev.submission_id for ev in top]},
                 private={},
                 organiser_only=False,
             )
@@ -64,6 +67,7 @@ def refresh(*, test_set_id: int) -> list[str]:
             test_set=test_set,
             submission__status=Submission.Status.SCORED,
             submission__is_baseline=False,
+            submission__hidden=False,
         ).select_related("submission__team")
     )
     if all_scored:
@@ -86,7 +90,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                         test_set,
                         f"analysis-{plot.key}",
                         plot,
-                        public={},
+                        public={RUNS_KEY: [ev.submission_id for ev in all_scored]},
                         private={},
                         organiser_only=False,
                     )
