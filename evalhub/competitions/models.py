@@ -458,6 +458,9 @@ class TaskArtefact(models.Model):
     public_data = models.JSONField(default=dict, blank=True)
     private_data = models.JSONField(default=dict, blank=True)
     organiser_only = models.BooleanField(default=False)
+    #: The runs it draws or lists: a run hidden since keeps it from everyone but the
+    #: run's team and the organisers until the worker redraws it.
+    runs = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -39,6 +39,11 @@ class Migration(migrations.Migration):
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
+            model_name="taskartefact",
+            name="runs",
+            field=models.JSONField(blank=True, default=list),
+        ),
+        migrations.AddField(
             model_name="submission",
             name="final_selected_at",
             field=models.DateTimeField(blank=True, null=True),

@@ -48,9 +48,8 @@ def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
         return False
     if artefact.organiser_only and not can_see_detail(user, task):
         return False
-    runs = (artefact.public_data or {}).get("runs")
-    if runs and not can_see_hidden_runs(user, task):
-        return not Submission.objects.filter(pk__in=runs, hidden=True).exists()
+    if artefact.runs and not can_see_hidden_runs(user, task):
+        return not Submission.objects.filter(pk__in=artefact.runs, hidden=True).exists()
     return True
 
 

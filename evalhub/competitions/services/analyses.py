@@ -12,9 +12,6 @@ from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import Curve, Plot, RunDetail
 
 MAX_RUNS_IN_PLOTS = 12
-#: Plots record the runs they draw, so that a run hidden after the plot was drawn
-#: keeps it from the public until the refresh (``access.can_see_task_artefact``).
-RUNS_KEY = "runs"
 
 
 def _run_details(evaluations: list[Evaluation]) -> list[RunDetail]:
@@ -56,7 +53,8 @@ def refresh(*, test_set_id: int) -> list[str]:
                 test_set,
                 f"compare-{plot.key}",
                 plot,
-                public={RUNS_KEY: [ev.submission_id for ev in top]},
+                public={},
+                runs=[ev.submission_id for ev in top],
                 private={},
                 organiser_only=False,
             )
@@ -82,6 +80,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                     public=dict(analysis.public),
                     private=dict(analysis.private),
                     organiser_only=False,
+                    runs=[ev.submission_id for ev in all_scored],
                 )
             )
             for plot in analysis.plots:
@@ -90,7 +89,8 @@ def refresh(*, test_set_id: int) -> list[str]:
                         test_set,
                         f"analysis-{plot.key}",
                         plot,
-                        public={RUNS_KEY: [ev.submission_id for ev in all_scored]},
+                        public={},
+                        runs=[ev.submission_id for ev in all_scored],
                         private={},
                         organiser_only=False,
                     )
@@ -111,6 +111,7 @@ def _save(
     public: dict,
     private: dict,
     organiser_only: bool,
+    runs: list[int] | None = None,
 ) -> str:  # type: ignore[type-arg]
     artefact, _ = TaskArtefact.objects.get_or_create(
         test_set=test_set, key=key[:100], defaults={"title": key}
@@ -120,6 +121,7 @@ def _save(
     artefact.public_data = public
     artefact.private_data = private
     artefact.organiser_only = organiser_only
+    artefact.runs = runs or []
     if plot is not None:
         artefact.svg.save(f"{artefact.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{artefact.key}.png", ContentFile(plot.png), save=False)

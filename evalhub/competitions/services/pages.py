@@ -82,7 +82,14 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
         plots = tuple(
             a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
         )
-        analysis = next((a for a in artefacts if a.key == "analysis"), None)
+        analysis = next(
+            (
+                a
+                for a in artefacts
+                if a.key == "analysis" and access.can_see_task_artefact(user, a)
+            ),
+            None,
+        )
         views.append(
             BoardView(
                 ts,
