@@ -146,6 +146,11 @@ class TeamRunsOut(Schema):
 class BoardOut(Schema):
     test_set: str
     primary_metric: str
+    #: The bootstrap statistics' signature ("" until computed).
+    signature: str = ""
+    #: Ranked runs: rank, team, run, method, submitted_at, baseline, every metric,
+    #: the primary metric's interval (interval_low, interval_high) and rank band
+    #: (None until computed); for organisers also hidden and final.
     rows: list[dict[str, object]]
 
 

@@ -3,6 +3,7 @@ role: anonymous, participant (the run's team), other team, organiser."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evalhub.competitions.models import Score, Submission
+from tests.api.fixtures import scored, secret_test_set  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -224,3 +226,49 @@ def test_the_leaderboard_offers_compare_checkboxes(world, clients, task, phase):
     content = page.content.decode()
     assert 'form="compare-runs"' in content
     assert f'value="{world["rival"].pk}"' in content
+
+
+def test_json_exports_and_api_carry_the_primary_metric_interval(
+    world, clients, task, phase, test_set
+):
+    from evalhub.rankings.services import statistics
+
+    statistics.refresh(test_set_id=test_set.pk)  # no per-item detail: no interval
+    urls = [
+        reverse("competitions:leaderboard-json", args=[task.slug, phase.slug]),
+        reverse("api:leaderboard-export", args=[task.slug, phase.slug, "json"]),
+        reverse("api:api-v1:leaderboard-detail", args=[task.slug, phase.slug]),
+    ]
+    for url in urls:
+        data = json.loads(b"".join(_body(clients["anonymous"].get(url))))
+        [board] = [b for b in data["test_sets"] if b["test_set"] == "public"]
+        assert "signature" in board
+        for row in board["rows"]:
+            assert {"interval_low", "interval_high", "band"} <= set(row), url
+            assert "hidden" not in row and "final" not in row
+
+
+def _body(response):  # noqa: ANN001, ANN202
+    if hasattr(response, "streaming_content"):
+        return list(response.streaming_content)
+    return [response.content]
+
+
+def test_a_scored_runs_interval_is_in_the_json_exports(
+    scored,  # noqa: F811
+    client,
+    task,
+    phase,
+    test_set,
+):
+    from evalhub.rankings.services import statistics
+
+    statistics.refresh(test_set_id=test_set.pk)
+    for url in (
+        reverse("competitions:leaderboard-json", args=[task.slug, phase.slug]),
+        reverse("api:api-v1:leaderboard-detail", args=[task.slug, phase.slug]),
+    ):
+        data = json.loads(client.get(url).content)
+        [row] = [b for b in data["test_sets"] if b["test_set"] == "public"][0]["rows"]
+        assert row["interval_low"] < row["ap"] < row["interval_high"]
+        assert row["band"] == 1
