@@ -99,6 +99,16 @@ def test_participant_picks_a_final_run_and_hides_another(
     page.get_by_role("button", name=f"Choose as final run {strong.pk}").click()
     page.get_by_text("at most 1 final run").wait_for()
     page.screenshot(path=str(shots / "team_runs.png"), full_page=True)
+    # Compare both runs from the team's runs list (ticked with the keyboard).
+    for run in (strong, weak):
+        page.get_by_label(f"Compare run {run.pk}").focus()
+        page.keyboard.press("Space")
+    page.get_by_role("button", name="Compare the ticked runs").click()
+    page.wait_for_url("**/compare/?runs=*")
+    table = page.locator("table.compare-table").first
+    assert table.locator("td.best").count() >= 1
+    assert "strong method" in table.inner_text() and "weak method" in table.inner_text()
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
     # The team still sees its hidden run's page.
     page.goto(f"{live_server.url}/runs/{strong.pk}/")
     page.get_by_text("Seen by the team and the organisers only").wait_for()
