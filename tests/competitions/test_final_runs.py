@@ -255,3 +255,14 @@ def test_baseline_runs_are_not_the_teams_to_choose(phase, test_set, team, partic
     baseline.refresh_from_db()
     with pytest.raises(finals.ChoiceRefused):
         finals.set_final(submission=baseline, user=participant, final=True)
+
+
+def test_a_chosen_run_that_failed_is_no_choice(
+    runs, phase, private_test_set, participant
+):
+    finals.set_final(submission=runs["middle"], user=participant, final=True)
+    Submission.objects.filter(pk=runs["middle"].pk).update(status="failed")
+    # Not ranked, not counted: the fallback ranks, and another run can be chosen.
+    assert _ids(private_test_set) == [runs["best_public"].pk]
+    finals.set_final(submission=runs["best_private"], user=participant, final=True)
+    assert _ids(private_test_set) == [runs["best_private"].pk]

@@ -58,7 +58,11 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
                     f"Run {current.pk} is {current.get_status_display().lower()}: "
                     "only runs that are scored or being scored can be final."
                 )
-            chosen = [s for s in team_runs if s.final_selected]
+            chosen = [
+                s
+                for s in team_runs
+                if s.final_selected and s.status not in _NOT_CHOOSABLE
+            ]
             if len(chosen) >= phase.max_final_runs:
                 limit = phase.max_final_runs
                 raise ChoiceRefused(

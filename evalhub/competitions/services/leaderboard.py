@@ -180,11 +180,14 @@ def final_runs(phase: Phase, subs: Mapping[int, Submission]) -> dict[str, list[i
     """The runs among ``subs`` that represent each competitor in a final ranking:
     its chosen final runs, or, when it chose none, its run with the best public
     score (ties: the earlier run; no public test set: its latest run). A competitor
-    whose chosen runs are all missing from ``subs`` (e.g. hidden) has none."""
+    whose chosen runs are all missing from ``subs`` (hidden, or still being scored)
+    has none; a chosen run that failed does not count as a choice."""
     chosen: dict[str, list[int]] = {}
-    for team_id, is_baseline, pk in Submission.objects.filter(
-        phase=phase, final_selected=True
-    ).values_list("team_id", "is_baseline", "pk"):
+    for team_id, is_baseline, pk in (
+        Submission.objects.filter(phase=phase, final_selected=True)
+        .exclude(status__in=[Submission.Status.FAILED, Submission.Status.REJECTED])
+        .values_list("team_id", "is_baseline", "pk")
+    ):
         chosen.setdefault(team_key(team_id, is_baseline), []).append(pk)
     scores = public_scores(phase, subs)
     has_public = phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).exists()
