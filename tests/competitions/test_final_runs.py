@@ -266,3 +266,24 @@ def test_a_chosen_run_that_failed_is_no_choice(
     assert _ids(private_test_set) == [runs["best_public"].pk]
     finals.set_final(submission=runs["best_private"], user=participant, final=True)
     assert _ids(private_test_set) == [runs["best_private"].pk]
+
+
+def test_bundles_carry_the_final_run_limit(organiser, bucc_demo, isolated_storage):
+    from evalhub.competitions.services import bundles
+    from tests.competitions.test_bundles import MANIFEST, _zip
+
+    ts = bucc_demo.test_sets[0]
+    files = {
+        "data/src.txt": ts.inputs["source_terms"],
+        "data/tgt.txt": ts.inputs["target_terms"],
+        "data/gold.tsv": ts.gold["gold"],
+    }
+    manifest = MANIFEST.replace("    daily_limit: 4\n", "    max_final_runs: 3\n")
+    task = bundles.import_bundle(
+        data=_zip({"task.yaml": manifest.encode(), **files}), user=organiser
+    )
+    assert task.phases.get().max_final_runs == 3
+    exported = bundles.export_bundle(task=task)
+    task.delete()
+    again = bundles.import_bundle(data=exported, user=organiser)
+    assert again.phases.get().max_final_runs == 3
