@@ -272,3 +272,13 @@ def test_a_scored_runs_interval_is_in_the_json_exports(
         [row] = [b for b in data["test_sets"] if b["test_set"] == "public"][0]["rows"]
         assert row["interval_low"] < row["ap"] < row["interval_high"]
         assert row["band"] == 1
+
+
+def test_changes_to_runs_are_rate_limited_per_user(world, clients, settings):
+    settings.SUBMIT_RATE = "2/600"
+    url = reverse("competitions:run-visibility", args=[world["shown"].pk])
+    codes = [
+        clients["participant"].post(url, {"hidden": str(i % 2)}).status_code
+        for i in range(1, 4)
+    ]
+    assert codes == [302, 302, 429]
