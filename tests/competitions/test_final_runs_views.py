@@ -282,3 +282,29 @@ def test_changes_to_runs_are_rate_limited_per_user(world, clients, settings):
         for i in range(1, 4)
     ]
     assert codes == [302, 302, 429]
+
+
+def test_the_api_submits_a_hidden_run(
+    client, task, phase, test_set, team, participant, demo_run
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from evalhub.api.services import tokens
+
+    secret = tokens.create(user=participant, name="cli").secret
+    url = reverse("api:api-v1:run-create", args=[task.slug, phase.slug])
+    response = client.post(
+        url,
+        {
+            "method_name": "via api",
+            "hidden": "true",
+            "file": SimpleUploadedFile("run.tsv", demo_run),
+        },
+        HTTP_AUTHORIZATION=f"Bearer {secret}",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["hidden"] is True and body["final_run"] is False
+    assert Submission.objects.get(pk=body["id"]).hidden
+    anonymous = client.get(reverse("api:api-v1:run-detail", args=[body["id"]]))
+    assert anonymous.status_code == 404
