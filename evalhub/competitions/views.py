@@ -199,13 +199,7 @@ def task_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     task = _task_or_404(request, slug)
     if not access.is_organiser(request.user, task):
         raise Http404("No such page.")
-    context = {
-        "dash": dashboard.dashboard(task=task),
-        "finals": [
-            (phase, finals.organiser_overview(phase=phase))
-            for phase in task.phases.all()
-        ],
-    }
+    context = {"dash": dashboard.dashboard(task=task)}
     return render(request, "competitions/task_dashboard.html", context)
 
 

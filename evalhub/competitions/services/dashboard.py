@@ -9,7 +9,8 @@ from datetime import date
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services import finals
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,8 @@ class Dashboard:
     failed: tuple[Submission, ...]
     per_day: tuple[tuple[date, int], ...]
     pending_registrations: int
+    #: Per phase: each team's chosen final runs and hidden runs.
+    finals: tuple[tuple[Phase, list[dict[str, object]]], ...] = ()
 
 
 def dashboard(*, task: SharedTask) -> Dashboard:
@@ -54,4 +57,8 @@ def dashboard(*, task: SharedTask) -> Dashboard:
         ),
         per_day=per_day,
         pending_registrations=task.registrations.filter(status="pending").count(),
+        finals=tuple(
+            (phase, finals.organiser_overview(phase=phase))
+            for phase in task.phases.all()
+        ),
     )
