@@ -47,6 +47,12 @@ def build_parser(*, offline: bool = True) -> argparse.ArgumentParser:
     submit.add_argument("--phase", required=True, help="phase slug")
     submit.add_argument("--method", required=True, help="method name shown on boards")
     submit.add_argument("--description", default="", help="method description")
+    submit.add_argument(
+        "--hide",
+        action="store_true",
+        help="hide the run from the public (runs are public by default; only your "
+        "team and the organisers see a hidden run)",
+    )
     submit.add_argument("file", type=Path, help="the run file")
     _add_wait(submit)
     status = commands.add_parser("status", help="show a run's status and scores")
@@ -156,6 +162,7 @@ def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         phase=args.phase,
         method_name=args.method,
         method_description=args.description,
+        hidden=args.hide,
         path=path,
         progress=ProgressBar(path.name),
     )

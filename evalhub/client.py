@@ -109,12 +109,15 @@ class Client:
         method_name: str,
         path: Path,
         method_description: str = "",
+        hidden: bool = False,
         progress: Progress | None = None,
     ) -> Response:
         """Upload a run (multipart). Returns 201, 422 (rejected: ``errors``) or 403
         responses; other statuses raise ApiError."""
         boundary = f"evalhub-{uuid.uuid4().hex}"
         fields = {"method_name": method_name, "method_description": method_description}
+        if hidden:
+            fields["hidden"] = "true"
         head = b"".join(_field(boundary, name, value) for name, value in fields.items())
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         head += (

@@ -202,6 +202,10 @@ TABLE: dict[str, tuple[int, ...]] = {
     "notifications:notification-bell": LOGIN_FIRST,
     "notifications:notification-read-all": POST_ONLY,
     "notifications:notification-open": POST_ONLY,
+    "competitions:run-final": POST_ONLY,
+    "competitions:run-visibility": POST_ONLY,
+    # No runs chosen: the page explains how to choose 2 to 5.
+    "competitions:runs-compare": (400, 400, 400, 400),
 }
 
 
@@ -590,3 +594,122 @@ def test_annotation_gold_and_private_urls_for_every_role_with_annotators(
     assert any(f in scores for f in secret_scores)
     assert not Annotator.objects.filter(user=annotator).exists()  # removed last
     assert not failures, "\n".join(failures)
+
+
+HIDDEN_MARKER = "zz-hidden-run-marker"
+#: Pages of one run: not found for anyone but its team and the organisers once hidden.
+RUN_PAGES = {
+    "competitions:run-detail",
+    "competitions:run-status",
+    "competitions:run-file",
+    "competitions:run-plot",
+    "competitions:run-item-detail",
+    "api:api-v1:run-detail",
+}
+
+
+def _public_score_forms(run, test_set) -> list[bytes]:  # noqa: ANN001
+    task_type = run.phase.task.type
+    out = set()
+    for s in run.scores.filter(test_set=test_set):
+        if s.value is None or task_type.metric(s.metric).count:
+            continue
+        out |= {repr(s.value), f"{s.value:.4f}"}
+    return sorted(f.encode() for f in out if len(f) >= 6)
+
+
+def test_a_hidden_run_role_by_role(
+    analysed,  # noqa: F811
+    test_set,
+    secret_test_set,  # noqa: F811
+    tokens,  # noqa: F811
+    participant,
+    outsider,
+    organiser,
+    other_team,
+    bucc_demo,
+):
+    """Every URL × role with the only run hidden by its team: anonymous users and
+    the other team never get its method, its public scores or its pages; its team
+    and the organisers still do."""
+    from evalhub.competitions.services import finals
+
+    Submission = type(analysed)
+    Submission.objects.filter(pk=analysed.pk).update(method_name=HIDDEN_MARKER)
+    analysed.refresh_from_db()
+    finals.set_hidden(submission=analysed, user=participant, hidden=True)
+    world = World(analysed, test_set, secret_test_set, bucc_demo)
+    users = {"participant": participant, "other_team": outsider, "organiser": organiser}
+    clients = _clients(Client, users, tokens)
+    markers = [HIDDEN_MARKER.encode()] + _public_score_forms(analysed, test_set)
+    failures: list[str] = []
+    seen_routes: set[str] = set()
+    for name, route, pattern in _walk(get_resolver().url_patterns):
+        if route in seen_routes or name.startswith("admin:"):
+            continue
+        seen_routes.add(route)
+        for label, kwargs in world.variants(name, route, pattern):
+            try:
+                url = reverse(name, kwargs=kwargs)
+            except Exception:  # noqa: BLE001, S112 - the matrix above reports it
+                continue
+            if name == "competitions:runs-compare":
+                url += f"?runs={analysed.pk}&runs={analysed.pk + 1000}"
+            want = expected(name, label)
+            for index, role in enumerate(ROLES):
+                c, headers = clients[role]
+                response = c.get(url, **(headers if url.startswith("/api/") else {}))
+                status = response.status_code
+                where = f"{role} GET {url} ({name})"
+                if status >= 500:
+                    failures.append(f"{where}: {status}")
+                if role in ("participant", "organiser"):
+                    if name in RUN_PAGES and want and status != want[index]:
+                        failures.append(f"{where}: {status}, expected {want[index]}")
+                    continue
+                if name in RUN_PAGES and status != 404:
+                    failures.append(f"{where}: {status} for a hidden run")
+                content = body(response)
+                found = [m for m in markers if m in content]
+                if found:
+                    failures.append(f"{where}: shows the hidden run {found[:2]}")
+    # The markers are detectable: the team's task page and the organisers' board.
+    c, _ = clients["participant"]
+    assert HIDDEN_MARKER.encode() in c.get("/tasks/bucc-test/").content
+    c, _ = clients["organiser"]
+    args = ["bucc-test", "evaluation"]
+    seen = (
+        c.get(reverse("competitions:leaderboard-detail", args=args)).content
+        + c.get(reverse("competitions:leaderboard-json", args=args)).content
+    )
+    assert all(m in seen for m in markers)
+    assert not failures, "\n".join(failures)
+
+
+def test_final_run_choices_by_role(
+    client,
+    scored,  # noqa: F811
+    participant,
+    outsider,
+    organiser,
+    other_team,
+):
+    """Only the run's team chooses or hides; the choice shows in the organisers'
+    exports, not in the public's."""
+    final = reverse("competitions:run-final", args=[scored.pk])
+    visibility = reverse("competitions:run-visibility", args=[scored.pk])
+    export = reverse("competitions:leaderboard-json", args=["bucc-test", "evaluation"])
+    assert client.post(final, {"final": "1"}).status_code == 302  # to the login page
+    for user in (outsider, organiser):
+        client.force_login(user)
+        assert client.post(final, {"final": "1"}).status_code == 404
+        assert client.post(visibility, {"hidden": "1"}).status_code == 404
+    scored.refresh_from_db()
+    assert not scored.final_selected and not scored.hidden
+    client.force_login(participant)
+    assert client.post(final, {"final": "1"}).status_code == 302
+    assert b'"final"' not in client.get(export).content
+    client.force_login(organiser)
+    assert b'"final": true' in client.get(export).content
+    client.logout()
+    assert b'"final"' not in client.get(export).content

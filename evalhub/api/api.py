@@ -116,7 +116,12 @@ class RunOut(Schema):
     team: str
     method_name: str
     status: str
+    #: The status is final (scored, failed or rejected).
     final: bool
+    #: Shown to its team and the organisers only.
+    hidden: bool
+    #: One of its team's chosen final runs (None: not yours to know).
+    final_run: bool | None
     failure_category: str
     errors: list[str]
     warnings: list[str]
@@ -141,6 +146,11 @@ class TeamRunsOut(Schema):
 class BoardOut(Schema):
     test_set: str
     primary_metric: str
+    #: The bootstrap statistics' signature ("" until computed).
+    signature: str = ""
+    #: Ranked runs: rank, team, run, method, submitted_at, baseline, every metric,
+    #: the primary metric's interval (interval_low, interval_high) and rank band
+    #: (None until computed); for organisers also hidden and final.
     rows: list[dict[str, object]]
 
 
@@ -212,6 +222,7 @@ def run_create(
     file: File[UploadedFile],
     method_name: Form[str],
     method_description: Form[str] = "",
+    hidden: Form[bool] = False,
 ) -> Status:
     """Submit a run file (multipart). 201: queued; 422: the file does not parse (the
     errors name file and line; not counted against limits); 403: not allowed now."""
@@ -239,6 +250,7 @@ def run_create(
             data=file.read(),
             method_name=method_name,
             method_description=method_description,
+            hidden=hidden,
         )
     except submit.SubmissionRefused as exc:
         return Status(403, {"detail": str(exc)})
@@ -272,6 +284,6 @@ def run_detail(request: HttpRequest, run_id: int) -> dict[str, object]:
     sub = get_object_or_404(
         Submission.objects.select_related("phase__task", "team"), pk=run_id
     )
-    if not access.can_see_task(request.auth, sub.phase.task):
+    if not access.can_see_run(request.auth, sub):
         raise Http404("No such run.")
     return resources.run_status(submission=sub, user=request.auth)

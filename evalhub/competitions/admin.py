@@ -235,10 +235,18 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
         "phase",
         "status",
         "failure_category",
+        "hidden",
+        "final_selected",
         "created_at",
         "scorer_version",
     ]
-    list_filter = ["status", "failure_category", "phase__task"]
+    list_filter = [
+        "status",
+        "failure_category",
+        "hidden",
+        "final_selected",
+        "phase__task",
+    ]
     readonly_fields = [f.name for f in Submission._meta.fields]
     actions = ["rescore"]
 

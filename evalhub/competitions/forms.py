@@ -13,6 +13,13 @@ class SubmitForm(forms.Form):
         required=False,
         label="Method description",
     )
+    hide = forms.BooleanField(
+        required=False,
+        label="Hide this run from the public",
+        help_text="By default a run is public: everyone sees it on the leaderboards "
+        "and on its page. A hidden run is seen by your team and the organisers "
+        "only. You can change this later in your team's runs list.",
+    )
 
 
 class RegisterForm(forms.Form):

@@ -96,6 +96,12 @@ class Phase(models.Model):
     failed_runs_count = models.BooleanField(
         default=False, help_text="Failed runs count against limits"
     )
+    max_final_runs = models.PositiveIntegerField(
+        default=1,
+        help_text="Final runs a team may choose for the private test sets' ranking "
+        "(a team that chooses none is ranked by its best public run); 0: every run "
+        "counts and the best one per team is ranked",
+    )
     order = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -254,6 +260,15 @@ class Submission(models.Model):
     method_name = models.CharField(max_length=100)
     method_description = models.TextField(blank=True)
     is_baseline = models.BooleanField(default=False)
+    #: Hidden runs exist only for their team and the organisers (CodaLab's "show on
+    #: leaderboard" unticked): no leaderboard, run page, plot, export or API shows
+    #: them to anyone else. Runs are shown by default.
+    hidden = models.BooleanField(
+        default=False, help_text="Shown to its team and the organisers only"
+    )
+    #: Chosen by its team as one of the phase's final runs (see services/finals.py).
+    final_selected = models.BooleanField(default=False)
+    final_selected_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
@@ -474,6 +489,9 @@ class TaskArtefact(models.Model):
     public_data = models.JSONField(default=dict, blank=True)
     private_data = models.JSONField(default=dict, blank=True)
     organiser_only = models.BooleanField(default=False)
+    #: The runs it draws or lists: a run hidden since keeps it from everyone but the
+    #: run's team and the organisers until the worker redraws it.
+    runs = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -2,7 +2,9 @@
 
 Fixed windows: at most ``LOGIN_RATE`` login attempts per client address and user
 name, and ``SUBMIT_RATE`` submission attempts per user (or address when anonymous) in
-each window, whatever their outcome. Over the limit the request gets a 429 with
+each window, whatever their outcome. Changes of final runs and run visibility (each
+one refreshes a phase's statistics and plots on the workers) are counted per user
+at ``SUBMIT_RATE`` too, in a bucket of their own. Over the limit the request gets a 429 with
 ``Retry-After`` and never reaches the view. With the cache unreachable, requests pass
 (the limits protect the site, they must not take it down).
 """
@@ -24,6 +26,8 @@ LOGIN_PATHS = re.compile(r"^/(accounts|admin)/login/$")
 SUBMIT_PATHS = re.compile(
     r"^/(tasks/[-\w]+/[-\w]+/submit/|api/tasks/[-\w]+/phases/[-\w]+/runs/?)$"
 )
+
+CHOICE_PATHS = re.compile(r"^/runs/\d+/(final|visibility)/$")
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -64,14 +68,21 @@ def _rule(request: HttpRequest) -> tuple[str, str, str] | None:
     if LOGIN_PATHS.match(request.path_info):
         username = request.POST.get("username", "").strip().lower()[:150]
         return "login", f"{client_address(request)}|{username}", settings.LOGIN_RATE
-    if SUBMIT_PATHS.match(request.path_info):
+    scope = (
+        "submit"
+        if SUBMIT_PATHS.match(request.path_info)
+        else "choice"
+        if CHOICE_PATHS.match(request.path_info)
+        else None
+    )
+    if scope is not None:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
             joined = int(user.date_joined.timestamp())  # a reused pk is a new user
             ident = f"user-{user.pk}-{joined}"
         else:
             ident = f"addr-{client_address(request)}"
-        return "submit", ident, settings.SUBMIT_RATE
+        return scope, ident, settings.SUBMIT_RATE
     return None
 
 
@@ -91,7 +102,11 @@ class RateLimitMiddleware:
                 log.warning("rate limit check failed for %s", scope)
                 wait = 0
             if wait:
-                what = "login attempts" if scope == "login" else "submissions"
+                what = {
+                    "login": "login attempts",
+                    "submit": "submissions",
+                    "choice": "changes to your runs",
+                }[scope]
                 response = HttpResponse(
                     f"Too many {what}; try again in {wait} s.",
                     status=429,

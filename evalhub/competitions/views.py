@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.forms import BundleForm, RegisterForm, SubmitForm
@@ -27,7 +28,9 @@ from evalhub.competitions.models import (
 from evalhub.competitions.services import (
     access,
     bundles,
+    compare,
     dashboard,
+    finals,
     overall,
     pages,
     rescoring,
@@ -117,6 +120,7 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
                 data=upload.read(),
                 method_name=form.cleaned_data["method_name"],
                 method_description=form.cleaned_data["method_description"],
+                hidden=form.cleaned_data["hide"],
             )
         except submit.SubmissionRefused as exc:
             form.add_error(None, str(exc))
@@ -305,7 +309,7 @@ def _run_or_404(request: HttpRequest, pk: int) -> Submission:
     sub = get_object_or_404(
         Submission.objects.select_related("phase__task", "team"), pk=pk
     )
-    if not access.can_see_task(request.user, sub.phase.task):
+    if not access.can_see_run(request.user, sub):
         raise Http404("No such run.")
     return sub
 
@@ -371,14 +375,7 @@ def test_set_plot(request: HttpRequest, pk: int, key: str, ext: str) -> HttpResp
         test_set_id=pk,
         key=key,
     )
-    test_set = art.test_set
-    if not access.can_see_task(
-        request.user, test_set.phase.task
-    ) or not access.can_see_scores(request.user, test_set):
-        raise Http404("No such plot.")
-    if art.organiser_only and not access.can_see_detail(
-        request.user, test_set.phase.task
-    ):
+    if not access.can_see_task_artefact(request.user, art):
         raise Http404("No such plot.")
     field = art.svg if ext == "svg" else art.png
     if not field:
@@ -429,6 +426,65 @@ def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     scoring.rescore(submission_ids=[sub.pk])
     messages.success(request, f"Run {sub.pk} is queued for rescoring.")
     return redirect(sub)
+
+
+def _back(request: HttpRequest, sub: Submission) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect(sub)
+
+
+@login_required
+@require_POST
+def run_final(request: HttpRequest, pk: int) -> HttpResponse:
+    """Choose or un-choose a run as one of the team's final runs."""
+    sub = _run_or_404(request, pk)
+    if not access.can_manage_run(request.user, sub):
+        raise Http404("No such run.")
+    final = request.POST.get("final") == "1"
+    try:
+        finals.set_final(submission=sub, user=request.user, final=final)
+    except finals.ChoiceRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Run {sub.pk} is {'now' if final else 'no longer'} one of your final runs.",
+        )
+    return _back(request, sub)
+
+
+@login_required
+@require_POST
+def run_visibility(request: HttpRequest, pk: int) -> HttpResponse:
+    """Show a run to everyone or hide it from all but the team and organisers."""
+    sub = _run_or_404(request, pk)
+    if not access.can_manage_run(request.user, sub):
+        raise Http404("No such run.")
+    hidden = request.POST.get("hidden") == "1"
+    finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
+    messages.success(
+        request,
+        f"Run {sub.pk} is {'hidden: only your team and the organisers see it' if hidden else 'public'}.",
+    )
+    return _back(request, sub)
+
+
+def runs_compare(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """2 to 5 runs of a phase side by side (``?runs=1&runs=2``)."""
+    task = _task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    try:
+        context = compare.compare_page(
+            phase=phase_obj, run_ids=request.GET.getlist("runs"), user=request.user
+        )
+    except compare.NotFound:
+        raise Http404("No such run.") from None
+    status = 400 if context.get("error") else 200
+    return render(request, "competitions/runs_compare.html", context, status=status)
 
 
 __all__ = ["TestSet"]

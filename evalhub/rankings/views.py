@@ -52,6 +52,10 @@ def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
         request.user, test_set.phase.task
     ) or not access.can_see_scores(request.user, test_set):
         raise Http404("No such chart.")
+    if not access.can_see_hidden_runs(
+        request.user, test_set.phase.task
+    ) and statistics.draws_hidden_runs(row):
+        raise Http404("No such chart.")
     field = row.chart_svg if ext == "svg" else row.chart_png
     if ext not in ("svg", "png") or not field:
         raise Http404("No such chart.")

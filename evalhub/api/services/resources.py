@@ -86,8 +86,6 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
     """Status, and scores on the test sets this user may see (private test sets
     until revealed, and the Ladder's unreleased runs: organisers only); failure
     messages and warnings only for the run's team and the organisers."""
-    from evalhub.rankings.services.statistics import ladder_hides
-
     private_ok = access.can_see_run_private(user, submission)
     scores: dict[str, dict[str, float | None]] = {}
     if submission.status == Submission.Status.SCORED:
@@ -95,9 +93,7 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
         for score in submission.scores.select_related("test_set__phase__task"):
             ts = score.test_set
             if ts.pk not in shown:
-                shown[ts.pk] = access.can_see_scores(user, ts) and not ladder_hides(
-                    submission=submission, test_set=ts, user=user
-                )
+                shown[ts.pk] = access.can_see_run_scores(user, submission, ts)
             if shown[ts.pk]:
                 scores.setdefault(ts.slug, {})[score.metric] = score.value
     return {
@@ -108,6 +104,8 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
         "method_name": submission.method_name,
         "status": submission.status,
         "final": submission.is_final,
+        "hidden": submission.hidden,
+        "final_run": submission.final_selected if private_ok else None,
         "failure_category": submission.failure_category,
         "errors": submission.failure_message.splitlines() if private_ok else [],
         "warnings": list(submission.warnings) if private_ok else [],

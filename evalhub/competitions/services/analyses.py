@@ -54,6 +54,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                 f"compare-{plot.key}",
                 plot,
                 public={},
+                runs=[ev.submission_id for ev in top],
                 private={},
                 organiser_only=False,
             )
@@ -64,6 +65,7 @@ def refresh(*, test_set_id: int) -> list[str]:
             test_set=test_set,
             submission__status=Submission.Status.SCORED,
             submission__is_baseline=False,
+            submission__hidden=False,
         ).select_related("submission__team")
     )
     if all_scored:
@@ -78,6 +80,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                     public=dict(analysis.public),
                     private=dict(analysis.private),
                     organiser_only=False,
+                    runs=[ev.submission_id for ev in all_scored],
                 )
             )
             for plot in analysis.plots:
@@ -87,6 +90,7 @@ def refresh(*, test_set_id: int) -> list[str]:
                         f"analysis-{plot.key}",
                         plot,
                         public={},
+                        runs=[ev.submission_id for ev in all_scored],
                         private={},
                         organiser_only=False,
                     )
@@ -107,6 +111,7 @@ def _save(
     public: dict,
     private: dict,
     organiser_only: bool,
+    runs: list[int] | None = None,
 ) -> str:  # type: ignore[type-arg]
     artefact, _ = TaskArtefact.objects.get_or_create(
         test_set=test_set, key=key[:100], defaults={"title": key}
@@ -116,6 +121,7 @@ def _save(
     artefact.public_data = public
     artefact.private_data = private
     artefact.organiser_only = organiser_only
+    artefact.runs = runs or []
     if plot is not None:
         artefact.svg.save(f"{artefact.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{artefact.key}.png", ContentFile(plot.png), save=False)

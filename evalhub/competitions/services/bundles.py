@@ -19,6 +19,7 @@ create a task without a shell and to move or archive one.
         daily_limit: 5
         total_limit: 100
         failed_runs_count: false
+        max_final_runs: 1         # final runs a team picks (0: every run counts)
         test_sets:
           - slug: test
             name: Test
@@ -191,6 +192,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             "daily_limit": r.get(p, "daily_limit", int, 5),
             "total_limit": r.get(p, "total_limit", int, 100),
             "failed_runs_count": r.get(p, "failed_runs_count", bool, False),
+            "max_final_runs": r.get(p, "max_final_runs", int, 1),
             "test_sets": [],
         }
         if (
@@ -326,6 +328,7 @@ def export_bundle(*, task: SharedTask) -> bytes:
                     "daily_limit": phase.daily_limit,
                     "total_limit": phase.total_limit,
                     "failed_runs_count": phase.failed_runs_count,
+                    "max_final_runs": phase.max_final_runs,
                     "test_sets": test_sets,
                 }
             )

@@ -10,8 +10,8 @@ from datetime import date
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from evalhub.competitions.models import Registration, SharedTask, Submission
-from evalhub.competitions.services import teams
+from evalhub.competitions.models import Phase, Registration, SharedTask, Submission
+from evalhub.competitions.services import finals, teams
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,8 @@ class Dashboard:
     failed: tuple[Submission, ...]
     per_day: tuple[tuple[date, int], ...]
     pending_registrations: tuple[Registration, ...]
+    #: Per phase: each team's chosen final runs and hidden runs.
+    finals: tuple[tuple[Phase, list[dict[str, object]]], ...] = ()
 
 
 def dashboard(*, task: SharedTask) -> Dashboard:
@@ -56,4 +58,8 @@ def dashboard(*, task: SharedTask) -> Dashboard:
         ),
         per_day=per_day,
         pending_registrations=teams.pending_registrations(task=task),
+        finals=tuple(
+            (phase, finals.organiser_overview(phase=phase))
+            for phase in task.phases.all()
+        ),
     )

@@ -126,4 +126,11 @@ def release_gold(*, task: SharedTask) -> bool:
     return bool(changed)
 
 
-__all__ = ["FormatError", "UnknownRole", "delete_stored", "release_gold", "reveal", "store_file"]
+__all__ = [
+    "FormatError",
+    "UnknownRole",
+    "delete_stored",
+    "release_gold",
+    "reveal",
+    "store_file",
+]

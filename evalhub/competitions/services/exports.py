@@ -42,7 +42,7 @@ def visible_boards(
     if not access.can_see_task(user, phase.task):
         raise NotVisible
     return [
-        (ts, leaderboard.board(test_set=ts))
+        (ts, leaderboard.board_for(test_set=ts, user=user))
         for ts in phase.test_sets.all()
         if access.can_see_scores(user, ts)
     ]
@@ -177,14 +177,10 @@ def _label(slug: str) -> str:
 # --- figures ----------------------------------------------------------------------
 def figures(*, test_set: TestSet, user: object) -> list[TaskArtefact]:
     """The task-level figures of a test set this user may see."""
-    task = test_set.phase.task
-    if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
-        return []
-    detail = access.can_see_detail(user, task)
     return [
         a
         for a in test_set.task_artefacts.all()
-        if a.svg and (detail or not a.organiser_only)
+        if a.svg and access.can_see_task_artefact(user, a)
     ]
 
 
@@ -288,6 +284,8 @@ def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
             "baseline",
             "submitted_at",
             "sha256",
+            "hidden",
+            "final",
             "file",
         ]
         + [f"{ts.slug}:{k}" for ts in test_sets for k in metric_keys]
@@ -317,6 +315,8 @@ def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
                     "yes" if sub.is_baseline else "no",
                     sub.created_at.isoformat(),
                     sub.sha256,
+                    "yes" if sub.hidden else "no",
+                    "yes" if sub.final_selected else "no",
                     name,
                 ]
                 + [

@@ -3,6 +3,18 @@ metric (ties between a team's runs: the earlier one), standard competition ranki
 (1, 2, 2, 4). Computed once per change and cached; a newly scored run invalidates the
 test set's entry by bumping a version number in the cache.
 
+Which runs a board ranks is decided here and only here (``_select``, used by the
+boards, the statistics worker, the overall ranking and every export):
+
+- public test sets: the best run per team (or, in Ladder mode, the released one);
+- private test sets of a phase with ``max_final_runs`` > 0: each team's chosen final
+  runs; a team that chose none is ranked by its run with the best *public* score
+  (the primary metric averaged over the phase's public test sets; without public
+  test sets, its latest run); with ``max_final_runs`` = 0 the best run per team;
+- hidden runs: a board for anyone but organisers is computed as if they did not
+  exist (ranks, fallbacks and bands included), so it cannot reveal them. The
+  organisers' board lists them, marked.
+
 Rows carry the primary metric's bootstrap interval and rank band when the worker has
 computed them (``evalhub.rankings``). In Ladder mode (a per-phase setting) a *public*
 test set shows, per team, the run the Ladder last released instead of the best one;
@@ -11,14 +23,15 @@ private test sets always show the best run."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
 
-from evalhub.competitions.models import Score, Submission, TestSet
+from evalhub.competitions.models import Phase, Score, Submission, TestSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +51,9 @@ class Row:
     high: float | None = None
     #: Shared rank band: runs in one band are not significantly different.
     band: int | None = None
+    #: Only on organisers' boards: the team hid the run / chose it as final.
+    hidden: bool = False
+    final: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +91,36 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
         transaction.on_commit(lambda: jobs.refresh_statistics.delay(test_set_id))
 
 
-def board(*, test_set: TestSet) -> Board:
+def invalidate_phase(*, phase: Phase) -> None:
+    """A team changed its final runs or a run's visibility: every board of the phase
+    (and its bands, Ladder and comparison plots) follows."""
+    from evalhub.competitions import jobs
+
+    for test_set_id in phase.test_sets.values_list("pk", flat=True):
+        invalidate(test_set_id=test_set_id)
+        transaction.on_commit(lambda pk=test_set_id: jobs.refresh_analyses.delay(pk))
+
+
+def board(*, test_set: TestSet, include_hidden: bool = False) -> Board:
+    """The cached board; ``include_hidden`` only for organisers (see
+    ``board_for``)."""
     version = cache.get(_version_key(test_set.pk)) or 0
-    key = f"leaderboard:{test_set.pk}:{version}"
+    variant = "all" if include_hidden else "shown"
+    key = f"leaderboard:{test_set.pk}:{version}:{variant}"
     cached = cache.get(key)
     if cached is None:
-        cached = compute(test_set=test_set)
+        cached = compute(test_set=test_set, include_hidden=include_hidden)
         cache.set(key, cached, timeout=24 * 3600)
     return cached
+
+
+def board_for(*, test_set: TestSet, user: object) -> Board:
+    """The board this viewer may see (the caller checks the test set's score
+    visibility first)."""
+    from evalhub.competitions.services import access
+
+    include = access.can_see_hidden_runs(user, test_set.phase.task)
+    return board(test_set=test_set, include_hidden=include)
 
 
 def team_key(team_id: int, is_baseline: bool) -> str:
@@ -91,16 +129,16 @@ def team_key(team_id: int, is_baseline: bool) -> str:
 
 
 def _scored(
-    test_set: TestSet,
+    test_set: TestSet, include_hidden: bool = False
 ) -> tuple[dict[int, Submission], dict[int, dict[str, float | None]]]:
-    subs = {
-        s.pk: s
-        for s in Submission.objects.filter(
-            phase=test_set.phase,
-            status=Submission.Status.SCORED,
-            evaluations__test_set=test_set,
-        ).select_related("team")
-    }
+    runs = Submission.objects.filter(
+        phase=test_set.phase,
+        status=Submission.Status.SCORED,
+        evaluations__test_set=test_set,
+    ).select_related("team")
+    if not include_hidden:
+        runs = runs.filter(hidden=False)
+    subs = {s.pk: s for s in runs}
     values: dict[int, dict[str, float | None]] = {pk: {} for pk in subs}
     for sub_id, metric, value in Score.objects.filter(
         test_set=test_set, submission_id__in=subs
@@ -109,15 +147,102 @@ def _scored(
     return subs, values
 
 
+def finals_apply(phase: Phase) -> bool:
+    """The phase ranks chosen final runs (on its private test sets and overall)."""
+    return phase.max_final_runs > 0
+
+
+def public_scores(phase: Phase, run_ids: Iterable[int]) -> dict[int, float | None]:
+    """Each run's public score: the primary metric averaged over the phase's public
+    test sets (None when a value is missing), signed so that higher is better."""
+    task_type = phase.task.type
+    primary = task_type.primary_metric
+    sign = 1.0 if task_type.metric(primary).higher_is_better else -1.0
+    public = list(
+        phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).values_list(
+            "pk", flat=True
+        )
+    )
+    by_run: dict[int, list[float | None]] = {pk: [] for pk in run_ids}
+    for sub_id, value in Score.objects.filter(
+        submission_id__in=list(by_run), test_set_id__in=public, metric=primary
+    ).values_list("submission_id", "value"):
+        by_run[sub_id].append(value)
+    return {
+        pk: sign * sum(v) / len(v)  # type: ignore[arg-type]
+        if len(v) == len(public) and public and None not in v
+        else None
+        for pk, v in by_run.items()
+    }
+
+
+def final_runs(phase: Phase, subs: Mapping[int, Submission]) -> dict[str, list[int]]:
+    """The runs among ``subs`` that represent each competitor in a final ranking:
+    its chosen final runs, or, when it chose none, its run with the best public
+    score (ties: the earlier run; no public test set: its latest run). A competitor
+    whose chosen runs are all missing from ``subs`` (hidden, or still being scored)
+    has none; a chosen run that failed does not count as a choice."""
+    chosen: dict[str, list[int]] = {}
+    for team_id, is_baseline, pk in (
+        Submission.objects.filter(phase=phase, final_selected=True)
+        .exclude(status__in=[Submission.Status.FAILED, Submission.Status.REJECTED])
+        .values_list("team_id", "is_baseline", "pk")
+    ):
+        chosen.setdefault(team_key(team_id, is_baseline), []).append(pk)
+    scores = public_scores(phase, subs)
+    has_public = phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).exists()
+
+    def fallback_key(pk: int) -> tuple[float, float, int]:
+        if not has_public:
+            return (0.0, -subs[pk].created_at.timestamp(), -pk)
+        score = scores.get(pk)
+        return (
+            float("inf") if score is None else -score,
+            subs[pk].created_at.timestamp(),
+            pk,
+        )
+
+    out: dict[str, list[int]] = {}
+    for pk in sorted(subs, key=fallback_key):
+        key = team_key(subs[pk].team_id, subs[pk].is_baseline)
+        if key in chosen:
+            if pk in chosen[key]:
+                out.setdefault(key, []).append(pk)
+        else:
+            out.setdefault(key, [pk])
+    return out
+
+
+def ranked_runs(
+    *,
+    phase: Phase,
+    subs: Mapping[int, Submission],
+    sort_key: Callable[[int], Any],
+    final: bool,
+) -> list[int]:
+    """The runs among ``subs`` a ranking lists, best first by ``sort_key``: with
+    ``final`` (a private test set or the overall ranking) and final runs in the
+    phase, each competitor's final runs (``final_runs``); otherwise each
+    competitor's best run by ``sort_key``."""
+    if final and finals_apply(phase):
+        ranked = final_runs(phase, subs).values()
+        return sorted((pk for pks in ranked for pk in pks), key=sort_key)
+    best: dict[str, int] = {}
+    for pk in sorted(subs, key=sort_key):
+        best.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
+    return sorted(best.values(), key=sort_key)
+
+
 def _select(
     test_set: TestSet,
     subs: Mapping[int, Submission],
     values: Mapping[int, Mapping[str, float | None]],
     shown: Mapping[str, int] | None,
 ) -> list[int]:
-    """The run shown for each competitor, best first. ``shown`` (Ladder mode): the
-    released run per competitor; a competitor the Ladder has not seen yet shows its
-    first run, which the Ladder always releases."""
+    """The runs a board ranks, best first (the rules are in the module docstring).
+    ``shown`` (Ladder mode): the released run per competitor; a competitor the
+    Ladder has not seen yet shows its first run, which the Ladder always
+    releases."""
     task_type = test_set.phase.task.type
     primary = task_type.primary_metric
     higher = task_type.metric(primary).higher_is_better
@@ -127,27 +252,28 @@ def _select(
         v = float("-inf") if value is None else (value if higher else -value)
         return (-v, subs[pk].created_at, pk)
 
-    chosen: dict[str, int] = {}
     if shown is None:
-        for pk in sorted(subs, key=sort_key):
-            chosen.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
-    else:
-        for pk in sorted(subs, key=lambda pk: (subs[pk].created_at, pk)):
-            key = team_key(subs[pk].team_id, subs[pk].is_baseline)
-            chosen.setdefault(key, pk)
-        for key, pk in shown.items():
-            if key in chosen and pk in subs:
-                chosen[key] = pk
+        final = test_set.visibility == TestSet.Visibility.PRIVATE
+        return ranked_runs(
+            phase=test_set.phase, subs=subs, sort_key=sort_key, final=final
+        )
+    chosen: dict[str, int] = {}
+    for pk in sorted(subs, key=lambda pk: (subs[pk].created_at, pk)):
+        chosen.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
+    for key, pk in shown.items():
+        if key in chosen and pk in subs:
+            chosen[key] = pk
     return sorted(chosen.values(), key=sort_key)
 
 
 def select_runs(*, test_set: TestSet, shown: Mapping[str, int] | None) -> list[int]:
-    """Submission ids a board of ``test_set`` shows, best first (see ``_select``)."""
+    """Submission ids the public board of ``test_set`` shows, best first (see
+    ``_select``)."""
     subs, values = _scored(test_set)
     return _select(test_set, subs, values, shown)
 
 
-def compute(*, test_set: TestSet) -> Board:
+def compute(*, test_set: TestSet, include_hidden: bool = False) -> Board:
     from evalhub.rankings.services import statistics
 
     task_type = test_set.phase.task.type
@@ -157,7 +283,7 @@ def compute(*, test_set: TestSet) -> Board:
 
     cached = statistics.cached(test_set=test_set)
     ladder = cached.ladder_applies
-    subs, values = _scored(test_set)
+    subs, values = _scored(test_set, include_hidden)
     ordered = _select(test_set, subs, values, cached.shown if ladder else None)
 
     rows: list[Row] = []
@@ -186,10 +312,12 @@ def compute(*, test_set: TestSet) -> Board:
                 interval=statistics.format_interval(primary_metric, interval),
                 low=None if interval is None else interval["low"],
                 high=None if interval is None else interval["high"],
-                band=cached.bands.get(pk),
+                band=None if sub.hidden else cached.bands.get(pk),
+                hidden=sub.hidden,
+                final=include_hidden and sub.final_selected,
             )
         )
-    if any(r.band is None for r in rows):
+    if any(r.band is None for r in rows if not r.hidden):
         # A run the worker has not seen yet: bands would be misleading.
         rows = [dataclasses.replace(r, band=None) for r in rows]
     return Board(

@@ -1,6 +1,7 @@
 """The overall ranking of a phase: each run's primary metric averaged over the test
 sets the organiser marks as counted (ARCADE's overall ranking left TECH out), best run
-per team, competition ranking. Only test sets whose scores the viewer may see are
+per team (or, in a phase with final runs, each team's final runs: the leaderboards'
+rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the viewer may see are
 averaged, and the page says which."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
-from evalhub.competitions.services import access
+from evalhub.competitions.services import access, leaderboard
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +37,12 @@ def overall(*, phase: Phase, user: object) -> Overall:
     metric = task_type.metric(task_type.primary_metric)
     counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
     visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
-    subs = {
-        s.pk: s
-        for s in Submission.objects.filter(
-            phase=phase, status=Submission.Status.SCORED
-        ).select_related("team")
-    }
+    runs = Submission.objects.filter(
+        phase=phase, status=Submission.Status.SCORED
+    ).select_related("team")
+    if not access.can_see_hidden_runs(user, phase.task):
+        runs = runs.filter(hidden=False)
+    subs = {s.pk: s for s in runs}
     values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}
     for sub_id, ts_id, value in Score.objects.filter(
         submission_id__in=subs, test_set__in=visible, metric=metric.key
@@ -54,15 +55,26 @@ def overall(*, phase: Phase, user: object) -> Overall:
             means[pk] = sum(by_ts[ts.pk] for ts in visible) / len(visible)  # type: ignore[misc]
 
     def key(pk: int) -> tuple[float, datetime, int]:
-        return (-sign * means[pk], subs[pk].created_at, pk)
+        mean = means.get(pk)
+        return (
+            float("inf") if mean is None else -sign * mean,
+            subs[pk].created_at,
+            pk,
+        )
 
-    best: dict[tuple[int, bool], int] = {}
-    for pk in sorted(means, key=key):
-        best.setdefault((subs[pk].team_id, subs[pk].is_baseline), pk)
+    # Which runs are ranked (final runs, fallbacks, hidden runs) is the
+    # leaderboards' rule; a run without a mean over the shown test sets is left out.
+    ranked = [
+        pk
+        for pk in leaderboard.ranked_runs(
+            phase=phase, subs=subs, sort_key=key, final=True
+        )
+        if pk in means
+    ]
     rows: list[OverallRow] = []
     previous: float | None = None
     rank = 0
-    for position, pk in enumerate(sorted(best.values(), key=key), start=1):
+    for position, pk in enumerate(ranked, start=1):
         if means[pk] != previous:
             rank = position
         previous = means[pk]

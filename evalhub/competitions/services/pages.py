@@ -15,7 +15,7 @@ from evalhub.competitions.models import (
     TaskArtefact,
     TestSet,
 )
-from evalhub.competitions.services import access, leaderboard, submit
+from evalhub.competitions.services import access, finals, leaderboard, submit
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
@@ -47,6 +47,9 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
                 "test_sets": test_sets,
                 "allowance": allowance,
                 "runs": runs,
+                "finals": finals.choices(phase=phase, team=registration.team)
+                if registration
+                else None,
             }
         )
     return {
@@ -77,17 +80,35 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
         artefacts = list(ts.task_artefacts.all())
         detail = access.can_see_detail(user, task)
         plots = tuple(
-            a for a in artefacts if a.svg and (detail or not a.organiser_only)
+            a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
         )
-        analysis = next((a for a in artefacts if a.key == "analysis"), None)
+        analysis = next(
+            (
+                a
+                for a in artefacts
+                if a.key == "analysis" and access.can_see_task_artefact(user, a)
+            ),
+            None,
+        )
         views.append(
-            BoardView(ts, leaderboard.board(test_set=ts), plots, analysis, detail)
+            BoardView(
+                ts,
+                leaderboard.board_for(test_set=ts, user=user),
+                plots,
+                analysis,
+                detail,
+            )
         )
     return {
         "task": task,
         "phase": phase,
         "boards": views,
         "primary": task.type.metric(task.type.primary_metric),
+        "finals": leaderboard.finals_apply(phase),
+        "has_private": any(
+            ts.visibility == TestSet.Visibility.PRIVATE for ts in phase.test_sets.all()
+        ),
+        "is_organiser": access.is_organiser(user, task),
     }
 
 
@@ -97,29 +118,42 @@ def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: AN
         "phase": phase.slug,
         "test_sets": [],
     }
+    organiser = access.can_see_hidden_runs(user, phase.task)
     for ts in phase.test_sets.all():
         if not access.can_see_scores(user, ts):
             continue
-        board = leaderboard.board(test_set=ts)
+        board = leaderboard.board_for(test_set=ts, user=user)
         out["test_sets"].append(  # type: ignore[attr-defined]
             {
                 "test_set": ts.slug,
                 "primary_metric": board.primary_metric,
-                "rows": [
-                    {
-                        "rank": r.rank,
-                        "team": r.team,
-                        "run": r.submission_id,
-                        "method": r.method_name,
-                        "submitted_at": r.submitted_at.isoformat(),
-                        "baseline": r.is_baseline,
-                        **{k: v for k, v, _ in r.metrics},
-                    }
-                    for r in board.rows
-                ],
+                "signature": board.signature,
+                "rows": [_export_row(r, organiser) for r in board.rows],
             }
         )
     return out
+
+
+def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
+    """One ranked run: the primary metric's bootstrap interval (``interval_low``,
+    ``interval_high``: None until computed) and rank band; for organisers also the
+    team's choices (``hidden``, ``final``)."""
+    row: dict[str, object] = {
+        "rank": r.rank,
+        "team": r.team,
+        "run": r.submission_id,
+        "method": r.method_name,
+        "submitted_at": r.submitted_at.isoformat(),
+        "baseline": r.is_baseline,
+        **{k: v for k, v, _ in r.metrics},
+        "interval_low": r.low,
+        "interval_high": r.high,
+        "band": r.band,
+    }
+    if organiser:
+        row["hidden"] = r.hidden
+        row["final"] = r.final
+    return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +204,15 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
                     else None,
                 )
             )
+    manage = access.can_manage_run(user, submission)
     return {
         "run": submission,
         "task": task,
         "evaluations": evaluations,
+        "can_manage": manage,
+        "choices": finals.choices(phase=submission.phase, team=submission.team)
+        if manage
+        else None,
         "show_private": private_ok,
         "is_organiser": access.is_organiser(user, task),
         "primary_metric": task_type.primary_metric,

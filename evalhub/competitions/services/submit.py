@@ -105,10 +105,12 @@ def submit_run(
     method_description: str = "",
     team: Team | None = None,
     is_baseline: bool = False,
+    hidden: bool = False,
     now: datetime | None = None,
 ) -> Submission:
     """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
-    latter also records a ``rejected`` row, not counted against limits)."""
+    latter also records a ``rejected`` row, not counted against limits). ``hidden``:
+    the run is shown to its team and the organisers only (services/finals.py)."""
 
     now = now or timezone.now()
     if is_baseline:
@@ -146,6 +148,7 @@ def submit_run(
         "method_name": method_name[:100],
         "method_description": method_description,
         "is_baseline": is_baseline,
+        "hidden": hidden,
     }
     if not is_baseline:
         _check_allowance(phase=phase, team=team, now=now)  # fail fast, before parsing

@@ -12,6 +12,7 @@ from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services import access
 from evalhub.competitions.services.exports import latex_escape
 from evalhub.rankings.models import TestSetStatistics
+from evalhub.rankings.services import statistics
 
 
 class Hidden(Exception):
@@ -37,18 +38,23 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
         raise Hidden
+    organiser = access.is_organiser(user, task)
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     data = row.data if row is not None else {}
     matrix = data.get("matrix", {})
     runs = matrix.get("runs", [])
-    subs = Submission.objects.select_related("team").in_bulk(runs)
+    subs = Submission.objects.select_related("team", "phase__task").in_bulk(runs)
     intervals = data.get("intervals", {})
+    # A run hidden since the matrix was computed (until the worker recomputes it)
+    # is left out for those who may not see it.
+    keep = [i for i, pk in enumerate(runs) if access.can_see_run(user, subs[pk])]
     labels = []
-    for i, pk in enumerate(runs):
+    for i in keep:
+        pk = runs[i]
         iv = intervals.get(str(pk), {})
         labels.append(
             RunLabel(
-                index=i + 1,
+                index=len(labels) + 1,
                 submission_id=pk,
                 team=subs[pk].team.name,
                 method=subs[pk].method_name,
@@ -66,11 +72,10 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
                 "significant": i != j
                 and matrix["p_randomisation"][i][j] < data.get("alpha", 0.05),
             }
-            for j in range(len(runs))
+            for j in keep
         ]
-        for i in range(len(runs))
+        for i in keep
     ]
-    organiser = access.is_organiser(user, task)
     ladder = data.get("ladder", {})
     return {
         "task": task,
@@ -78,7 +83,8 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
         "test_set": test_set,
         "signature": row.signature if row is not None else "",
         "updated_at": row.updated_at if row is not None else None,
-        "has_chart": bool(row is not None and row.chart_svg),
+        "has_chart": bool(row is not None and row.chart_svg)
+        and (organiser or not statistics.draws_hidden_runs(row)),
         "metric": task.type.metric(task.type.primary_metric),
         "runs": labels,
         "cells": list(zip(labels, cells, strict=True)),

@@ -63,8 +63,15 @@ def cached(*, test_set: TestSet) -> Cached:
         },
         shown={k: int(v) for k, v in data.get("ladder", {}).get("shown", {}).items()},
         ladder_applies=applies,
-        has_chart=bool(row.chart_svg),
+        has_chart=bool(row.chart_svg) and not draws_hidden_runs(row),
     )
+
+
+def draws_hidden_runs(row: TestSetStatistics) -> bool:
+    """The stored chart and matrix still include a run hidden since they were
+    computed (the refresh is on its way): not for the public until then."""
+    runs = (row.data or {}).get("matrix", {}).get("runs", [])
+    return Submission.objects.filter(pk__in=runs, hidden=True).exists()
 
 
 def format_interval(metric: Metric, interval: Mapping[str, float] | None) -> str:
@@ -136,6 +143,10 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
     )
     by_team: dict[str, list[tuple[str, rs.ItemStats]]] = {}
     for sub, stats in runs:
+        if sub.hidden:
+            # A hidden run never climbs the Ladder: its public score would be
+            # feedback no board shows (and the Ladder exists to limit feedback).
+            continue
         key = leaderboard.team_key(sub.team_id, sub.is_baseline)
         by_team.setdefault(key, []).append((str(sub.pk), stats))
     steps: list[JSON] = []
@@ -259,6 +270,13 @@ def compare_runs(
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
         raise NotComparable
+    found = Submission.objects.select_related("phase__task", "team").in_bulk(
+        [run_a, run_b]
+    )
+    if not all(
+        pk in found and access.can_see_run(user, found[pk]) for pk in (run_a, run_b)
+    ):
+        raise NotComparable
     ranking = PhaseRanking.for_phase(test_set.phase)
     if ladder_applies(test_set, ranking) and not access.is_organiser(user, task):
         shown = set(cached(test_set=test_set).shown.values())
@@ -309,6 +327,7 @@ def ladder_hides(*, submission: Submission, test_set: TestSet, user: object) -> 
                 team_id=submission.team_id,
                 is_baseline=submission.is_baseline,
                 status=Submission.Status.SCORED,
+                hidden=False,
             )
             .order_by("created_at", "pk")
             .values_list("pk", flat=True)

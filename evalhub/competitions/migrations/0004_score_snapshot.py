@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competitions", "0002_submission_worker_heartbeat"),
+        ("competitions", "0003_final_runs_and_hidden_runs"),
     ]
 
     operations = [

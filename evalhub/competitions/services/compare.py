@@ -1,0 +1,205 @@
+"""Compare 2 to 5 runs of a phase: their metrics per test set side by side (best value
+per column marked, the others' difference to it) and their per-run plots. The leak
+rules are those of the run pages (``services/access.py``): a run the viewer may not
+see makes the page "not found", and a test set's scores appear only where the run
+page would show them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evalhub.competitions.models import Artefact, Evaluation, Phase, Submission, TestSet
+from evalhub.competitions.services import access
+from tasks.base import Metric
+
+MIN_RUNS = 2
+MAX_RUNS = 5
+
+
+class NotFound(Exception):
+    """A requested run does not exist in the phase or is not visible to the viewer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    text: str
+    best: bool = False
+    #: Difference to the column's best value, e.g. "−0.0123" ("" for the best).
+    delta: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    run: Submission
+    visible: bool  # this run's scores on the test set are shown to the viewer
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlotRow:
+    key: str
+    title: str
+    plots: tuple[tuple[Submission, Artefact | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompareTable:
+    test_set: TestSet
+    metrics: tuple[Metric, ...]
+    #: Per metric: the shown values are not all equal (the column is highlighted).
+    differs: tuple[bool, ...]
+    rows: tuple[CompareRow, ...]
+    plots: tuple[PlotRow, ...]
+
+    @property
+    def metrics_with_differs(self) -> tuple[tuple[Metric, bool], ...]:
+        return tuple(zip(self.metrics, self.differs, strict=True))
+
+    @property
+    def any_visible(self) -> bool:
+        return any(r.visible for r in self.rows)
+
+
+def _parse(run_ids: Sequence[str]) -> list[int] | str:
+    ids: list[int] = []
+    for raw in run_ids:
+        for part in str(raw).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.isdigit():
+                return f"“{part[:20]}” is not a run number."
+            if int(part) not in ids:
+                ids.append(int(part))
+    if not MIN_RUNS <= len(ids) <= MAX_RUNS:
+        return (
+            f"Choose between {MIN_RUNS} and {MAX_RUNS} runs to compare "
+            f"({len(ids)} chosen)."
+        )
+    return ids
+
+
+def _delta(metric: Metric, value: float, best: float) -> str:
+    diff = value - best
+    if metric.count:
+        return f"{diff:+.0f}".replace("-", "−")
+    return f"{diff:+.4f}".replace("-", "−")
+
+
+def _table(
+    test_set: TestSet,
+    runs: list[Submission],
+    user: object,
+    evaluations: dict[tuple[int, int], Evaluation],
+) -> CompareTable:
+    metrics = tuple(test_set.phase.task.type.metrics)
+    values: dict[int, dict[str, float | None]] = {}
+    visible: dict[int, bool] = {}
+    for run in runs:
+        ev = evaluations.get((run.pk, test_set.pk))
+        visible[run.pk] = (
+            run.status == Submission.Status.SCORED
+            and ev is not None
+            and access.can_see_run_scores(user, run, test_set)
+        )
+        values[run.pk] = (
+            {
+                s.metric: s.value
+                for s in run.scores.all()
+                if s.test_set_id == test_set.pk
+            }
+            if visible[run.pk]
+            else {}
+        )
+    best: dict[str, float | None] = {}
+    differs: list[bool] = []
+    for m in metrics:
+        shown = [values[r.pk].get(m.key) for r in runs if visible[r.pk]]
+        present = [v for v in shown if v is not None]
+        best[m.key] = (
+            (max(present) if m.higher_is_better else min(present)) if present else None
+        )
+        differs.append(len(set(shown)) > 1)
+    rows = []
+    for run in runs:
+        cells = []
+        for m, col_differs in zip(metrics, differs, strict=True):
+            value = values[run.pk].get(m.key)
+            if not visible[run.pk]:
+                cells.append(Cell(text=""))
+                continue
+            is_best = value is not None and value == best[m.key] and col_differs
+            delta = (
+                _delta(m, value, best[m.key])  # type: ignore[arg-type]
+                if col_differs and value is not None and not is_best
+                else ""
+            )
+            cells.append(Cell(text=m.format(value), best=is_best, delta=delta))
+        rows.append(CompareRow(run=run, visible=visible[run.pk], cells=tuple(cells)))
+    plot_rows: dict[str, dict[int, Artefact]] = {}
+    titles: dict[str, str] = {}
+    for run in runs:
+        ev = evaluations.get((run.pk, test_set.pk))
+        if not visible[run.pk] or ev is None:
+            continue
+        for art in ev.artefacts.all():
+            plot_rows.setdefault(art.key, {})[run.pk] = art
+            titles.setdefault(art.key, art.title)
+    plots = tuple(
+        PlotRow(
+            key=key,
+            title=titles[key],
+            plots=tuple((r, by_run.get(r.pk)) for r in runs if visible[r.pk]),
+        )
+        for key, by_run in plot_rows.items()
+    )
+    return CompareTable(
+        test_set=test_set,
+        metrics=metrics,
+        differs=tuple(differs),
+        rows=tuple(rows),
+        plots=plots,
+    )
+
+
+def compare_page(
+    *, phase: Phase, run_ids: Sequence[str], user: object
+) -> dict[str, object]:
+    """The page's context; ``error`` (with no tables) when the choice is not 2 to 5
+    run numbers. Raises NotFound for a run outside the phase or hidden from the
+    viewer (the run page's rules)."""
+    task = phase.task
+    context: dict[str, object] = {
+        "task": task,
+        "phase": phase,
+        "tables": (),
+        "runs": (),
+        "error": "",
+        "min_runs": MIN_RUNS,
+        "max_runs": MAX_RUNS,
+    }
+    ids = _parse(run_ids)
+    if isinstance(ids, str):
+        context["error"] = ids
+        return context
+    found = (
+        Submission.objects.filter(phase=phase, pk__in=ids)
+        .select_related("team", "phase__task")
+        .prefetch_related("scores")
+        .in_bulk()
+    )
+    runs = [found[pk] for pk in ids if pk in found]
+    if len(runs) != len(ids) or not all(access.can_see_run(user, r) for r in runs):
+        raise NotFound
+    evaluations = {
+        (ev.submission_id, ev.test_set_id): ev
+        for ev in Evaluation.objects.filter(submission__in=runs).prefetch_related(
+            "artefacts"
+        )
+    }
+    context["runs"] = tuple(runs)
+    context["tables"] = tuple(
+        _table(ts, runs, user, evaluations) for ts in phase.test_sets.all()
+    )
+    return context

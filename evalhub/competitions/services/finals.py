@@ -1,0 +1,144 @@
+"""A team's choices about its runs: which runs are its final runs in a phase (at most
+``Phase.max_final_runs``, until the phase closes) and which runs are hidden from
+everyone but the team and the organisers. Which runs a leaderboard then ranks is
+decided in ``services/leaderboard.py`` (``final_runs``/``_select``); every change
+here invalidates the phase's boards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.competitions.models import Phase, Submission, Team
+from evalhub.competitions.services import access, leaderboard
+
+
+class ChoiceRefused(Exception):
+    """The change is not allowed; the message says why, for the participant."""
+
+
+_NOT_CHOOSABLE = {Submission.Status.FAILED, Submission.Status.REJECTED}
+
+
+def _manageable(submission: Submission, user: object) -> None:
+    if not access.can_manage_run(user, submission):
+        raise ChoiceRefused("Only the run's team can change this.")
+
+
+def set_final(*, submission: Submission, user: object, final: bool) -> Submission:
+    """Choose (or un-choose) a run as one of its team's final runs. Refused after
+    the phase closes, for failed or rejected runs, and beyond ``max_final_runs``
+    (the team must un-choose one first)."""
+    _manageable(submission, user)
+    phase = submission.phase
+    if not leaderboard.finals_apply(phase):
+        raise ChoiceRefused(
+            "Every run counts in this phase: there are no final runs to choose."
+        )
+    if timezone.now() >= phase.closes_at:
+        raise ChoiceRefused(
+            "The phase has closed: final runs can no longer be changed."
+        )
+    with transaction.atomic():
+        # Lock the team's runs in the phase so two concurrent choices cannot both
+        # pass the limit.
+        team_runs = list(
+            Submission.objects.select_for_update()
+            .filter(phase=phase, team_id=submission.team_id)
+            .order_by("pk")
+        )
+        current = next(s for s in team_runs if s.pk == submission.pk)
+        if current.final_selected == final:
+            return current
+        if final:
+            if current.status in _NOT_CHOOSABLE:
+                raise ChoiceRefused(
+                    f"Run {current.pk} is {current.get_status_display().lower()}: "
+                    "only runs that are scored or being scored can be final."
+                )
+            chosen = [
+                s
+                for s in team_runs
+                if s.final_selected and s.status not in _NOT_CHOOSABLE
+            ]
+            if len(chosen) >= phase.max_final_runs:
+                limit = phase.max_final_runs
+                raise ChoiceRefused(
+                    f"Your team may choose at most {limit} final "
+                    f"run{'s' if limit != 1 else ''} in {phase.name} and has chosen "
+                    f"{', '.join(f'run {s.pk}' for s in chosen)}: un-choose one "
+                    "first."
+                )
+        Submission.objects.filter(pk=current.pk).update(
+            final_selected=final, final_selected_at=timezone.now() if final else None
+        )
+        leaderboard.invalidate_phase(phase=phase)
+    current.refresh_from_db()
+    return current
+
+
+def set_hidden(*, submission: Submission, user: object, hidden: bool) -> Submission:
+    """Show a run to everyone (the default) or hide it from everyone but its team
+    and the organisers. Allowed at any time: hiding only ever removes a run from
+    public view."""
+    _manageable(submission, user)
+    with transaction.atomic():
+        changed = (
+            Submission.objects.filter(pk=submission.pk)
+            .exclude(hidden=hidden)
+            .update(hidden=hidden)
+        )
+        if changed:
+            leaderboard.invalidate_phase(phase=submission.phase)
+    submission.refresh_from_db()
+    return submission
+
+
+@dataclass(frozen=True, slots=True)
+class FinalChoices:
+    phase: Phase
+    team: Team
+    limit: int  # 0: every run counts
+    chosen: tuple[Submission, ...]
+    open: bool  # the team can still change them
+
+    @property
+    def left(self) -> int:
+        return max(0, self.limit - len(self.chosen))
+
+
+def choices(*, phase: Phase, team: Team) -> FinalChoices:
+    chosen = tuple(
+        Submission.objects.filter(phase=phase, team=team, final_selected=True).order_by(
+            "final_selected_at", "pk"
+        )
+    )
+    return FinalChoices(
+        phase=phase,
+        team=team,
+        limit=phase.max_final_runs,
+        chosen=chosen,
+        open=leaderboard.finals_apply(phase) and timezone.now() < phase.closes_at,
+    )
+
+
+def organiser_overview(*, phase: Phase) -> list[dict[str, object]]:
+    """Per team: its chosen final runs and how many of its runs are hidden (for the
+    organisers' dashboard)."""
+    rows: dict[int, dict[str, object]] = {}
+    for sub in (
+        Submission.objects.filter(phase=phase)
+        .exclude(status=Submission.Status.REJECTED)
+        .select_related("team")
+        .order_by("team__name", "created_at")
+    ):
+        row = rows.setdefault(
+            sub.team_id, {"team": sub.team, "finals": [], "hidden": 0, "runs": 0}
+        )
+        row["runs"] += 1  # type: ignore[operator]
+        row["hidden"] += int(sub.hidden)  # type: ignore[operator]
+        if sub.final_selected:
+            row["finals"].append(sub)  # type: ignore[attr-defined]
+    return list(rows.values())
