@@ -25,7 +25,14 @@ AXE_OPTIONS = {
 }
 
 
-def _pages(task, phase, test_set, run) -> dict[str, list[tuple[str, str]]]:  # noqa: ANN001
+def _compare_url(phase, run, others) -> str:  # noqa: ANN001
+    query = "&".join(f"runs={r.pk}" for r in [run, *others])
+    return reverse("competitions:runs-compare", args=[phase.task.slug, phase.slug]) + (
+        "?" + query
+    )
+
+
+def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]]]:  # noqa: ANN001
     """role -> [(name, path)]"""
     public = [
         ("task-list", reverse("competitions:task-list")),
@@ -40,6 +47,8 @@ def _pages(task, phase, test_set, run) -> dict[str, list[tuple[str, str]]]:  # n
         ),
         ("run", reverse("competitions:run-detail", args=[run.pk])),
         ("significance", f"/rankings/testsets/{test_set.pk}/significance/"),
+        ("team", reverse("teams:team-detail", args=[run.team_id])),
+        ("compare", _compare_url(phase, run, others)),
         ("login", reverse("accounts:login")),
         ("signup", reverse("accounts:signup")),
     ]
@@ -48,11 +57,17 @@ def _pages(task, phase, test_set, run) -> dict[str, list[tuple[str, str]]]:  # n
         ("submit", reverse("competitions:run-submit", args=[task.slug, phase.slug])),
         ("run-own", reverse("competitions:run-detail", args=[run.pk])),
         ("tokens", reverse("api:token-list")),
+        ("teams", reverse("teams:team-list")),
+        ("notifications", reverse("notifications:notification-list")),
     ]
     organiser = [
         ("dashboard", reverse("competitions:task-dashboard", args=[task.slug])),
         ("rescoring", reverse("competitions:task-rescoring", args=[task.slug])),
         ("bundle", reverse("competitions:bundle-import")),
+        (
+            "baseline",
+            reverse("competitions:baseline-create", args=[task.slug, phase.slug]),
+        ),
         (
             "run-items",
             reverse("competitions:run-item-detail", args=[run.pk, test_set.pk]),
@@ -83,10 +98,11 @@ def test_main_pages_pass_axe_and_fit_a_phone(
     browser,
 ):  # noqa: ANN001
     run = scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    others = []
     for i, (_, method, files) in enumerate(bucc_demo.runs[1:], start=1):
         user = django_user_model.objects.create_user(f"rival{i}")
         teams.register(task=task, user=user, new_team_name=f"Rival {i}")
-        scored(phase, user, files["test"], method)
+        others.append(scored(phase, user, files["test"], method))
     jobs.refresh_statistics(test_set.pk)
 
     axe = Axe()
@@ -95,7 +111,7 @@ def test_main_pages_pass_axe_and_fit_a_phone(
         "participant": ("alice", "pw-alice-1"),
         "organiser": ("org", "pw-organiser-1"),
     }
-    for role, pages in _pages(task, phase, test_set, run).items():
+    for role, pages in _pages(task, phase, test_set, run, others).items():
         context = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Paris")
         page = context.new_page()
         page.set_default_timeout(30_000)
