@@ -628,6 +628,7 @@ def test_a_hidden_run_role_by_role(
     organiser,
     other_team,
     bucc_demo,
+    community,
 ):
     """Every URL × role with the only run hidden by its team: anonymous users and
     the other team never get its method, its public scores or its pages; its team
@@ -638,7 +639,7 @@ def test_a_hidden_run_role_by_role(
     Submission.objects.filter(pk=analysed.pk).update(method_name=HIDDEN_MARKER)
     analysed.refresh_from_db()
     finals.set_hidden(submission=analysed, user=participant, hidden=True)
-    world = World(analysed, test_set, secret_test_set, bucc_demo)
+    world = World(analysed, test_set, secret_test_set, bucc_demo, community)
     users = {"participant": participant, "other_team": outsider, "organiser": organiser}
     clients = _clients(Client, users, tokens)
     markers = [HIDDEN_MARKER.encode()] + _public_score_forms(analysed, test_set)

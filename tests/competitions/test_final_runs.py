@@ -270,7 +270,8 @@ def test_a_chosen_run_that_failed_is_no_choice(
 
 def test_bundles_carry_the_final_run_limit(organiser, bucc_demo, isolated_storage):
     from evalhub.competitions.services import bundles
-    from tests.competitions.test_bundles import MANIFEST, _zip
+    from tests.competitions.test_bundles import MANIFEST
+    from tests.zips import zip_bytes
 
     ts = bucc_demo.test_sets[0]
     files = {
@@ -280,7 +281,7 @@ def test_bundles_carry_the_final_run_limit(organiser, bucc_demo, isolated_storag
     }
     manifest = MANIFEST.replace("    daily_limit: 4\n", "    max_final_runs: 3\n")
     task = bundles.import_bundle(
-        data=_zip({"task.yaml": manifest.encode(), **files}), user=organiser
+        data=zip_bytes({"task.yaml": manifest.encode(), **files}), user=organiser
     )
     assert task.phases.get().max_final_runs == 3
     exported = bundles.export_bundle(task=task)

@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Submission, Team
+from evalhub.competitions.services import access
 from evalhub.teams import signals
 from evalhub.teams.models import Invitation
 
@@ -110,7 +111,12 @@ def team_page(*, team: Team, user: object) -> TeamPage:
         is_member=member,
         members=tuple(team.members.order_by("username")),
         registrations=tuple(registrations),
-        runs=tuple(runs.order_by("-created_at", "-pk")[:200]),
+        # Hidden runs exist only for their team and the task's organisers.
+        runs=tuple(
+            r
+            for r in runs.order_by("-created_at", "-pk")[:200]
+            if member or access.can_see_run(user, r)
+        ),
         invitations=invitations,
     )
 
