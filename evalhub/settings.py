@@ -147,12 +147,17 @@ SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
 # A scoring worker refreshes its row's heartbeat this often; the sweeper requeues rows
 # whose heartbeat is older than STALE_AFTER (worker killed, machine lost).
-SCORING_HEARTBEAT_INTERVAL = env_int("EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1)
+SCORING_HEARTBEAT_INTERVAL = env_int(
+    "EVALHUB_SCORING_HEARTBEAT_INTERVAL", 10, minimum=1
+)
 SCORING_HEARTBEAT_STALE_AFTER = env_int(
     "EVALHUB_SCORING_HEARTBEAT_STALE_AFTER", 60, minimum=2
 )
 # Address-space limit (MiB) of a worker process while it scores; 0 = no limit.
 SCORING_MEMORY_LIMIT_MB = env_int("EVALHUB_SCORING_MEMORY_LIMIT_MB", 0, minimum=0)
+# Seconds a test set's statistics/analyses refresh waits after a scored run, so the
+# runs scored meanwhile share it (services/refreshes.py).
+REFRESH_DELAY = env_int("EVALHUB_REFRESH_DELAY", 5, minimum=0)
 
 CELERY_BROKER_URL = _broker
 CELERY_RESULT_BACKEND = None

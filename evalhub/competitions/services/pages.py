@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
 from evalhub.competitions.models import (
     Artefact,
@@ -68,14 +70,49 @@ class BoardView:
 
 
 def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+    """The page around the boards, and the boards' HTML from the fragment cache
+    (see ``leaderboard.fragment``): a hit costs the test set rows and two cache
+    reads, whoever the viewer is."""
     task = phase.task
+    test_sets = list(phase.test_sets.all())
+    primary = task.type.metric(task.type.primary_metric)
+    # Everything the fragment may show a viewer is decided by these flags (the leak
+    # rules of services/access.py); viewers with the same flags share one fragment.
+    audience = (
+        tuple(access.can_see_scores(user, ts) for ts in test_sets),
+        access.can_see_detail(user, task),
+    )
+
+    def render() -> str:
+        return render_to_string(
+            "competitions/phase_leaderboard_boards.html",
+            {
+                "boards": _board_views(test_sets, *audience),
+                "primary": primary,
+            },
+        )
+
+    return {
+        "task": task,
+        "phase": phase,
+        "boards_html": leaderboard.fragment(
+            test_sets=test_sets,
+            vary_on=(phase.pk, timezone.get_current_timezone_name(), audience),
+            render=render,
+        ),
+        "primary": primary,
+    }
+
+
+def _board_views(
+    test_sets: list[TestSet], shown: tuple[bool, ...], detail: bool
+) -> list[BoardView]:
     views = []
-    for ts in phase.test_sets.all():
-        if not access.can_see_scores(user, ts):
+    for ts, visible in zip(test_sets, shown, strict=True):
+        if not visible:
             views.append(BoardView(ts, None, (), None, False))
             continue
         artefacts = list(ts.task_artefacts.all())
-        detail = access.can_see_detail(user, task)
         plots = tuple(
             a for a in artefacts if a.svg and (detail or not a.organiser_only)
         )
@@ -83,12 +120,7 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
         views.append(
             BoardView(ts, leaderboard.board(test_set=ts), plots, analysis, detail)
         )
-    return {
-        "task": task,
-        "phase": phase,
-        "boards": views,
-        "primary": task.type.metric(task.type.primary_metric),
-    }
+    return views
 
 
 def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission, TestSet
-from evalhub.competitions.services import leaderboard, taskdata
+from evalhub.competitions.services import leaderboard, refreshes, taskdata
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)
@@ -215,10 +215,8 @@ def _score_claimed(submission_id: int, token: str) -> str:
 
 def _after_scored(test_set_id: int):  # noqa: ANN202
     def run() -> None:
-        from evalhub.competitions import jobs
-
         leaderboard.invalidate(test_set_id=test_set_id)
-        jobs.refresh_analyses.delay(test_set_id)
+        refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
     return run
 
