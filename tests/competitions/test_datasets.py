@@ -56,6 +56,14 @@ def test_term_extraction_gold_upload_reports_merged_lines(phase, isolated_storag
 def test_data_view_escapes_and_tabulates():
     from evalhub.competitions.templatetags.evalhub_tags import data_view
 
-    html = str(data_view({"clusters": [{"gold": "<script>", "outputs": [{"term": "x", "distance": 0.5}]}]}))
+    html = str(
+        data_view(
+            {
+                "clusters": [
+                    {"gold": "<script>", "outputs": [{"term": "x", "distance": 0.5}]}
+                ]
+            }
+        )
+    )
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<table>" in html and "x (0.5)" in html
