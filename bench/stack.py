@@ -87,10 +87,10 @@ class Stack:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # Workers and gunicorn first (they still talk to Redis while stopping).
         for proc in reversed(self.procs):
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
