@@ -71,6 +71,9 @@ class Stack:
         return "postgresql" if self.db_name else "sqlite"
 
     def __enter__(self) -> Stack:
+        # SIGTERM (or SIGINT in a background job, where it is ignored) must still
+        # stop the services and drop the database: turn it into SystemExit.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         try:
             if self.db_name:
                 self.sql_admin(f"CREATE DATABASE {self.db_name}")

@@ -158,6 +158,9 @@ SCORING_MEMORY_LIMIT_MB = env_int("EVALHUB_SCORING_MEMORY_LIMIT_MB", 0, minimum=
 # Seconds a test set's statistics/analyses refresh waits after a scored run, so the
 # runs scored meanwhile share it (services/refreshes.py).
 REFRESH_DELAY = env_int("EVALHUB_REFRESH_DELAY", 5, minimum=0)
+# ... or this many times the last refresh's duration, if longer: a sustained burst
+# spends at most 1 / (1 + BACKOFF) of a worker on each test set's refreshes.
+REFRESH_BACKOFF = env_int("EVALHUB_REFRESH_BACKOFF", 4, minimum=0)
 
 CELERY_BROKER_URL = _broker
 CELERY_RESULT_BACKEND = None

@@ -98,3 +98,15 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     assert sorted(int(pk) for pk in data["intervals"]) == sorted(s.pk for s in subs)
     board = leaderboard.board(test_set=test_set)
     assert board.signature and all(r.interval for r in board.rows)
+
+
+def test_slow_refreshes_back_off(sent, settings, monkeypatch):
+    settings.REFRESH_DELAY, settings.REFRESH_BACKOFF = 5, 4
+    clock = iter([100.0, 130.0])  # the refresh takes 30 s
+    monkeypatch.setattr(refreshes, "_clock", lambda: next(clock))
+    with refreshes.turn(kind=STATS, test_set_id=8) as mine:
+        assert mine
+    assert refreshes.request(kind=STATS, test_set_id=8)
+    assert sent == [(STATS, 8, 120.0)]
+    # A fast test set keeps the short delay.
+    assert refreshes.delay(kind=STATS, test_set_id=9) == 5

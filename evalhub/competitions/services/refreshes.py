@@ -7,8 +7,12 @@ bounded number of them, the last of which sees every run.
 The protocol, per (kind, test set), with two cache keys:
 
 - ``request``: ``add`` a *pending* marker; only the request that creates it sends a
-  job, delayed by ``REFRESH_DELAY`` seconds so that the runs scored meanwhile join
-  it. Requests are made after the run's transaction commits.
+  job, delayed so that the runs scored meanwhile join it: ``REFRESH_DELAY`` seconds,
+  or ``REFRESH_BACKOFF`` times the last refresh's duration if that is longer. A
+  refresh reads every run, so it gets slower as runs accumulate; the back-off keeps
+  a sustained burst from spending more than 1 / (1 + REFRESH_BACKOFF) of one
+  worker's time on each (kind, test set), however many runs there are. Requests are
+  made after the run's transaction commits.
 - ``turn`` (the job's first step): delete the pending marker, *then* take the
   *running* lock and read the database. A run committed before the delete is read
   by this job; a request after it creates a new marker and a new job. So the last
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 
 from django.conf import settings
@@ -37,6 +42,7 @@ log = logging.getLogger(__name__)
 STATISTICS, ANALYSES = "statistics", "analyses"
 PENDING_TIMEOUT = 900
 RUNNING_TIMEOUT = 330  # the refresh jobs' hard time limit
+_clock = time.monotonic
 
 
 def _pending(kind: str, test_set_id: int) -> str:
@@ -45,6 +51,16 @@ def _pending(kind: str, test_set_id: int) -> str:
 
 def _running(kind: str, test_set_id: int) -> str:
     return f"refresh:running:{kind}:{test_set_id}"
+
+
+def _duration(kind: str, test_set_id: int) -> str:
+    return f"refresh:seconds:{kind}:{test_set_id}"
+
+
+def delay(*, kind: str, test_set_id: int) -> float:
+    """Seconds a new refresh job waits (see the module docstring)."""
+    last = cache.get(_duration(kind, test_set_id)) or 0.0
+    return max(float(settings.REFRESH_DELAY), settings.REFRESH_BACKOFF * last)
 
 
 def _sender(kind: str) -> Callable[[int, float], None]:
@@ -63,7 +79,7 @@ def request(*, kind: str, test_set_id: int) -> bool:
     if not cache.add(key, 1, timeout=PENDING_TIMEOUT):
         return False
     try:
-        _sender(kind)(test_set_id, settings.REFRESH_DELAY)
+        _sender(kind)(test_set_id, delay(kind=kind, test_set_id=test_set_id))
     except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
         cache.delete(key)
         log.warning(
@@ -83,7 +99,13 @@ def turn(*, kind: str, test_set_id: int) -> Iterator[bool]:
         request(kind=kind, test_set_id=test_set_id)
         yield False
         return
+    started = _clock()
     try:
         yield True
     finally:
         cache.delete(lock)
+        cache.set(
+            _duration(kind, test_set_id),
+            round(_clock() - started, 3),
+            timeout=7 * 24 * 3600,
+        )
