@@ -63,6 +63,7 @@ def main() -> None:
         total = demo_runs + args.runs
         queued = stack.count("status = 'queued'")
         logs = [stack.tmp / f"worker-{i}.log" for i in range(args.workers)]
+        before = machine_load()
         t0 = time.monotonic()
         for i, log in enumerate(logs):
             stack.worker(f"drain-{i}", log=log)
@@ -100,7 +101,7 @@ def main() -> None:
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": "python bench/drain.py " + " ".join(sys.argv[1:]),
-            "machine": {**machine_load(), "python": platform.python_version()},
+            "machine": {**before, "python": platform.python_version()},
             "database": stack.database,
             "setup": {
                 "workers": f"{args.workers} x celery -c 1 (scoring,default)",

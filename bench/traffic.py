@@ -180,25 +180,50 @@ async def timed(rec: Recorder, endpoint: str, coro, expect: int):  # noqa: ANN00
     return status, headers, body
 
 
-async def viewer(port, rec, stop, think, user) -> None:  # noqa: ANN001
+class Phase:
+    """Clients sign in and make a first request, then report ready; measuring
+    starts when all are ready (sign-ins hash passwords: seconds of CPU that must not
+    fall into the measured minute) and ``done`` ends every loop."""
+
+    def __init__(self, clients: int):
+        self.waiting = clients
+        self.all_ready = asyncio.Event()
+        self.done = asyncio.Event()
+
+    def ready(self) -> None:
+        self.waiting -= 1
+        if self.waiting <= 0:
+            self.all_ready.set()
+
+
+async def viewer(port, rec, phase, think, user) -> None:  # noqa: ANN001
     conn = Conn(port)
-    if user:
-        await conn.login(user)
+    try:
+        if user:
+            await conn.login(user)
+        await conn.request("GET", BOARD)
+    finally:
+        phase.ready()
     endpoint = "leaderboard (signed in)" if user else "leaderboard (anonymous)"
+    await phase.all_ready.wait()
     await asyncio.sleep(random.uniform(0, max(think, 0.05)))  # no lock-step start
-    while time.monotonic() < stop:
+    while not phase.done.is_set():
         await timed(rec, endpoint, conn.request("GET", BOARD), 200)
         if think:
             await asyncio.sleep(think * random.uniform(0.5, 1.5))
 
 
-async def submitter(port, rec, stop, think, user, run) -> None:  # noqa: ANN001
+async def submitter(port, rec, phase, think, user, run) -> None:  # noqa: ANN001
     conn = Conn(port)
-    await conn.login(user)
-    await conn.request("GET", SUBMIT)
+    try:
+        await conn.login(user)
+        await conn.request("GET", SUBMIT)
+    finally:
+        phase.ready()
+    await phase.all_ready.wait()
     await asyncio.sleep(random.uniform(0, think))
     k = 0
-    while time.monotonic() < stop:
+    while not phase.done.is_set():
         boundary = uuid.uuid4().hex
         body = b""
         for name, filename, value in (
@@ -231,8 +256,8 @@ async def submitter(port, rec, stop, think, user, run) -> None:  # noqa: ANN001
         await asyncio.sleep(think * random.uniform(0.5, 1.5))
 
 
-async def ticker(lags: list[float], stop: float) -> None:
-    while time.monotonic() < stop:
+async def ticker(lags: list[float], phase: Phase) -> None:
+    while not phase.done.is_set():
         t0 = time.perf_counter()
         await asyncio.sleep(0.01)
         lags.append(time.perf_counter() - t0 - 0.01)
@@ -240,36 +265,39 @@ async def ticker(lags: list[float], stop: float) -> None:
 
 async def run_load(args, port: int, users: list[str], run: bytes) -> dict:  # noqa: ANN001
     rec = Recorder()
-    warmup = 5.0
-    start = time.monotonic()
-    stop = start + warmup + args.seconds
+    phase = Phase(args.viewers + args.participants)
     signed_in = [f"viewer{i}" for i in range(args.logged_in_viewers)]
     tasks = [
-        viewer(port, rec, stop, args.view_think, signed_in[i] if i < len(signed_in) else None)
+        viewer(port, rec, phase, args.view_think, signed_in[i] if i < len(signed_in) else None)
         for i in range(args.viewers)
     ] + [
-        submitter(port, rec, stop, args.submit_think, users[i], run)
+        submitter(port, rec, phase, args.submit_think, users[i], run)
         for i in range(args.participants)
     ]  # fmt: skip
     lags: list[float] = []
 
-    async def measure() -> tuple[float, float]:
-        await asyncio.sleep(warmup)  # logins and first requests are not counted
+    async def measure() -> tuple[float, float, float]:
+        t_start = time.monotonic()
+        await phase.all_ready.wait()  # sign-ins and first requests are not counted
+        warmup = time.monotonic() - t_start
+        await asyncio.sleep(2)  # the staggered starts
         rec.recording = True
         lags.clear()
         cpu0, t0 = _cpu(), time.monotonic()
         await asyncio.sleep(args.seconds)
         rec.recording = False
-        return _cpu() - cpu0, time.monotonic() - t0
+        phase.done.set()
+        return _cpu() - cpu0, time.monotonic() - t0, warmup
 
     results = await asyncio.gather(
-        measure(), ticker(lags, stop), *tasks, return_exceptions=True
+        measure(), ticker(lags, phase), *tasks, return_exceptions=True
     )
-    cpu, seconds = results[0]
+    cpu, seconds, warmup = results[0]
     failures = [r for r in results[2:] if isinstance(r, BaseException)]
     lags.sort()
     return {
         "seconds": round(seconds, 1),
+        "seconds_to_sign_in_all_clients": round(warmup, 1),
         "endpoints": rec.summary(seconds),
         "client_tasks_failed": [repr(f) for f in failures[:5]],
         "client": {
