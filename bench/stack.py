@@ -127,18 +127,25 @@ class Stack:
     def shell(self, code: str, timeout: float = 600) -> None:
         self.manage("shell", "-c", code, timeout=timeout)
 
-    def gunicorn(self, *, workers: int, threads: int) -> None:
-        self._spawn(
+    def gunicorn(self, *, workers: int, threads: int) -> subprocess.Popen[bytes]:
+        return self._spawn(
             [sys.executable, "-m", "gunicorn", "evalhub.wsgi",
              "-b", f"127.0.0.1:{self.web_port}", "-w", str(workers),
              "--threads", str(threads), "--log-level", "warning"]
         )  # fmt: skip
 
     def worker(
-        self, name: str, *, queues: str = "scoring,default", log: Path | None = None
+        self,
+        name: str,
+        *,
+        queues: str = "scoring,default",
+        log: Path | None = None,
+        nice: int = 0,
     ) -> None:
-        """A worker; with ``log``, its INFO log (a line per finished job) goes there."""
-        args = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
+        """A worker; with ``log``, its INFO log (a line per finished job) goes there;
+        ``nice`` lowers its CPU priority below the web processes'."""
+        args = ["nice", "-n", str(nice)] if nice else []
+        args += [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
                 "-c", "1", "--without-mingle", "--without-gossip", "-n", f"{name}@%h",
                 "--loglevel", "INFO" if log else "WARNING"]  # fmt: skip
         if log is None:
@@ -155,6 +162,19 @@ class Stack:
                     stderr=subprocess.STDOUT,
                 )
             )
+
+    def cpu_seconds(self, proc: subprocess.Popen[bytes]) -> float:
+        """CPU time (user + system) of every live process in ``proc``'s group."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == proc.pid:  # field 5: process group id
+                total += (int(fields[11]) + int(fields[12])) / tick
+        return total
 
     # --- data ------------------------------------------------------------------------
     def add_participants(self, names: list[str], *, limit: int = 100000) -> bytes:

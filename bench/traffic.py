@@ -263,7 +263,7 @@ async def ticker(lags: list[float], phase: Phase) -> None:
         lags.append(time.perf_counter() - t0 - 0.01)
 
 
-async def run_load(args, port: int, users: list[str], run: bytes) -> dict:  # noqa: ANN001
+async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> dict:  # noqa: ANN001
     rec = Recorder()
     phase = Phase(args.viewers + args.participants)
     signed_in = [f"viewer{i}" for i in range(args.logged_in_viewers)]
@@ -283,16 +283,17 @@ async def run_load(args, port: int, users: list[str], run: bytes) -> dict:  # no
         await asyncio.sleep(2)  # the staggered starts
         rec.recording = True
         lags.clear()
-        cpu0, t0 = _cpu(), time.monotonic()
+        cpu0, web0, t0 = _cpu(), web_cpu(), time.monotonic()
         await asyncio.sleep(args.seconds)
         rec.recording = False
+        web_seconds = web_cpu() - web0
         phase.done.set()
-        return _cpu() - cpu0, time.monotonic() - t0, warmup
+        return _cpu() - cpu0, time.monotonic() - t0, warmup, web_seconds
 
     results = await asyncio.gather(
         measure(), ticker(lags, phase), *tasks, return_exceptions=True
     )
-    cpu, seconds, warmup = results[0]
+    cpu, seconds, warmup, web_seconds = results[0]
     failures = [r for r in results[2:] if isinstance(r, BaseException)]
     lags.sort()
     return {
@@ -300,6 +301,16 @@ async def run_load(args, port: int, users: list[str], run: bytes) -> dict:  # no
         "seconds_to_sign_in_all_clients": round(warmup, 1),
         "endpoints": rec.summary(seconds),
         "client_tasks_failed": [repr(f) for f in failures[:5]],
+        "server": {
+            # All gunicorn processes: CPU per answered request (any endpoint).
+            "web_cpu_share_of_one_core": round(web_seconds / seconds, 2),
+            "web_cpu_ms_per_request": round(
+                web_seconds
+                * 1000
+                / max(1, sum(len(v) for v in rec.latencies.values())),
+                2,
+            ),
+        },
         "client": {
             "cpu_share_of_one_core": round(cpu / seconds, 2),
             "loop_lag_p50_ms": round(lags[len(lags) // 2] * 1000, 2) if lags else None,
@@ -326,6 +337,12 @@ def main() -> None:
     parser.add_argument("--submit-think", type=float, default=10.0)
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--web-threads", type=int, default=4)
+    parser.add_argument(
+        "--nice-workers",
+        type=int,
+        default=0,
+        help="run the Celery workers at this nice level (web keeps priority)",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
 
@@ -333,9 +350,9 @@ def main() -> None:
         users = [f"team{i}" for i in range(args.participants)]
         viewers = [f"viewer{i}" for i in range(args.logged_in_viewers)]
         run = stack.add_participants(users + viewers)
-        stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
+        web = stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
         for i in range(2):
-            stack.worker(f"traffic-{i}")
+            stack.worker(f"traffic-{i}", nice=args.nice_workers)
         conn_ok = []
 
         def up() -> bool:
@@ -354,7 +371,9 @@ def main() -> None:
             lambda: stack.count("status IN ('scored', 'failed')") >= 3, "demo runs", 600
         )
         before = machine_load()
-        measured = asyncio.run(run_load(args, stack.web_port, users, run))
+        measured = asyncio.run(
+            run_load(args, stack.web_port, users, run, lambda: stack.cpu_seconds(web))
+        )
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": "python bench/traffic.py " + " ".join(sys.argv[1:]),
@@ -363,6 +382,7 @@ def main() -> None:
             "setup": {
                 "gunicorn": f"{args.web_workers} processes x {args.web_threads} threads",
                 "celery": "2 workers x 1 process (scoring,default)",
+                "celery_nice": args.nice_workers,
                 "viewers": args.viewers,
                 "logged_in_viewers": args.logged_in_viewers,
                 "participants": args.participants,
