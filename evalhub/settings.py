@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from evalhub.env import env_bool, env_int, env_list, env_str
 
@@ -158,6 +159,12 @@ SCORING_HEARTBEAT_STALE_AFTER = env_int(
 )
 # Address-space limit (MiB) of a worker process while it scores; 0 = no limit.
 SCORING_MEMORY_LIMIT_MB = env_int("EVALHUB_SCORING_MEMORY_LIMIT_MB", 0, minimum=0)
+# Seconds a test set's statistics/analyses refresh waits after a scored run, so the
+# runs scored meanwhile share it (services/refreshes.py).
+REFRESH_DELAY = env_int("EVALHUB_REFRESH_DELAY", 5, minimum=0)
+# ... or this many times the last refresh's duration, if longer: a sustained burst
+# spends at most 1 / (1 + BACKOFF) of a worker on each test set's refreshes.
+REFRESH_BACKOFF = env_int("EVALHUB_REFRESH_BACKOFF", 4, minimum=0)
 
 CELERY_BROKER_URL = _broker
 CELERY_RESULT_BACKEND = None
@@ -191,6 +198,32 @@ STORAGES = {
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# S3-compatible object storage (AWS S3, MinIO, Ceph, ...) instead of the local folder,
+# for several web and worker machines: ``pip install 'evalhub[s3]'``. The bucket must
+# be private; files are still served only through the permission-checking views.
+# Credentials: the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance
+# role), read by boto3 itself.
+STORAGE_BACKEND = env_str("EVALHUB_STORAGE", "local")
+if STORAGE_BACKEND == "s3":
+    _bucket = env_str("EVALHUB_S3_BUCKET")
+    if not _bucket:
+        raise ImproperlyConfigured("EVALHUB_STORAGE=s3 needs EVALHUB_S3_BUCKET.")
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": _bucket,
+            "endpoint_url": env_str("EVALHUB_S3_ENDPOINT_URL") or None,
+            "region_name": env_str("EVALHUB_S3_REGION") or None,
+            "location": env_str("EVALHUB_S3_PREFIX", ""),
+            "default_acl": None,  # the bucket's (private) policy
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+elif STORAGE_BACKEND != "local":
+    raise ImproperlyConfigured(
+        f"EVALHUB_STORAGE must be 'local' or 's3', not {STORAGE_BACKEND!r}."
+    )
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)

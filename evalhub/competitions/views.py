@@ -153,7 +153,8 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = _task_or_404(request, slug)
-    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    # Through the relation: phase.task is this task, not one more query.
+    phase_obj = get_object_or_404(task.phases, slug=phase)
     return render(
         request,
         "competitions/phase_leaderboard.html",

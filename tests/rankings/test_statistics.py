@@ -92,7 +92,11 @@ def test_a_scored_run_enqueues_a_refresh_per_test_set(
     from evalhub.competitions.services import scoring
 
     calls: list[int] = []
-    monkeypatch.setattr(jobs.refresh_statistics, "delay", calls.append)
+    monkeypatch.setattr(
+        jobs.refresh_statistics,
+        "apply_async",
+        lambda args, countdown: calls.append(args[0]),
+    )
     sub = submit_run(demo_run)
     with django_capture_on_commit_callbacks(execute=True):
         assert scoring.score_submission(submission_id=sub.pk) == "scored"

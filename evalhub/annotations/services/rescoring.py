@@ -69,10 +69,10 @@ def rescore_test_set(*, test_set_id: int) -> list[int]:
 
 
 def _after_rescore(test_set_id: int) -> None:
-    from evalhub.competitions import jobs
+    from evalhub.competitions.services import refreshes
 
     leaderboard.invalidate(test_set_id=test_set_id)
-    jobs.refresh_analyses.delay(test_set_id)
+    refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
 
 def _unchanged(submission_id: int, test_set: TestSet, report: ScoreReport) -> bool:

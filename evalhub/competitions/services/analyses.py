@@ -8,7 +8,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import leaderboard, taskdata
+from evalhub.competitions.services import leaderboard, refreshes, taskdata
 from tasks.base import Curve, Plot, RunDetail
 
 MAX_RUNS_IN_PLOTS = 12
@@ -34,7 +34,18 @@ def _run_details(evaluations: list[Evaluation]) -> list[RunDetail]:
 
 
 def refresh(*, test_set_id: int) -> list[str]:
-    """Recompute and store the test set's task artefacts; returns their keys."""
+    """Recompute and store the test set's task artefacts, then invalidate the
+    leaderboard page that shows them; returns their keys. Coalesced like the
+    statistics (``refreshes.turn``): [] if another refresh of the test set runs."""
+    with refreshes.turn(kind=refreshes.ANALYSES, test_set_id=test_set_id) as mine:
+        if not mine:
+            return []
+        keys = _refresh(test_set_id)
+    leaderboard.invalidate(test_set_id=test_set_id, refresh_statistics=False)
+    return keys
+
+
+def _refresh(test_set_id: int) -> list[str]:
     test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
     ctx = taskdata.load_inputs(test_set)
     board = leaderboard.compute(test_set=test_set)

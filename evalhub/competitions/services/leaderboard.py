@@ -23,13 +23,15 @@ private test sets always show the best run."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+import hashlib
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
+from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
 
@@ -78,17 +80,23 @@ def _version_key(test_set_id: int) -> str:
 def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
     """Drop the cached board. Scores changed (a scored or rescored run, replaced
     gold, new judgements), so by default the intervals, p-values and Ladder are
-    recomputed on the worker too, after the transaction commits; that job then
-    invalidates the board again without asking for another refresh."""
+    recomputed on the worker too, after the transaction commits (coalesced: a
+    burst of scored runs gets a bounded number of refreshes, see
+    ``services/refreshes.py``); that job then invalidates the board again without
+    asking for another refresh."""
     key = _version_key(test_set_id)
     try:
         cache.incr(key)
     except ValueError:
         cache.set(key, 1, timeout=None)
     if refresh_statistics:
-        from evalhub.rankings import jobs
+        from evalhub.competitions.services import refreshes
 
-        transaction.on_commit(lambda: jobs.refresh_statistics.delay(test_set_id))
+        transaction.on_commit(
+            lambda: refreshes.request(
+                kind=refreshes.STATISTICS, test_set_id=test_set_id
+            )
+        )
 
 
 def invalidate_phase(*, phase: Phase) -> None:
@@ -121,6 +129,56 @@ def board_for(*, test_set: TestSet, user: object) -> Board:
 
     include = access.can_see_hidden_runs(user, test_set.phase.task)
     return board(test_set=test_set, include_hidden=include)
+
+
+#: Seconds a rendered fragment is kept. Versions make every change visible at once;
+#: the timeout only bounds how long a deploy that changes the template shows old HTML.
+FRAGMENT_TIMEOUT = 300
+
+
+def fragment(
+    *,
+    test_sets: Sequence[TestSet],
+    vary_on: Hashable,
+    render: Callable[[], str],
+) -> SafeString:
+    """The leaderboard page's boards as HTML, rendered once per change and viewer
+    class. The key holds each test set's board version (bumped by ``invalidate``:
+    new scores, statistics, analyses, gold), its name and visibility, and
+    ``vary_on`` (the caller's viewer class: what it may see, its time zone), so
+    viewers who may see different things never share a fragment.
+
+    After a bump, the first request renders the new version; requests arriving
+    while it renders get the previous fragment of the same viewer class (a moment
+    stale) instead of rendering it too, so a busy board is rendered once per
+    change rather than once per waiting request."""
+    versions = cache.get_many([_version_key(ts.pk) for ts in test_sets])
+    state = tuple(
+        (ts.pk, ts.name, ts.visibility, ts.revealed, versions.get(_version_key(ts.pk)))
+        for ts in test_sets
+    )
+    key = "leaderboard:fragment:" + _digest((vary_on, state))
+    html = cache.get(key)
+    if html is not None:
+        return mark_safe(html)  # noqa: S308 - rendered by the template engine
+    latest = "leaderboard:fragment-latest:" + _digest(
+        (vary_on, tuple((ts.pk, ts.visibility, ts.revealed) for ts in test_sets))
+    )
+    lock = key + ":rendering"
+    if not cache.add(lock, 1, timeout=30):
+        stale = cache.get(latest)
+        if stale is not None:
+            return mark_safe(stale)  # noqa: S308
+    try:
+        html = render()
+        cache.set_many({key: html, latest: html}, timeout=FRAGMENT_TIMEOUT)
+    finally:
+        cache.delete(lock)
+    return mark_safe(html)  # noqa: S308
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:40]
 
 
 def team_key(team_id: int, is_baseline: bool) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
 from evalhub.competitions.models import (
     Artefact,
@@ -71,14 +73,61 @@ class BoardView:
 
 
 def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+    """The page around the boards, and the boards' HTML from the fragment cache
+    (see ``leaderboard.fragment``): a hit costs the test set rows and two cache
+    reads, whoever the viewer is."""
     task = phase.task
+    test_sets = list(phase.test_sets.all())
+    primary = task.type.metric(task.type.primary_metric)
+    # Everything the fragment may show a viewer is decided by these flags (the leak
+    # rules of services/access.py); viewers with the same flags share one fragment.
+    audience = (
+        tuple(access.can_see_scores(user, ts) for ts in test_sets),
+        access.can_see_detail(user, task),
+        access.can_see_hidden_runs(user, task),
+    )
+
+    def render() -> str:
+        return render_to_string(
+            "competitions/phase_leaderboard_boards.html",
+            {
+                "boards": _board_views(test_sets, user, *audience),
+                "primary": primary,
+            },
+        )
+
+    return {
+        "task": task,
+        "phase": phase,
+        "boards_html": leaderboard.fragment(
+            test_sets=test_sets,
+            vary_on=(phase.pk, timezone.get_current_timezone_name(), audience),
+            render=render,
+        ),
+        "primary": primary,
+        "finals": leaderboard.finals_apply(phase),
+        "has_private": any(
+            ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
+        ),
+        "is_organiser": access.is_organiser(user, task),
+    }
+
+
+def _board_views(
+    test_sets: list[TestSet],
+    user: object,
+    shown: tuple[bool, ...],
+    detail: bool,
+    hidden_runs: bool,
+) -> list[BoardView]:
+    """What the fragment shows; it depends on ``user`` only through the audience
+    flags (``shown``, ``detail``, ``hidden_runs``), which key the cache."""
     views = []
-    for ts in phase.test_sets.all():
-        if not access.can_see_scores(user, ts):
+    for ts, visible in zip(test_sets, shown, strict=True):
+        if not visible:
             views.append(BoardView(ts, None, (), None, False))
             continue
         artefacts = list(ts.task_artefacts.all())
-        detail = access.can_see_detail(user, task)
         plots = tuple(
             a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
         )
@@ -93,23 +142,13 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
         views.append(
             BoardView(
                 ts,
-                leaderboard.board_for(test_set=ts, user=user),
+                leaderboard.board(test_set=ts, include_hidden=hidden_runs),
                 plots,
                 analysis,
                 detail,
             )
         )
-    return {
-        "task": task,
-        "phase": phase,
-        "boards": views,
-        "primary": task.type.metric(task.type.primary_metric),
-        "finals": leaderboard.finals_apply(phase),
-        "has_private": any(
-            ts.visibility == TestSet.Visibility.PRIVATE for ts in phase.test_sets.all()
-        ),
-        "is_organiser": access.is_organiser(user, task),
-    }
+    return views
 
 
 def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001

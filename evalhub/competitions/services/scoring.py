@@ -38,7 +38,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import leaderboard, taskdata
+from evalhub.competitions.services import leaderboard, refreshes, taskdata
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)
@@ -231,10 +231,8 @@ def _score_claimed(submission_id: int, token: str) -> str:
 
 def _after_scored(test_set_id: int):  # noqa: ANN202
     def run() -> None:
-        from evalhub.competitions import jobs
-
         leaderboard.invalidate(test_set_id=test_set_id)
-        jobs.refresh_analyses.delay(test_set_id)
+        refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
     return run
 

@@ -19,7 +19,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services import leaderboard
+from evalhub.competitions.services import leaderboard, refreshes
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from tasks.base import JSON, Metric, ScoreReport
 from tasks.common import resampling as rs
@@ -221,8 +221,14 @@ def _rounded(matrix: Sequence[Sequence[float]]) -> list[JSON]:
 
 def refresh(*, test_set_id: int) -> str:
     """Recompute and store one test set's statistics, then invalidate its
-    leaderboard. Idempotent; concurrent refreshes of one test set run one after the
-    other (row lock), so the last one sees every committed run."""
+    leaderboard. Idempotent. Refreshes are coalesced (``refreshes.turn``): while
+    one runs, another of the same test set returns "busy" after asking for a
+    later one, so the last refresh sees every committed run."""
+    with refreshes.turn(kind=refreshes.STATISTICS, test_set_id=test_set_id) as mine:
+        return _refresh(test_set_id) if mine else "busy"
+
+
+def _refresh(test_set_id: int) -> str:
     test_set = (
         TestSet.objects.select_related("phase__task").filter(pk=test_set_id).first()
     )

@@ -1,0 +1,144 @@
+"""Drain benchmark: queue N BUCC-size runs (the demo's 19.7 kB run, default 1,000)
+while no worker runs, then start two Celery workers (``-c 1`` each, different
+``-n`` names, queues ``scoring,default``) and wait until every run is in a final
+state. Reports runs/min, total time, runs lost (not final), runs scored twice
+(more than one Evaluation per run and test set, or more than one claim), failures,
+how many statistics/analyses refreshes the workers ran (coalesced, see
+``evalhub/competitions/services/refreshes.py``) and how long after the last run the
+statistics covered every run (the final state is exact).
+
+Run: ``.venv/bin/python bench/drain.py --database-url
+postgres://postgres@127.0.0.1:5432/postgres`` (creates and drops a throwaway
+database ``evalhub_bench_<pid>``); everything else (redis-server, workers) is
+private, on 127.0.0.1, in a temporary folder, and stopped at the end. Results:
+``bench/results/drain-*.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stack import ROOT, TASK, Stack, machine_load, wait  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--teams", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=45 * 60)
+    parser.add_argument("--refresh-delay", type=int, default=5)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    args = parser.parse_args()
+
+    env = {"EVALHUB_REFRESH_DELAY": str(args.refresh_delay)}
+    with Stack(database_url=args.database_url, extra_env=env) as stack:
+        names = [f"drain{i}" for i in range(args.teams)]
+        stack.add_participants(names)
+        demo_runs = stack.count("TRUE")
+        # Queue every run before any worker starts (the messages wait in Redis).
+        t_queue = time.monotonic()
+        stack.shell(
+            "from django.contrib.auth import get_user_model\n"
+            "from evalhub.competitions.models import Phase\n"
+            "from evalhub.competitions.services import submit\n"
+            f"phase = Phase.objects.get(task__slug={TASK!r})\n"
+            f"users = list(get_user_model().objects.filter(username__in={names!r}))\n"
+            f"data = open({str(stack.tmp / 'run.tsv')!r}, 'rb').read()\n"
+            f"for i in range({args.runs}):\n"
+            "    submit.submit_run(phase=phase, user=users[i % len(users)],\n"
+            "        filename='run.tsv', data=data, method_name=f'drain-{i}')\n",
+            timeout=args.timeout,
+        )
+        queue_seconds = time.monotonic() - t_queue
+        total = demo_runs + args.runs
+        queued = stack.count("status = 'queued'")
+        logs = [stack.tmp / f"worker-{i}.log" for i in range(args.workers)]
+        before = machine_load()
+        t0 = time.monotonic()
+        for i, log in enumerate(logs):
+            stack.worker(f"drain-{i}", log=log)
+        first_final = [None]
+
+        def done() -> bool:
+            n = stack.count("status IN ('scored', 'failed')")
+            if n and first_final[0] is None:
+                first_final[0] = time.monotonic() - t0
+            return n >= total
+
+        wait(done, f"{total} runs in a final state", args.timeout)
+        drained = time.monotonic() - t0
+        # The statistics are exact once they cover every scored run.
+        scored_ids = {r[0] for r in stack.sql(
+            "SELECT id FROM competitions_submission WHERE status = 'scored'")}  # fmt: skip
+
+        def exact() -> bool:
+            rows = stack.sql("SELECT data FROM rankings_testsetstatistics")
+            return bool(rows) and all(
+                {int(k) for k in (data or {}).get("intervals", {})} >= scored_ids
+                for (data,) in rows
+            )
+
+        wait(exact, "statistics covering every run", 600)
+        exact_after = time.monotonic() - t0 - drained
+        time.sleep(2 * args.refresh_delay + 2)  # let the last analyses refresh end
+        twice = stack.sql(
+            "SELECT count(*) FROM (SELECT submission_id, test_set_id "
+            "FROM competitions_evaluation GROUP BY 1, 2 HAVING count(*) > 1) d"
+        )[0][0]
+        evaluations = stack.sql("SELECT count(*) FROM competitions_evaluation")[0][0]
+        test_sets = stack.sql("SELECT count(*) FROM competitions_testset")[0][0]
+        log_text = "".join(p.read_text(errors="replace") for p in logs)
+        result = {
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": "python bench/drain.py " + " ".join(sys.argv[1:]),
+            "machine": {**before, "python": platform.python_version()},
+            "database": stack.database,
+            "setup": {
+                "workers": f"{args.workers} x celery -c 1 (scoring,default)",
+                "runs_queued": args.runs,
+                "demo_runs": demo_runs,
+                "teams": args.teams,
+                "run_bytes": (stack.tmp / "run.tsv").stat().st_size,
+                "refresh_delay_s": args.refresh_delay,
+                "seconds_to_queue": round(queue_seconds, 1),
+            },
+            "queued_before_workers": queued,
+            "final": stack.count("status IN ('scored', 'failed')"),
+            "failed": stack.count("status = 'failed'"),
+            "lost": total - stack.count("status IN ('scored', 'failed')"),
+            "claimed_more_than_once": stack.count("attempts > 1"),
+            "scored_twice": twice,
+            "evaluations": evaluations,
+            "evaluations_expected": stack.count("status = 'scored'") * test_sets,
+            "seconds_total": round(drained, 1),
+            "seconds_to_first_final": first_final[0] and round(first_final[0], 1),
+            "runs_per_minute": round(total / drained * 60, 1),
+            "statistics_exact_seconds_after_last_run": round(exact_after, 1),
+            "refreshes_run": {
+                kind: len(re.findall(rf"{kind}\[[^\]]+\] succeeded", log_text))
+                for kind in ("refresh_statistics", "refresh_analyses")
+            },
+            "machine_after": machine_load(),
+        }
+        print(json.dumps(result, indent=2))
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        name = (
+            f"drain-{stack.database}-{time.strftime('%Y%m%d-%H%M', time.gmtime())}.json"
+        )
+        (out / name).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"saved {out / name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,410 @@
+"""Traffic benchmark at issue 7's size: gunicorn and two Celery workers on loopback,
+**200 viewers** reading the BUCC demo leaderboard and **50 participants** submitting
+runs, for 60 s; throughput, p50/p90/p99/max latency and errors per endpoint.
+
+- Viewers: each its own keep-alive connection; GET the leaderboard page, then wait a
+  think time drawn uniformly from [0.5, 1.5] x ``--view-think`` (default 1 s: a
+  browser refreshing every second or so). ``--logged-in-viewers`` of them are
+  signed in (they take the per-user path: session, organiser check). With
+  ``--view-think 0`` they read back to back (a saturation test: latency is then
+  ~ viewers / throughput by Little's law, whatever the server).
+- Participants: each signed in with its own team; POST a run (the demo's 19.7 kB
+  BUCC run, parsed synchronously against the inputs), follow to the run page, then
+  wait [0.5, 1.5] x ``--submit-think`` (default 10 s). Runs are scored by the two
+  workers meanwhile, so every scored run invalidates the cached board.
+
+The client is one asyncio process (stdlib only, HTTP/1.1 keep-alive), on the same
+two cores as the server. To show it is not the bottleneck it reports its own CPU
+use (share of one core) and its event-loop lag (a 10 ms ticker's delay: a saturated
+client would delay every response it reads).
+
+Run: ``.venv/bin/python bench/traffic.py --database-url
+postgres://postgres@127.0.0.1:5432/postgres`` (a throwaway database
+``evalhub_bench_<pid>`` is created and dropped). Results:
+``bench/results/traffic-*.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import random
+import resource
+import sys
+import time
+import uuid
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stack import PASSWORD, PHASE, ROOT, TASK, Stack, machine_load, wait  # noqa: E402
+
+BOARD = f"/tasks/{TASK}/{PHASE}/leaderboard/"
+SUBMIT = f"/tasks/{TASK}/{PHASE}/submit/"
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection with a cookie jar."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.cookies: dict[str, str] = {}
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict | None = None
+    ) -> tuple[int, dict[str, str], bytes]:  # type: ignore[type-arg]
+        for attempt in range(2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(
+                    "127.0.0.1", self.port
+                )
+            try:
+                return await self._once(method, path, body, headers or {})
+            except (ConnectionError, asyncio.IncompleteReadError):
+                self.writer.close()
+                self.writer = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _once(self, method, path, body, headers):  # noqa: ANN001, ANN202
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}"]
+        if self.cookies:
+            lines.append(
+                "Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+            )
+        for k, v in headers.items():
+            lines.append(f"{k}: {v}")
+        lines.append(f"Content-Length: {len(body)}")
+        assert self.writer is not None and self.reader is not None
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split()[1])
+        response_headers: dict[str, str] = {}
+        for line in header_lines:
+            if not line:
+                continue
+            name, _, value = line.partition(":")
+            name, value = name.strip().lower(), value.strip()
+            if name == "set-cookie":
+                cname, _, rest = value.partition("=")
+                self.cookies[cname.strip()] = rest.split(";", 1)[0]
+            response_headers[name] = value
+        if response_headers.get("transfer-encoding") == "chunked":
+            data = b""
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).strip(), 16)
+                chunk = await self.reader.readexactly(size + 2)
+                if not size:
+                    break
+                data += chunk[:-2]
+        else:
+            data = await self.reader.readexactly(
+                int(response_headers.get("content-length", "0"))
+            )
+        if response_headers.get("connection", "").lower() == "close":
+            self.writer.close()
+            self.writer = None
+        return status, response_headers, data
+
+    async def login(self, username: str) -> None:
+        await self.request("GET", "/accounts/login/")
+        form = (
+            f"username={username}&password={PASSWORD}"
+            f"&csrfmiddlewaretoken={self.cookies.get('csrftoken', '')}"
+        ).encode()
+        status, _, _ = await self.request(
+            "POST", "/accounts/login/", form,
+            {"Content-Type": "application/x-www-form-urlencoded",
+             "Referer": f"http://127.0.0.1:{self.port}/accounts/login/"},
+        )  # fmt: skip
+        if status != 302:
+            raise RuntimeError(f"login of {username} failed: HTTP {status}")
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.latencies: dict[str, list[float]] = defaultdict(list)
+        self.errors: dict[str, list[str]] = defaultdict(list)
+        self.recording = False
+
+    def add(self, endpoint: str, seconds: float, ok: bool, what: str = "") -> None:
+        if not self.recording:
+            return
+        if ok:
+            self.latencies[endpoint].append(seconds)
+        else:
+            self.errors[endpoint].append(what)
+
+    def summary(self, seconds: float) -> dict[str, dict]:  # type: ignore[type-arg]
+        out = {}
+        for endpoint in sorted(set(self.latencies) | set(self.errors)):
+            values = sorted(self.latencies[endpoint])
+            errors = self.errors[endpoint]
+
+            def q(p: float, values: list[float] = values) -> float | None:
+                if not values:
+                    return None
+                i = min(len(values) - 1, int(round(p * (len(values) - 1))))
+                return round(values[i] * 1000, 1)
+
+            out[endpoint] = {
+                "requests": len(values) + len(errors),
+                "errors": len(errors),
+                "error_kinds": sorted(set(errors))[:5],
+                "throughput_per_s": round(len(values) / seconds, 1),
+                "p50_ms": q(0.5),
+                "p90_ms": q(0.9),
+                "p99_ms": q(0.99),
+                "max_ms": q(1.0),
+            }
+        return out
+
+
+async def timed(rec: Recorder, endpoint: str, coro, expect: int):  # noqa: ANN001, ANN201
+    t0 = time.perf_counter()
+    try:
+        status, headers, body = await coro
+    except Exception as exc:  # noqa: BLE001 - counted as an error
+        rec.add(endpoint, time.perf_counter() - t0, False, type(exc).__name__)
+        return None
+    dt = time.perf_counter() - t0
+    rec.add(endpoint, dt, status == expect, f"HTTP {status}")
+    return status, headers, body
+
+
+class Phase:
+    """Clients sign in and make a first request, then report ready; measuring
+    starts when all are ready (sign-ins hash passwords: seconds of CPU that must not
+    fall into the measured minute) and ``done`` ends every loop."""
+
+    def __init__(self, clients: int):
+        self.waiting = clients
+        self.all_ready = asyncio.Event()
+        self.done = asyncio.Event()
+
+    def ready(self) -> None:
+        self.waiting -= 1
+        if self.waiting <= 0:
+            self.all_ready.set()
+
+
+async def viewer(port, rec, phase, think, user) -> None:  # noqa: ANN001
+    conn = Conn(port)
+    try:
+        if user:
+            await conn.login(user)
+        await conn.request("GET", BOARD)
+    finally:
+        phase.ready()
+    endpoint = "leaderboard (signed in)" if user else "leaderboard (anonymous)"
+    await phase.all_ready.wait()
+    await asyncio.sleep(random.uniform(0, max(think, 0.05)))  # no lock-step start
+    while not phase.done.is_set():
+        await timed(rec, endpoint, conn.request("GET", BOARD), 200)
+        if think:
+            await asyncio.sleep(think * random.uniform(0.5, 1.5))
+
+
+async def submitter(port, rec, phase, think, user, run) -> None:  # noqa: ANN001
+    conn = Conn(port)
+    try:
+        await conn.login(user)
+        await conn.request("GET", SUBMIT)
+    finally:
+        phase.ready()
+    await phase.all_ready.wait()
+    await asyncio.sleep(random.uniform(0, think))
+    k = 0
+    while not phase.done.is_set():
+        boundary = uuid.uuid4().hex
+        body = b""
+        for name, filename, value in (
+            ("csrfmiddlewaretoken", None, conn.cookies.get("csrftoken", "").encode()),
+            ("method_name", None, f"{user}-{k}".encode()),
+            ("run", "run.tsv", run),
+        ):
+            disposition = f'form-data; name="{name}"' + (
+                f'; filename="{filename}"' if filename else ""
+            )
+            body += (
+                f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+            )
+            body += value + b"\r\n"
+        body += f"--{boundary}--\r\n".encode()
+        headers = {
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Referer": f"http://127.0.0.1:{port}{SUBMIT}",
+        }
+        got = await timed(
+            rec,
+            "submit (POST, parse)",
+            conn.request("POST", SUBMIT, body, headers),
+            302,
+        )
+        k += 1
+        if got and got[0] == 302:
+            location = got[1].get("location", "")
+            await timed(rec, "run page", conn.request("GET", location), 200)
+        await asyncio.sleep(think * random.uniform(0.5, 1.5))
+
+
+async def ticker(lags: list[float], phase: Phase) -> None:
+    while not phase.done.is_set():
+        t0 = time.perf_counter()
+        await asyncio.sleep(0.01)
+        lags.append(time.perf_counter() - t0 - 0.01)
+
+
+async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> dict:  # noqa: ANN001
+    rec = Recorder()
+    phase = Phase(args.viewers + args.participants)
+    signed_in = [f"viewer{i}" for i in range(args.logged_in_viewers)]
+    tasks = [
+        viewer(port, rec, phase, args.view_think, signed_in[i] if i < len(signed_in) else None)
+        for i in range(args.viewers)
+    ] + [
+        submitter(port, rec, phase, args.submit_think, users[i], run)
+        for i in range(args.participants)
+    ]  # fmt: skip
+    lags: list[float] = []
+
+    async def measure() -> tuple[float, float, float]:
+        t_start = time.monotonic()
+        await phase.all_ready.wait()  # sign-ins and first requests are not counted
+        warmup = time.monotonic() - t_start
+        await asyncio.sleep(2)  # the staggered starts
+        rec.recording = True
+        lags.clear()
+        cpu0, web0, t0 = _cpu(), web_cpu(), time.monotonic()
+        await asyncio.sleep(args.seconds)
+        rec.recording = False
+        web_seconds = web_cpu() - web0
+        phase.done.set()
+        return _cpu() - cpu0, time.monotonic() - t0, warmup, web_seconds
+
+    results = await asyncio.gather(
+        measure(), ticker(lags, phase), *tasks, return_exceptions=True
+    )
+    cpu, seconds, warmup, web_seconds = results[0]
+    failures = [r for r in results[2:] if isinstance(r, BaseException)]
+    lags.sort()
+    return {
+        "seconds": round(seconds, 1),
+        "seconds_to_sign_in_all_clients": round(warmup, 1),
+        "endpoints": rec.summary(seconds),
+        "client_tasks_failed": [repr(f) for f in failures[:5]],
+        "server": {
+            # All gunicorn processes: CPU per answered request (any endpoint).
+            "web_cpu_share_of_one_core": round(web_seconds / seconds, 2),
+            "web_cpu_ms_per_request": round(
+                web_seconds
+                * 1000
+                / max(1, sum(len(v) for v in rec.latencies.values())),
+                2,
+            ),
+        },
+        "client": {
+            "cpu_share_of_one_core": round(cpu / seconds, 2),
+            "loop_lag_p50_ms": round(lags[len(lags) // 2] * 1000, 2) if lags else None,
+            "loop_lag_p99_ms": round(lags[int(0.99 * (len(lags) - 1))] * 1000, 2)
+            if lags
+            else None,
+        },
+    }
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--logged-in-viewers", type=int, default=20)
+    parser.add_argument("--participants", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--view-think", type=float, default=1.0)
+    parser.add_argument("--submit-think", type=float, default=10.0)
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--web-threads", type=int, default=4)
+    parser.add_argument(
+        "--nice-workers",
+        type=int,
+        default=0,
+        help="run the Celery workers at this nice level (web keeps priority)",
+    )
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    args = parser.parse_args()
+
+    with Stack(database_url=args.database_url) as stack:
+        users = [f"team{i}" for i in range(args.participants)]
+        viewers = [f"viewer{i}" for i in range(args.logged_in_viewers)]
+        run = stack.add_participants(users + viewers)
+        web = stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
+        for i in range(2):
+            stack.worker(f"traffic-{i}", nice=args.nice_workers)
+        conn_ok = []
+
+        def up() -> bool:
+            import http.client
+
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", stack.web_port, timeout=5)
+                c.request("GET", BOARD)
+                conn_ok.append(c.getresponse().status)
+                return conn_ok[-1] == 200
+            except OSError:
+                return False
+
+        wait(up, "gunicorn", 60)
+        wait(
+            lambda: stack.count("status IN ('scored', 'failed')") >= 3, "demo runs", 600
+        )
+        before = machine_load()
+        measured = asyncio.run(
+            run_load(args, stack.web_port, users, run, lambda: stack.cpu_seconds(web))
+        )
+        result = {
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": "python bench/traffic.py " + " ".join(sys.argv[1:]),
+            "machine": {**before, "python": platform.python_version()},
+            "database": stack.database,
+            "setup": {
+                "gunicorn": f"{args.web_workers} processes x {args.web_threads} threads",
+                "celery": "2 workers x 1 process (scoring,default)",
+                "celery_nice": args.nice_workers,
+                "viewers": args.viewers,
+                "logged_in_viewers": args.logged_in_viewers,
+                "participants": args.participants,
+                "view_think_s": args.view_think,
+                "submit_think_s": args.submit_think,
+                "run_bytes": len(run),
+            },
+            **measured,
+            "runs_submitted_scored_failed_at_end": [
+                stack.count("TRUE") - 3,
+                stack.count("status = 'scored'") - 3,
+                stack.count("status = 'failed'"),
+            ],
+            "machine_after": machine_load(),
+        }
+        print(json.dumps(result, indent=2))
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        name = f"traffic-{stack.database}-{time.strftime('%Y%m%d-%H%M', time.gmtime())}.json"
+        (out / name).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"saved {out / name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""The leaderboard page's boards fragment is cached (services/leaderboard.fragment):
+a new scored run, a reveal or a refreshed analysis shows at once; a score hidden
+from a viewer never reaches that viewer's cached fragment, whoever rendered first;
+a cached page is not rendered again."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+
+from evalhub.competitions.models import Score, Submission
+from evalhub.competitions.services import datasets, leaderboard, pages, scoring, teams
+from evalhub.competitions.services import refreshes as refreshes_service
+from evalhub.competitions.services.pages import render_to_string as real_render
+
+pytestmark = pytest.mark.django_db
+
+PRIVATE_AP = 0.8642  # a value only the private test set's board shows
+
+
+@pytest.fixture
+def sent(monkeypatch):  # noqa: ANN001, ANN201
+    """Refresh jobs asked for (not run): (kind, test set id)."""
+    calls: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        refreshes_service,
+        "_sender",
+        lambda kind: lambda pk, delay: calls.append((kind, pk)),
+    )
+    return calls
+
+
+@pytest.fixture
+def renders(monkeypatch):  # noqa: ANN001, ANN201
+    count = [0]
+
+    def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        count[0] += 1
+        return real_render(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "render_to_string", counting)
+    return count
+
+
+def _url(phase) -> str:  # noqa: ANN001
+    return f"/tasks/{phase.task.slug}/{phase.slug}/leaderboard/"
+
+
+def _score(submission_id: int, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001
+    with django_capture_on_commit_callbacks(execute=True):
+        assert scoring.score_submission(submission_id=submission_id) == "scored"
+
+
+def test_a_newly_scored_run_replaces_the_cached_board(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    bucc_demo,
+    outsider,
+    task,
+    sent,
+    renders,
+    django_capture_on_commit_callbacks,
+):
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    first = submit_run(runs["dictionary"], method="first-method")
+    _score(first.pk, django_capture_on_commit_callbacks)
+    page = client.get(_url(phase))
+    assert page.status_code == 200 and b"first-method" in page.content
+    assert renders[0] == 1
+    assert b"first-method" in client.get(_url(phase)).content
+    assert renders[0] == 1  # served from the cache
+
+    teams.register(task=task, user=outsider, new_team_name="Second team")
+    second = submit_run(runs["random"], user=outsider, method="second-method")
+    _score(second.pk, django_capture_on_commit_callbacks)
+    page = client.get(_url(phase))
+    assert b"second-method" in page.content and b"Second team" in page.content
+    assert renders[0] == 2
+    # Each scored run asked for one statistics and one analyses refresh.
+    assert sorted(set(sent)) == [
+        (refreshes_service.ANALYSES, test_set.pk),
+        (refreshes_service.STATISTICS, test_set.pk),
+    ]
+
+
+def _with_private_score(phase, team, participant, test_set, private_test_set):  # noqa: ANN001, ANN202
+    sub = Submission.objects.create(
+        phase=phase,
+        team=team,
+        submitter=participant,
+        original_name="r",
+        sha256="0" * 64,
+        method_name="secret-sauce",
+        status=Submission.Status.SCORED,
+    )
+    for ts, value in ((test_set, 0.25), (private_test_set, PRIVATE_AP)):
+        sub.evaluations.create(test_set=ts, scorer_version="1", gold_version=0)
+        Score.objects.create(
+            submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
+        )
+        leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+    return sub
+
+
+def test_a_private_score_never_enters_another_viewers_cached_page(
+    client,
+    phase,
+    test_set,
+    private_test_set,
+    team,
+    participant,
+    organiser,
+    outsider,
+    renders,
+):
+    _with_private_score(phase, team, participant, test_set, private_test_set)
+    expected = f"{PRIVATE_AP:.4f}".encode()
+    # The organiser renders (and caches) a page with the private score first.
+    client.force_login(organiser)
+    assert expected in client.get(_url(phase)).content
+    # The anonymous public, an outsider and the run's own team never see it.
+    client.logout()
+    for user in (None, outsider, participant, None):
+        if user is not None:
+            client.force_login(user)
+        content = client.get(_url(phase)).content
+        assert expected not in content and b"0.2500" in content, user
+        assert b"private until the organisers reveal" in content
+        client.logout()
+    # One render for the organiser and one shared by everyone else.
+    assert renders[0] == 2
+    datasets.reveal(test_set=private_test_set)
+    assert expected in client.get(_url(phase)).content
+
+
+def test_a_refreshed_analysis_shows_without_a_new_run(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    demo_run,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    from evalhub.competitions.services import analyses
+
+    sub = submit_run(demo_run)
+    _score(sub.pk, django_capture_on_commit_callbacks)
+    before = client.get(_url(phase)).content
+    assert b"<h3>Analysis</h3>" not in before  # not refreshed yet
+    analyses.refresh(test_set_id=test_set.pk)
+    assert b"<h3>Analysis</h3>" in client.get(_url(phase)).content
+
+
+def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
+    phase, test_set, team, participant, private_test_set, renders
+):
+    from django.core.cache import cache
+
+    _with_private_score(phase, team, participant, test_set, private_test_set)
+    anonymous = AnonymousUser()
+    old = str(pages.leaderboard_page(phase=phase, user=anonymous)["boards_html"])
+    leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+    # Another process holds the render lock of the new version.
+    real_add = cache.add
+    cache_add_calls: list[str] = []
+
+    def busy_add(key, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        cache_add_calls.append(key)
+        return False if key.endswith(":rendering") else real_add(key, *args, **kwargs)
+
+    cache.add = busy_add
+    try:
+        stale = str(pages.leaderboard_page(phase=phase, user=anonymous)["boards_html"])
+    finally:
+        del cache.add
+    assert stale == old and renders[0] == 1
+    assert any(k.endswith(":rendering") for k in cache_add_calls)
+    # Without the lock held, the new version is rendered.
+    pages.leaderboard_page(phase=phase, user=anonymous)
+    assert renders[0] == 2
