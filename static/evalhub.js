@@ -42,6 +42,30 @@
     });
   });
 
+  // Drag and drop: a file dropped on an upload form's file field is chosen in it.
+  document.querySelectorAll("form[data-upload-progress] input[type=file]").forEach(function (input) {
+    var zone = input.parentElement;
+    var hint = document.createElement("p");
+    zone.classList.add("dropzone");
+    hint.className = "dropzone-hint";
+    hint.setAttribute("aria-live", "polite");
+    hint.textContent = "…or drop the file here.";
+    zone.appendChild(hint);
+    var show = function () { if (input.files && input.files.length) hint.textContent = "Chosen: " + input.files[0].name; };
+    ["dragenter", "dragover"].forEach(function (type) {
+      zone.addEventListener(type, function (e) { e.preventDefault(); zone.classList.add("dragging"); });
+    });
+    ["dragleave", "drop"].forEach(function (type) {
+      zone.addEventListener(type, function (e) { e.preventDefault(); zone.classList.remove("dragging"); });
+    });
+    zone.addEventListener("drop", function (e) {
+      if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+      input.files = e.dataTransfer.files;
+      show();
+    });
+    input.addEventListener("change", show);
+  });
+
   // Sortable tables: click a column header to sort by it.
   document.querySelectorAll("table.sortable").forEach(function (table) {
     var heads = table.querySelectorAll("thead th");

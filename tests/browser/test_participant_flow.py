@@ -66,3 +66,34 @@ def test_a_bad_file_shows_line_numbered_errors_in_the_browser(
     alert = page.get_by_role("alert")
     alert.wait_for()
     assert "broken.tsv, line 2" in alert.inner_text()
+
+
+def test_a_run_file_dropped_on_the_form_is_submitted(
+    live_server, participant, task, phase, team, test_set, demo_run, screenshots, page
+):  # noqa: ANN001
+    from evalhub.competitions.models import Submission
+
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill("pw-alice-1")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server.url}/tasks/{task.slug}/{phase.slug}/submit/")
+    page.get_by_label("Method name").fill("dropped")
+    # What the browser does when a file is dragged from the desktop onto the field.
+    page.locator(".dropzone").evaluate(
+        """(zone, text) => {
+            const data = new DataTransfer();
+            data.items.add(new File([text], "dropped.tsv", {type: "text/plain"}));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                zone.dispatchEvent(new DragEvent(type, {
+                    dataTransfer: data, bubbles: true, cancelable: true}));
+            }
+        }""",
+        demo_run.decode(),
+    )
+    page.get_by_text("Chosen: dropped.tsv").wait_for()
+    page.screenshot(path=str(screenshots / "submit_dropped.png"), full_page=True)
+    page.get_by_role("button", name="Submit").click()
+    page.wait_for_url("**/runs/*/")
+    run = Submission.objects.get(method_name="dropped")
+    assert run.original_name == "dropped.tsv" and run.size == len(demo_run)
