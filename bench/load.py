@@ -18,7 +18,6 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,24 +28,8 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
-ROOT = Path(__file__).resolve().parents[1]
-TASK, PHASE = "demo-bilingual-term-alignment", "evaluation"
-PASSWORD = "load-bench-pw-1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait(predicate, what: str, timeout: float) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"timed out after {timeout} s waiting for {what}")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stack import PASSWORD, PHASE, ROOT, TASK, free_port, wait  # noqa: E402
 
 
 class Client:
