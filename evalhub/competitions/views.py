@@ -7,6 +7,7 @@ import mimetypes
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.db.models import Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,6 +32,7 @@ from evalhub.competitions.services import (
     compare,
     dashboard,
     finals,
+    leaderboard,
     overall,
     pages,
     rescoring,
@@ -155,11 +157,24 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     task = _task_or_404(request, slug)
     # Through the relation: phase.task is this task, not one more query.
     phase_obj = get_object_or_404(task.phases, slug=phase)
-    return render(
+    # Anonymous visitors share one cached page per board version (nothing on it is
+    # theirs: no CSRF token, and pages with a message for them are not cached).
+    key = None
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        key = pages.anonymous_leaderboard_key(
+            phase=phase_obj, path=request.get_full_path()
+        )
+        html = cache.get(key)
+        if html is not None:
+            return HttpResponse(html)
+    response = render(
         request,
         "competitions/phase_leaderboard.html",
         pages.leaderboard_page(phase=phase_obj, user=request.user),
     )
+    if key is not None:
+        cache.set(key, response.content, leaderboard.FRAGMENT_TIMEOUT)
+    return response
 
 
 @login_required

@@ -181,3 +181,45 @@ def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
     # Without the lock held, the new version is rendered.
     pages.leaderboard_page(phase=phase, user=anonymous)
     assert renders[0] == 2
+
+
+def test_anonymous_visitors_share_one_cached_page_until_a_new_score(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    bucc_demo,
+    outsider,
+    task,
+    sent,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    built = [0]
+    real_page = pages.leaderboard_page
+
+    def counting(**kwargs):  # noqa: ANN003, ANN202
+        built[0] += 1
+        return real_page(**kwargs)
+
+    monkeypatch.setattr(pages, "leaderboard_page", counting)
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    first = submit_run(runs["dictionary"], method="first-method")
+    _score(first.pk, django_capture_on_commit_callbacks)
+    page = client.get(_url(phase))
+    assert b"first-method" in page.content and built[0] == 1
+    # Nothing of one visitor's on a shared page: no CSRF token.
+    assert b"csrfmiddlewaretoken" not in page.content
+    assert b"X-CSRFToken" not in page.content
+    again = client.get(_url(phase))
+    assert again.content == page.content and built[0] == 1  # the cached page
+
+    teams.register(task=task, user=outsider, new_team_name="Second team")
+    second = submit_run(runs["random"], user=outsider, method="second-method")
+    _score(second.pk, django_capture_on_commit_callbacks)
+    assert b"second-method" in client.get(_url(phase)).content and built[0] == 2
+
+    # Signed-in viewers never get the anonymous page.
+    client.force_login(outsider)
+    signed_in = client.get(_url(phase))
+    assert b"X-CSRFToken" in signed_in.content and built[0] == 3

@@ -152,12 +152,7 @@ def fragment(
     while it renders get the previous fragment of the same viewer class (a moment
     stale) instead of rendering it too, so a busy board is rendered once per
     change rather than once per waiting request."""
-    versions = cache.get_many([_version_key(ts.pk) for ts in test_sets])
-    state = tuple(
-        (ts.pk, ts.name, ts.visibility, ts.revealed, versions.get(_version_key(ts.pk)))
-        for ts in test_sets
-    )
-    key = "leaderboard:fragment:" + _digest((vary_on, state))
+    key = "leaderboard:fragment:" + _digest((vary_on, _boards_state(test_sets)))
     html = cache.get(key)
     if html is not None:
         return mark_safe(html)  # noqa: S308 - rendered by the template engine
@@ -175,6 +170,22 @@ def fragment(
     finally:
         cache.delete(lock)
     return mark_safe(html)  # noqa: S308
+
+
+def _boards_state(test_sets: Sequence[TestSet]) -> tuple:
+    """Each test set's name, visibility and board version: what a cached page
+    of these boards depends on."""
+    versions = cache.get_many([_version_key(ts.pk) for ts in test_sets])
+    return tuple(
+        (ts.pk, ts.name, ts.visibility, ts.revealed, versions.get(_version_key(ts.pk)))
+        for ts in test_sets
+    )
+
+
+def page_key(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> str:
+    """Cache key of a whole page showing these boards: it changes with every board
+    version (see ``fragment``) and with ``vary_on``."""
+    return "leaderboard:page:" + _digest((vary_on, _boards_state(test_sets)))
 
 
 def _digest(value: object) -> str:

@@ -113,6 +113,24 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
     }
 
 
+def anonymous_leaderboard_key(*, phase, path: str) -> str:  # noqa: ANN001
+    """Cache key of the whole leaderboard page as anonymous visitors see it (no
+    per-viewer content: no CSRF token, no messages; the caller checks both)."""
+    task = phase.task
+    return leaderboard.page_key(
+        test_sets=list(phase.test_sets.all()),
+        vary_on=(
+            "anonymous",
+            path,
+            timezone.get_current_timezone_name(),
+            task.title,
+            task.state,
+            phase.name,
+            phase.max_final_runs,
+        ),
+    )
+
+
 def _board_views(
     test_sets: list[TestSet],
     user: object,
