@@ -10,30 +10,11 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
-from evalhub.competitions.models import Score, Submission
+from evalhub.competitions.models import Submission
 from evalhub.competitions.services import finals, leaderboard, overall, pages
+from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db
-
-
-def _run(phase, team, user, scores, *, minutes_ago, method="m", status="scored"):  # noqa: ANN001, ANN202
-    """A run with AP ``scores`` = {test set: value}."""
-    sub = Submission.objects.create(
-        phase=phase,
-        team=team,
-        submitter=user,
-        original_name="r",
-        sha256="0" * 64,
-        method_name=method,
-        status=status,
-        created_at=timezone.now() - timedelta(minutes=minutes_ago),
-    )
-    for ts, value in scores.items():
-        sub.evaluations.create(test_set=ts, scorer_version="1", gold_version=0)
-        Score.objects.create(
-            submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
-        )
-    return sub
 
 
 def _ids(test_set, *, include_hidden=False):  # noqa: ANN001, ANN202

@@ -4,37 +4,17 @@ role: anonymous, participant (the run's team), other team, organiser."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
-from evalhub.competitions.models import Score, Submission
+from evalhub.competitions.models import Submission
 from tests.api.fixtures import scored, secret_test_set  # noqa: F401  (fixtures)
+from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db
 
 SECRET_METHOD = "zz-hidden-method-q7"
-
-
-def _run(phase, team, user, scores, *, minutes_ago, method):  # noqa: ANN001, ANN202
-    sub = Submission.objects.create(
-        phase=phase,
-        team=team,
-        submitter=user,
-        original_name="r",
-        sha256="0" * 64,
-        method_name=method,
-        status=Submission.Status.SCORED,
-        created_at=timezone.now() - timedelta(minutes=minutes_ago),
-    )
-    for ts, value in scores.items():
-        sub.evaluations.create(test_set=ts, scorer_version="1", gold_version=0)
-        Score.objects.create(
-            submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
-        )
-    return sub
 
 
 @pytest.fixture

@@ -1,0 +1,30 @@
+"""Runs with stored scores, made directly (no file, no scorer): for tests of what
+boards, pages and exports do with scores."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from evalhub.competitions.models import Score, Submission
+
+
+def stored_run(phase, team, user, scores, *, minutes_ago, method="m", status="scored"):  # noqa: ANN001, ANN202
+    """A run with AP ``scores`` = {test set: value}."""
+    sub = Submission.objects.create(
+        phase=phase,
+        team=team,
+        submitter=user,
+        original_name="r",
+        sha256="0" * 64,
+        method_name=method,
+        status=status,
+        created_at=timezone.now() - timedelta(minutes=minutes_ago),
+    )
+    for ts, value in scores.items():
+        sub.evaluations.create(test_set=ts, scorer_version="1", gold_version=0)
+        Score.objects.create(
+            submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
+        )
+    return sub
