@@ -1,32 +1,18 @@
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
-from evalhub.competitions.models import Score, Submission
+from evalhub.competitions.models import Score
 from evalhub.competitions.services import leaderboard, teams
+from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
 
 
 def _scored(phase, team, user, test_set, ap, *, minutes_ago):  # noqa: ANN001, ANN202
-    sub = Submission.objects.create(
-        phase=phase,
-        team=team,
-        submitter=user,
-        original_name="r",
-        sha256="0" * 64,
-        method_name=f"ap={ap}",
-        status=Submission.Status.SCORED,
-        created_at=timezone.now() - timedelta(minutes=minutes_ago),
+    return stored_run(
+        phase, team, user, {test_set: ap}, minutes_ago=minutes_ago, method=f"ap={ap}"
     )
-    sub.evaluations.create(test_set=test_set, scorer_version="1", gold_version=0)
-    Score.objects.create(
-        submission=sub, test_set=test_set, metric="ap", value=ap, scorer_version="1"
-    )
-    return sub
 
 
 def test_best_run_per_team_competition_ranking_and_tie_break(
