@@ -165,6 +165,10 @@ REFRESH_DELAY = env_int("EVALHUB_REFRESH_DELAY", 5, minimum=0)
 # ... or this many times the last refresh's duration, if longer: a sustained burst
 # spends at most 1 / (1 + BACKOFF) of a worker on each test set's refreshes.
 REFRESH_BACKOFF = env_int("EVALHUB_REFRESH_BACKOFF", 4, minimum=0)
+# Nice level a Celery worker lowers itself to when it starts (0..19; 0 = unchanged):
+# on a machine that also serves pages, scoring takes only the CPU the web leaves
+# (evalhub/celery.py; docs/deploy.md).
+WORKER_NICE = env_int("EVALHUB_WORKER_NICE", 10, minimum=0)
 
 CELERY_BROKER_URL = _broker
 CELERY_RESULT_BACKEND = None
