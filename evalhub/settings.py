@@ -135,7 +135,7 @@ else:
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "evalhub.cache.RedisCache",
         "LOCATION": _cache,
         "KEY_PREFIX": env_str("EVALHUB_CACHE_PREFIX", "evalhub"),
         "TIMEOUT": 3600,
