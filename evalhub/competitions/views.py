@@ -154,19 +154,19 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    task = _task_or_404(request, slug)
-    # Through the relation: phase.task is this task, not one more query.
-    phase_obj = get_object_or_404(task.phases, slug=phase)
     # Anonymous visitors share one cached page per board version (nothing on it is
     # theirs: no CSRF token, and pages with a message for them are not cached).
     key = None
     if not request.user.is_authenticated and not len(messages.get_messages(request)):
         key = pages.anonymous_leaderboard_key(
-            phase=phase_obj, path=request.get_full_path()
+            slug=slug, phase_slug=phase, path=request.get_full_path()
         )
-        html = cache.get(key)
+        html = cache.get(key) if key else None
         if html is not None:
             return HttpResponse(html)
+    task = _task_or_404(request, slug)
+    # Through the relation: phase.task is this task, not one more query.
+    phase_obj = get_object_or_404(task.phases, slug=phase)
     response = render(
         request,
         "competitions/phase_leaderboard.html",

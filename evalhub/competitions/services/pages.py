@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -113,20 +114,52 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
     }
 
 
-def anonymous_leaderboard_key(*, phase, path: str) -> str:  # noqa: ANN001
+def anonymous_leaderboard_key(*, slug: str, phase_slug: str, path: str) -> str | None:
     """Cache key of the whole leaderboard page as anonymous visitors see it (no
-    per-viewer content: no CSRF token, no messages; the caller checks both)."""
-    task = phase.task
+    per-viewer content: no CSRF token, no messages; the caller checks both), or None
+    when there is no such page for them (no such phase, a draft task, no test set):
+    the view then answers as for anyone.
+
+    The key holds everything the page shows that can change (task title, type and
+    state, phase name and final-run rule, each test set's name, visibility, reveal
+    and board version), read in one query and one cache read, so a page served from
+    the cache costs no more than that; the rows are read fresh on every request, so
+    a change shows at once."""
+    rows = list(
+        TestSet.objects.filter(
+            phase__task__slug=slug, phase__slug=phase_slug
+        ).values_list(
+            "pk",
+            "name",
+            "visibility",
+            "revealed",
+            "phase__name",
+            "phase__max_final_runs",
+            "phase__task__state",
+            "phase__task__title",
+            "phase__task__task_type",
+        )  # fmt: skip
+    )
+    if not rows:
+        return None
+    _, _, _, _, phase_name, max_final_runs, state, title, task_type = rows[0]
+    if not access.can_see_task(AnonymousUser(), SharedTask(state=state)):
+        return None
+    test_sets = [
+        TestSet(pk=pk, name=name, visibility=visibility, revealed=revealed)
+        for pk, name, visibility, revealed, *_ in rows
+    ]
     return leaderboard.page_key(
-        test_sets=list(phase.test_sets.all()),
+        test_sets=test_sets,
         vary_on=(
             "anonymous",
             path,
             timezone.get_current_timezone_name(),
-            task.title,
-            task.state,
-            phase.name,
-            phase.max_final_runs,
+            title,
+            task_type,
+            state,
+            phase_name,
+            max_final_runs,
         ),
     )
 
