@@ -5,6 +5,7 @@ scores, dashboard, admin or other tasks."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.annotations.models import Annotator, Judgement
@@ -84,6 +85,34 @@ def test_participants_cannot_annotate_their_task(
     teams.register(task=mt_task, user=annotator, new_team_name="Annie's")
     assert not access.can_annotate(annotator, mt_task)
     assert not access.annotatable_test_sets(annotator).exists()
+
+
+def test_header_link_follows_the_annotator_rule(
+    mt_task, mt_test_set, task, organiser, annotator, participant, django_user_model
+):
+    """``may_annotate`` (the header's "Annotate" link) agrees with the full rule:
+    its one-query shortcut never answers for users the rule lets in."""
+    from evalhub.competitions.models import SharedTask
+    from evalhub.competitions.services import teams
+
+    boss = django_user_model.objects.create_user("boss", is_superuser=True)
+    lone = django_user_model.objects.create_user("lone")
+    other = SharedTask.objects.create(
+        slug="probe-2", title="Probe 2", task_type="mt_lexicon_probe",
+        task_settings=dict(mt_task.task_settings),
+    )  # fmt: skip
+    other.organisers.add(lone)  # a probe task without test sets: managed only
+    expected = {organiser: True, annotator: True, boss: True, lone: True,
+                participant: False}  # fmt: skip
+    for user, may in expected.items():
+        assert access.may_annotate(user) is may, user.username
+    assert not access.may_annotate(AnonymousUser())
+    # An annotator who registers for the task passes the shortcut, not the rule.
+    teams.register(task=mt_task, user=annotator, new_team_name="Annie's")
+    assert not access.may_annotate(annotator)
+    # Organising a task of another type does not count.
+    task.organisers.add(participant)
+    assert not access.may_annotate(participant)
 
 
 def test_annotator_tags_undoes_and_sees_progress_and_kappa_without_gold(

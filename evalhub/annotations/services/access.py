@@ -89,3 +89,19 @@ def annotatable_test_sets(user: object) -> QuerySet[TestSet]:
             )
         )
     )
+
+
+def may_annotate(user: object) -> bool:
+    """The site header's "Annotate" link: ``user`` annotates an mt_lexicon_probe
+    test set or organises such a task. It is on every page a signed-in user sees,
+    so most users (organisers and annotators of no such task) are answered by one
+    plain query, a condition both rules need."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if not getattr(user, "is_superuser", False) and not (
+        SharedTask.objects.filter(task_type=SLUG)
+        .filter(Q(organisers=user) | Q(annotators__user=user))
+        .exists()
+    ):
+        return False
+    return annotatable_test_sets(user).exists() or managed_tasks(user).exists()

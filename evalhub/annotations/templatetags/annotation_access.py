@@ -12,7 +12,4 @@ register = template.Library()
 @register.filter
 def may_annotate(user: object) -> bool:
     """``user`` annotates an mt_lexicon_probe test set or organises such a task."""
-    return (
-        access.annotatable_test_sets(user).exists()
-        or access.managed_tasks(user).exists()
-    )
+    return access.may_annotate(user)
