@@ -66,7 +66,7 @@ class SharedTask(models.Model):
             return False
         if getattr(user, "is_superuser", False):
             return True
-        return self.organisers.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+        return self.pk in organised_task_ids(user)
 
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
@@ -395,6 +395,9 @@ class Evaluation(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"run {self.submission_id} on test set {self.test_set_id}"
+
 
 class Score(models.Model):
     submission = models.ForeignKey(
@@ -414,6 +417,12 @@ class Score(models.Model):
             )
         ]
         indexes = [models.Index(fields=["test_set", "metric", "value"])]
+
+    def __str__(self) -> str:
+        # No value: a private test set's scores must not show up in lists or logs.
+        return (
+            f"{self.metric} of run {self.submission_id} on test set {self.test_set_id}"
+        )
 
 
 class ScoreSnapshot(models.Model):
@@ -470,6 +479,9 @@ class Artefact(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.key} of evaluation {self.evaluation_id}"
+
 
 def _task_artefact_path(instance: TaskArtefact, filename: str) -> str:
     return f"plots/testsets/{instance.test_set_id}/{filename}"
@@ -502,6 +514,9 @@ class TaskArtefact(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.key} of test set {self.test_set_id}"
+
 
 def sha256_of(fileobj) -> tuple[str, int]:  # noqa: ANN001
     digest = hashlib.sha256()
@@ -510,3 +525,35 @@ def sha256_of(fileobj) -> tuple[str, int]:  # noqa: ANN001
         digest.update(chunk)
         size += len(chunk)
     return digest.hexdigest(), size
+
+
+# --- who organises what, read once per user object ---------------------------------
+# Pages ask "is this viewer an organiser?" several times per request (each leak rule
+# asks it); the answer for every task is one query, kept on the user object, which
+# Django builds afresh for each request. Changes made in this process (adding or
+# removing organisers, deleting a task) make every kept answer stale at once.
+_organisers_generation = [0]
+
+
+def organised_task_ids(user: object) -> frozenset[int]:
+    kept = getattr(user, "_evalhub_organised", None)
+    if kept is None or kept[0] != _organisers_generation[0]:
+        generation = _organisers_generation[0]
+        ids = frozenset(
+            SharedTask.organisers.through.objects.filter(
+                user_id=user.pk  # type: ignore[attr-defined]
+            ).values_list("sharedtask_id", flat=True)
+        )
+        kept = (generation, ids)
+        user._evalhub_organised = kept  # type: ignore[attr-defined]
+    return kept[1]
+
+
+def _organisers_changed(**_: object) -> None:
+    _organisers_generation[0] += 1
+
+
+models.signals.m2m_changed.connect(
+    _organisers_changed, sender=SharedTask.organisers.through
+)
+models.signals.post_delete.connect(_organisers_changed, sender=SharedTask)
