@@ -76,6 +76,8 @@ class Command(BaseCommand):
                 "-m",
                 "gunicorn",
                 "evalhub.wsgi",
+                "--config",
+                str(settings.BASE_DIR / "gunicorn.conf.py"),
                 "--bind",
                 bind,
                 "--workers",
