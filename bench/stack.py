@@ -105,11 +105,11 @@ class Stack:
 
     # --- processes -------------------------------------------------------------------
     def _spawn(
-        self, args: list[str], *, quiet: bool = False
+        self, args: list[str], *, quiet: bool = False, env: dict | None = None
     ) -> subprocess.Popen[bytes]:
         out = subprocess.DEVNULL if quiet else None
         proc = subprocess.Popen(
-            args, cwd=ROOT, env=self.env, start_new_session=True, stdout=out
+            args, cwd=ROOT, env=env or self.env, start_new_session=True, stdout=out
         )
         self.procs.append(proc)
         return proc
@@ -140,28 +140,43 @@ class Stack:
         *,
         queues: str = "scoring,default",
         log: Path | None = None,
-        nice: int = 0,
+        nice: int | None = None,
     ) -> None:
-        """A worker; with ``log``, its INFO log (a line per finished job) goes there;
-        ``nice`` lowers its CPU priority below the web processes'."""
-        args = ["nice", "-n", str(nice)] if nice else []
-        args += [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
+        """A worker in a session of its own, as a supervisor starts it; with ``log``,
+        its INFO log (a line per finished job) goes there; ``nice`` sets
+        ``EVALHUB_WORKER_NICE`` (None: the setting's default), the CPU priority the
+        worker lowers itself to (evalhub/celery.py)."""
+        env = dict(self.env)
+        if nice is not None:
+            env["EVALHUB_WORKER_NICE"] = str(nice)
+        args = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
                 "-c", "1", "--without-mingle", "--without-gossip", "-n", f"{name}@%h",
                 "--loglevel", "INFO" if log else "WARNING"]  # fmt: skip
         if log is None:
-            self._spawn(args, quiet=True)
+            self._spawn(args, quiet=True, env=env)
             return
         with log.open("wb") as out:
             self.procs.append(
                 subprocess.Popen(
                     args,
                     cwd=ROOT,
-                    env={**self.env, "EVALHUB_LOG_LEVEL": "INFO"},
+                    env={**env, "EVALHUB_LOG_LEVEL": "INFO"},
                     start_new_session=True,
                     stdout=out,
                     stderr=subprocess.STDOUT,
                 )
             )
+
+    @staticmethod
+    def worker_nice(nice: int | None) -> int:
+        """The nice level the workers run at (``nice`` or the setting's default)."""
+        if nice is not None:
+            return nice
+        out = subprocess.run(
+            [sys.executable, "-c", "from evalhub import settings; print(settings.WORKER_NICE)"],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return int(out.stdout.split()[-1])
 
     def cpu_seconds(self, proc: subprocess.Popen[bytes]) -> float:
         """CPU time (user + system) of every live process in ``proc``'s group."""

@@ -280,6 +280,8 @@ async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> di
         t_start = time.monotonic()
         await phase.all_ready.wait()  # sign-ins and first requests are not counted
         warmup = time.monotonic() - t_start
+        print(f"{len(tasks)} clients ready after {warmup:.0f} s; measuring for "
+              f"{args.seconds:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
         await asyncio.sleep(2)  # the staggered starts
         rec.recording = True
         lags.clear()
@@ -338,10 +340,11 @@ def main() -> None:
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--web-threads", type=int, default=4)
     parser.add_argument(
-        "--nice-workers",
+        "--worker-nice",
         type=int,
-        default=0,
-        help="run the Celery workers at this nice level (web keeps priority)",
+        default=None,
+        help="EVALHUB_WORKER_NICE for the Celery workers (default: the setting's "
+        "default, 10; 0 = scoring competes with the web on equal terms)",
     )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
@@ -352,7 +355,7 @@ def main() -> None:
         run = stack.add_participants(users + viewers)
         web = stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
         for i in range(2):
-            stack.worker(f"traffic-{i}", nice=args.nice_workers)
+            stack.worker(f"traffic-{i}", nice=args.worker_nice)
         conn_ok = []
 
         def up() -> bool:
@@ -382,7 +385,7 @@ def main() -> None:
             "setup": {
                 "gunicorn": f"{args.web_workers} processes x {args.web_threads} threads",
                 "celery": "2 workers x 1 process (scoring,default)",
-                "celery_nice": args.nice_workers,
+                "celery_nice": stack.worker_nice(args.worker_nice),
                 "viewers": args.viewers,
                 "logged_in_viewers": args.logged_in_viewers,
                 "participants": args.participants,
