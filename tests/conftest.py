@@ -34,6 +34,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         embedded_redis.stop(handle)
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
+    """Every test reads and writes its own cache namespace: nothing cached by an
+    earlier test (or run) under the same primary keys answers for this one."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return None  # the pure task-type tests, run with -p no:django
+    settings = request.getfixturevalue("settings")
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    return prefix
+
+
 @pytest.fixture
 def isolated_storage(settings, tmp_path):  # noqa: ANN001, ANN201
     """Uploaded files go to a fresh folder; a fresh cache namespace per test."""

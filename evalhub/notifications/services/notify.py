@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.core.cache import cache
 from django.db import transaction
 
 from evalhub.notifications.models import Notification
 
 PAGE_SIZE = 50
+#: The header bell's count is on every page a signed-in user sees: it is kept in the
+#: cache, forgotten whenever the user's notifications change (below), and for at most
+#: this many seconds in any case.
+UNREAD_CACHE_SECONDS = 60
 
 
 def notify(*, recipients: Iterable[object], key: str, text: str, link: str) -> int:
@@ -31,13 +36,32 @@ def notify(*, recipients: Iterable[object], key: str, text: str, link: str) -> i
     ]
     # ignore_conflicts: a concurrent delivery of the same event wins the race.
     Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    _forget_unread(row.recipient_id for row in rows)
     return len(rows)
 
 
 def unread_count(*, user: object) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
-    return Notification.objects.filter(recipient=user, read=False).count()
+    key = _unread_key(user.pk)  # type: ignore[attr-defined]
+    count = cache.get(key)
+    if count is None:
+        count = Notification.objects.filter(recipient=user, read=False).count()
+        cache.set(key, count, UNREAD_CACHE_SECONDS)
+    return count
+
+
+def _unread_key(user_id: int) -> str:
+    return f"notifications:unread:{user_id}"
+
+
+def _forget_unread(user_ids: Iterable[int]) -> None:
+    """Now, and again once the transaction commits (a page may have counted the
+    old rows in between)."""
+    keys = [_unread_key(pk) for pk in user_ids]
+    if keys:
+        cache.delete_many(keys)
+        transaction.on_commit(lambda: cache.delete_many(keys))
 
 
 def recent(*, user: object) -> list[Notification]:
@@ -45,7 +69,9 @@ def recent(*, user: object) -> list[Notification]:
 
 
 def mark_all_read(*, user: object) -> int:
-    return Notification.objects.filter(recipient=user, read=False).update(read=True)
+    changed = Notification.objects.filter(recipient=user, read=False).update(read=True)
+    _forget_unread([user.pk])  # type: ignore[attr-defined]
+    return changed
 
 
 def open_notification(*, user: object, pk: int) -> Notification | None:
@@ -54,4 +80,5 @@ def open_notification(*, user: object, pk: int) -> Notification | None:
         n = Notification.objects.filter(recipient=user, pk=pk).first()
         if n is not None and not n.read:
             Notification.objects.filter(pk=n.pk).update(read=True)
+            _forget_unread([n.recipient_id])
     return n
