@@ -4,10 +4,13 @@ judgements to it (and to nothing else: other runs' scores cannot change)."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from evalhub.annotations.models import Judgement
+from evalhub.annotations.models import Annotator, Judgement
+from evalhub.annotations.services import access
 from evalhub.competitions import signals
+from evalhub.competitions.models import Registration, SharedTask, Team
 
 
 @receiver(signals.submission_scored, dispatch_uid="annotations-rescore")
@@ -26,3 +29,46 @@ def rescore_after_scoring(
     )
     for test_set_id in sorted(set(judged)):
         transaction.on_commit(lambda pk=test_set_id: jobs.rescore_judged_runs.delay(pk))
+
+
+# The header's "Annotate" link (access.header_may_annotate) depends on annotator
+# rows, organisers, registrations and team members: forget it for whoever changed.
+@receiver(post_save, sender=Annotator, dispatch_uid="annotations-header-annotator")
+@receiver(post_delete, sender=Annotator, dispatch_uid="annotations-header-annotator-d")
+def _annotator_changed(sender: object, instance: Annotator, **kwargs: object) -> None:
+    access.forget_header([instance.user_id])
+
+
+@receiver(post_save, sender=Registration, dispatch_uid="annotations-header-reg")
+@receiver(post_delete, sender=Registration, dispatch_uid="annotations-header-reg-d")
+def _registration_changed(
+    sender: object, instance: Registration, **kwargs: object
+) -> None:
+    access.forget_header(instance.team.members.values_list("pk", flat=True))
+
+
+def _members_changed(
+    sender: object, instance: object, action: str, reverse: bool,
+    pk_set: set[int] | None, **kwargs: object,
+) -> None:  # fmt: skip
+    if reverse:  # user.organised_tasks / user.teams changed: the user is the instance
+        if action in ("post_add", "post_remove", "pre_clear"):
+            access.forget_header([instance.pk])  # type: ignore[attr-defined]
+    elif action in ("post_add", "post_remove"):
+        access.forget_header(pk_set or ())
+    elif action == "pre_clear":  # who is about to go
+        related = sender.objects.filter(**{_FIELD[sender]: instance})  # type: ignore[attr-defined]
+        access.forget_header(related.values_list("user_id", flat=True))
+
+
+_FIELD = {SharedTask.organisers.through: "sharedtask", Team.members.through: "team"}
+
+
+m2m_changed.connect(
+    _members_changed, sender=SharedTask.organisers.through,
+    dispatch_uid="annotations-header-organisers",
+)  # fmt: skip
+m2m_changed.connect(
+    _members_changed, sender=Team.members.through,
+    dispatch_uid="annotations-header-members",
+)  # fmt: skip

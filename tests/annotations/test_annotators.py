@@ -115,6 +115,35 @@ def test_header_link_follows_the_annotator_rule(
     assert not access.may_annotate(participant)
 
 
+def test_the_cached_header_link_follows_every_role_change_at_once(
+    mt_task, mt_test_set, organiser, django_user_model
+):
+    from evalhub.annotations.services import annotators
+    from evalhub.competitions.services import teams
+
+    bob = django_user_model.objects.create_user("bob")
+    header = access.header_may_annotate
+    assert not header(bob)  # now kept in the cache
+    row = annotators.add(task=mt_task, username="bob", by=organiser)
+    assert header(bob)
+    annotators.remove(task=mt_task, annotator_id=row.pk)
+    assert not header(bob)
+    mt_task.organisers.add(bob)
+    assert header(bob)
+    bob.organised_tasks.clear()
+    assert not header(bob)
+    annotators.add(task=mt_task, username="bob", by=organiser)
+    assert header(bob)
+    teams.register(task=mt_task, user=bob, new_team_name="Bob's")  # participant now
+    assert not header(bob)
+    # Joining a registered team (rather than registering one) counts too.
+    carol = django_user_model.objects.create_user("carol")
+    annotators.add(task=mt_task, username="carol", by=organiser)
+    assert header(carol)
+    bob.teams.get().members.add(carol)
+    assert not header(carol)
+
+
 def test_annotator_tags_undoes_and_sees_progress_and_kappa_without_gold(
     mt_runs, mt_test_set, mt_demo, annotator, organiser, client
 ):

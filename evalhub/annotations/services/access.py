@@ -12,6 +12,10 @@ rules (:mod:`evalhub.competitions.services.access`), which stay unchanged:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from evalhub.annotations.models import Annotator
@@ -89,6 +93,38 @@ def annotatable_test_sets(user: object) -> QuerySet[TestSet]:
             )
         )
     )
+
+
+#: The header link's answer is kept per user for at most this many seconds, and
+#: forgotten at once when a role it depends on changes (see ``receivers``).
+HEADER_CACHE_SECONDS = 60
+
+
+def header_may_annotate(user: object) -> bool:
+    """:func:`may_annotate` for the site header, kept in the cache per user (it is on
+    every page a signed-in user sees). Only the link is cached: every annotation page
+    applies the rules afresh."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    key = _header_key(user.pk)  # type: ignore[attr-defined]
+    kept = cache.get(key)
+    if kept is None:
+        kept = may_annotate(user)
+        cache.set(key, kept, HEADER_CACHE_SECONDS)
+    return kept
+
+
+def forget_header(user_ids: Iterable[int]) -> None:
+    """A role of these users changed: now, and again once the transaction commits
+    (a page may have read the old rows in between)."""
+    keys = [_header_key(pk) for pk in user_ids]
+    if keys:
+        cache.delete_many(keys)
+        transaction.on_commit(lambda: cache.delete_many(keys))
+
+
+def _header_key(user_id: int) -> str:
+    return f"annotations:may-annotate:{user_id}"
 
 
 def may_annotate(user: object) -> bool:

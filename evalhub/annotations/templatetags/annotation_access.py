@@ -12,4 +12,4 @@ register = template.Library()
 @register.filter
 def may_annotate(user: object) -> bool:
     """``user`` annotates an mt_lexicon_probe test set or organises such a task."""
-    return access.may_annotate(user)
+    return access.header_may_annotate(user)
