@@ -1,11 +1,24 @@
 """gunicorn settings read by every web process started from the repository's root
 (Procfile, deploy/, ``manage.py up``, bench/); command-line options override them.
+Measured in bench/README.md ("Traffic at issue size").
 
 ``reuse_port``: each worker process listens on a socket of its own and the kernel
 spreads new connections evenly over them. With one shared socket, whichever process
 wakes first accepts, and browsers' keep-alive connections pile up on a few processes:
 measured with 250 keep-alive clients on 4 processes, one process ran at a full core
 (its threads waiting on each other for Python's interpreter lock) while another sat
-at a tenth, and leaderboard p99 doubled (bench/README.md)."""
+at a tenth, and leaderboard p99 doubled.
+
+``workers`` x ``threads``: 2 processes per core, 8 threads each. A page served from
+the cache is a few milliseconds of CPU around several round trips to PostgreSQL and
+Redis, and a run upload holds a thread for its synchronous parse: with 2 or 4 threads
+per process, cached pages queued behind uploads and fragment renders in the same
+process (p99 of signed-in pages 240 ms at 4 x 4, 193 ms at 4 x 8 on 2 cores; 4 x 16
+was worse again). ``WEB_CONCURRENCY`` and ``WEB_THREADS`` override them."""
+
+import os
 
 reuse_port = True
+workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1))
+threads = int(os.environ.get("WEB_THREADS") or 8)
+

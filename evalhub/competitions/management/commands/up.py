@@ -82,6 +82,10 @@ class Command(BaseCommand):
                 bind,
                 "--workers",
                 "2",
+                # One thread per process, as before gunicorn.conf.py: SQLite and
+                # the embedded Redis of the demo serve one machine's visitors.
+                "--threads",
+                "1",
                 "--access-logfile",
                 "-",
             ],
