@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import ROOT, TASK, Stack, machine_load, wait  # noqa: E402
+from stack import ROOT, TASK, Stack, command_line, machine_load, wait  # noqa: E402
 
 
 def main() -> None:
@@ -100,7 +100,7 @@ def main() -> None:
         log_text = "".join(p.read_text(errors="replace") for p in logs)
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": "python bench/drain.py " + " ".join(sys.argv[1:]),
+            "command": command_line("drain.py"),
             "machine": {**before, "python": platform.python_version()},
             "database": stack.database,
             "setup": {

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import ROOT, Stack, machine_load  # noqa: E402
+from stack import ROOT, Stack, command_line, machine_load  # noqa: E402
 
 MEASURE = r"""
 import json, statistics, time
@@ -128,7 +128,7 @@ def main() -> None:
         measured = json.loads(out_file.read_text())
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": "python bench/leaderboard_page.py " + " ".join(sys.argv[1:]),
+            "command": command_line("leaderboard_page.py"),
             "machine": {**before, "python": platform.python_version()},
             "database": stack.database,
             "teams": args.teams,

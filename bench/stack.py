@@ -41,6 +41,20 @@ def machine_load() -> dict[str, object]:
     return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 
+def command_line(script: str) -> str:
+    """How the result was made, as a command to re-run it: the script and its options,
+    without ``--out`` (where this copy was written is nobody else's business)."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif arg == "--out":
+            skip = True
+        elif not arg.startswith("--out="):
+            args.append(arg)
+    return " ".join(["python", f"bench/{script}", *args])
+
+
 class Stack:
     def __init__(self, *, database_url: str, extra_env: dict[str, str] | None = None):
         self.tmp = Path(tempfile.mkdtemp(prefix="evalhub-bench-"))

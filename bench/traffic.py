@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import PASSWORD, PHASE, ROOT, TASK, Stack, machine_load, wait  # noqa: E402
+from stack import PASSWORD, PHASE, ROOT, TASK, Stack, command_line, machine_load, wait  # noqa: E402
 
 BOARD = f"/tasks/{TASK}/{PHASE}/leaderboard/"
 SUBMIT = f"/tasks/{TASK}/{PHASE}/submit/"
@@ -337,8 +337,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--view-think", type=float, default=1.0)
     parser.add_argument("--submit-think", type=float, default=10.0)
-    parser.add_argument("--web-workers", type=int, default=2)
-    parser.add_argument("--web-threads", type=int, default=4)
+    parser.add_argument("--web-workers", type=int, default=4)
+    parser.add_argument("--web-threads", type=int, default=8)
     parser.add_argument(
         "--worker-nice",
         type=int,
@@ -379,7 +379,7 @@ def main() -> None:
         )
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": "python bench/traffic.py " + " ".join(sys.argv[1:]),
+            "command": command_line("traffic.py"),
             "machine": {**before, "python": platform.python_version()},
             "database": stack.database,
             "setup": {
