@@ -164,9 +164,12 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         html = cache.get(key) if key else None
         if html is not None:
             return HttpResponse(html)
-    task = _task_or_404(request, slug)
-    # Through the relation: phase.task is this task, not one more query.
-    phase_obj = get_object_or_404(task.phases, slug=phase)
+    # The phase and its task in one query.
+    phase_obj = get_object_or_404(
+        Phase.objects.select_related("task"), task__slug=slug, slug=phase
+    )
+    if not access.can_see_task(request.user, phase_obj.task):
+        raise Http404("No such task.")
     response = render(
         request,
         "competitions/phase_leaderboard.html",
