@@ -57,3 +57,39 @@ def test_compose():
     # Every evalhub process shares one configuration.
     for name in ("web", "scoring", "default", "beat", "migrate"):
         assert services[name]["environment"] == env, name
+
+
+def _gunicorn_settings(**env: str) -> dict[str, object]:
+    """gunicorn.conf.py as gunicorn reads it (its own loader), with ``env`` set."""
+    import os
+    from unittest import mock
+
+    from gunicorn.app.base import Application
+    from gunicorn.config import Config
+
+    class Loader(Application):
+        def init(self, parser, opts, args):  # noqa: ANN001, ANN201, ARG002
+            return None
+
+        def load(self):  # noqa: ANN201
+            return None
+
+    with mock.patch.dict(os.environ, env):
+        app = Loader.__new__(Loader)
+        app.cfg = Config()
+        app.load_config_from_file(str(REPO_ROOT / "gunicorn.conf.py"))
+    return {
+        name: app.cfg.settings[name].get()
+        for name in ("reuse_port", "workers", "threads")
+    }
+
+
+def test_gunicorn_conf_spreads_connections_and_sizes_the_web_layout():
+    import os
+
+    conf = _gunicorn_settings(WEB_CONCURRENCY="", WEB_THREADS="")
+    assert conf == {"reuse_port": True, "workers": 2 * os.cpu_count(), "threads": 8}
+    conf = _gunicorn_settings(WEB_CONCURRENCY="3", WEB_THREADS="2")
+    assert (conf["workers"], conf["threads"]) == (3, 2)
+    # The container image carries the file next to manage.py (its working folder).
+    assert "gunicorn.conf.py" in (REPO_ROOT / "deploy" / "Dockerfile").read_text()
