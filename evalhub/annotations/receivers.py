@@ -44,7 +44,10 @@ def _annotator_changed(sender: object, instance: Annotator, **kwargs: object) ->
 def _registration_changed(
     sender: object, instance: Registration, **kwargs: object
 ) -> None:
-    access.forget_header(instance.team.members.values_list("pk", flat=True))
+    # Through the membership rows: when a team is deleted, its registrations go
+    # first and the team row may be gone already.
+    members = Team.members.through.objects.filter(team_id=instance.team_id)
+    access.forget_header(members.values_list("user_id", flat=True))
 
 
 def _members_changed(
