@@ -9,7 +9,14 @@ so one per pool is enough."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
 from django.core.cache.backends import redis as django_redis
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):
@@ -31,3 +38,41 @@ class RedisCache(django_redis.RedisCache):
     def __init__(self, server, params) -> None:  # noqa: ANN001
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+
+def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
+    """``compute()``, kept in the default cache under ``key`` for ``timeout`` seconds.
+    For small answers shown on every page (the header's): with the cache unreachable
+    the page still works, computing the answer afresh (logged)."""
+    from django.core.cache import cache
+
+    try:
+        value = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis down: answer from the database
+        log.warning("cache unreachable; computing %s afresh", key, exc_info=True)
+        return compute()
+    if value is None:
+        value = compute()
+        try:
+            cache.set(key, value, timeout)
+        except Exception:  # noqa: BLE001
+            log.warning("cache unreachable; %s not kept", key, exc_info=True)
+    return value
+
+
+def forget(keys: list[str]) -> None:
+    """Delete ``keys`` now and again once the transaction commits (a request may have
+    read the old rows and kept them in between); an unreachable cache is logged (the
+    keys expire on their own)."""
+    from django.core.cache import cache
+    from django.db import transaction
+
+    def delete() -> None:
+        try:
+            cache.delete_many(keys)
+        except Exception:  # noqa: BLE001
+            log.warning("cache unreachable; %s not forgotten", keys, exc_info=True)
+
+    if keys:
+        delete()
+        transaction.on_commit(delete)

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.core.cache import cache
-from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from evalhub.annotations.models import Annotator
+from evalhub.cache import forget, kept
 from evalhub.competitions.models import Registration, SharedTask, TestSet
 from evalhub.competitions.services import access
 
@@ -106,21 +105,17 @@ def header_may_annotate(user: object) -> bool:
     applies the rules afresh."""
     if not getattr(user, "is_authenticated", False):
         return False
-    key = _header_key(user.pk)  # type: ignore[attr-defined]
-    kept = cache.get(key)
-    if kept is None:
-        kept = may_annotate(user)
-        cache.set(key, kept, HEADER_CACHE_SECONDS)
-    return kept
+    return kept(
+        _header_key(user.pk),  # type: ignore[attr-defined]
+        lambda: may_annotate(user),
+        HEADER_CACHE_SECONDS,
+    )
 
 
 def forget_header(user_ids: Iterable[int]) -> None:
     """A role of these users changed: now, and again once the transaction commits
     (a page may have read the old rows in between)."""
-    keys = [_header_key(pk) for pk in user_ids]
-    if keys:
-        cache.delete_many(keys)
-        transaction.on_commit(lambda: cache.delete_many(keys))
+    forget([_header_key(pk) for pk in user_ids])
 
 
 def _header_key(user_id: int) -> str:

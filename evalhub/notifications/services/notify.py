@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.core.cache import cache
 from django.db import transaction
 
+from evalhub.cache import forget, kept
 from evalhub.notifications.models import Notification
 
 PAGE_SIZE = 50
@@ -43,12 +43,11 @@ def notify(*, recipients: Iterable[object], key: str, text: str, link: str) -> i
 def unread_count(*, user: object) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
-    key = _unread_key(user.pk)  # type: ignore[attr-defined]
-    count = cache.get(key)
-    if count is None:
-        count = Notification.objects.filter(recipient=user, read=False).count()
-        cache.set(key, count, UNREAD_CACHE_SECONDS)
-    return count
+    return kept(
+        _unread_key(user.pk),  # type: ignore[attr-defined]
+        lambda: Notification.objects.filter(recipient=user, read=False).count(),
+        UNREAD_CACHE_SECONDS,
+    )
 
 
 def _unread_key(user_id: int) -> str:
@@ -56,12 +55,7 @@ def _unread_key(user_id: int) -> str:
 
 
 def _forget_unread(user_ids: Iterable[int]) -> None:
-    """Now, and again once the transaction commits (a page may have counted the
-    old rows in between)."""
-    keys = [_unread_key(pk) for pk in user_ids]
-    if keys:
-        cache.delete_many(keys)
-        transaction.on_commit(lambda: cache.delete_many(keys))
+    forget([_unread_key(pk) for pk in user_ids])
 
 
 def recent(*, user: object) -> list[Notification]:
