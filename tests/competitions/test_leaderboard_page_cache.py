@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from evalhub.competitions.models import Score, Submission
 from evalhub.competitions.services import datasets, leaderboard, pages, scoring, teams
 from evalhub.competitions.services import refreshes as refreshes_service
 from evalhub.competitions.services.pages import render_to_string as real_render
+from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
 
@@ -86,20 +86,11 @@ def test_a_newly_scored_run_replaces_the_cached_board(
 
 
 def _with_private_score(phase, team, participant, test_set, private_test_set):  # noqa: ANN001, ANN202
-    sub = Submission.objects.create(
-        phase=phase,
-        team=team,
-        submitter=participant,
-        original_name="r",
-        sha256="0" * 64,
-        method_name="secret-sauce",
-        status=Submission.Status.SCORED,
-    )
-    for ts, value in ((test_set, 0.25), (private_test_set, PRIVATE_AP)):
-        sub.evaluations.create(test_set=ts, scorer_version="1", gold_version=0)
-        Score.objects.create(
-            submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
-        )
+    sub = stored_run(
+        phase, team, participant, {test_set: 0.25, private_test_set: PRIVATE_AP},
+        minutes_ago=0, method="secret-sauce",
+    )  # fmt: skip
+    for ts in (test_set, private_test_set):
         leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
     return sub
 
