@@ -250,6 +250,8 @@ SUBMIT_RATE = env_str("EVALHUB_SUBMIT_RATE", "30/600")
 RATELIMIT_CLIENT_HEADER = env_str("EVALHUB_RATELIMIT_CLIENT_HEADER", "")
 
 # --- auth, i18n -------------------------------------------------------------------
+# Django's ModelBackend, loading the signed-in user with a precompiled query.
+AUTHENTICATION_BACKENDS = ["evalhub.accounts.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {
         "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"

@@ -7,7 +7,6 @@ import mimetypes
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.db.models import Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -32,7 +31,6 @@ from evalhub.competitions.services import (
     compare,
     dashboard,
     finals,
-    leaderboard,
     overall,
     pages,
     rescoring,
@@ -154,30 +152,34 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    # Anonymous visitors share one cached page per board version (nothing on it is
-    # theirs: no CSRF token, and pages with a message for them are not cached).
-    key = None
-    if not request.user.is_authenticated and not len(messages.get_messages(request)):
-        key = pages.anonymous_leaderboard_key(
-            slug=slug, phase_slug=phase, path=request.get_full_path()
-        )
-        html = cache.get(key) if key else None
-        if html is not None:
-            return HttpResponse(html)
-    # The phase and its task in one query.
-    phase_obj = get_object_or_404(
-        Phase.objects.select_related("task"), task__slug=slug, slug=phase
-    )
+    try:
+        phase_obj, test_sets = pages.leaderboard_phase(slug=slug, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
     if not access.can_see_task(request.user, phase_obj.task):
         raise Http404("No such task.")
-    response = render(
-        request,
-        "competitions/phase_leaderboard.html",
-        pages.leaderboard_page(phase=phase_obj, user=request.user),
-    )
-    if key is not None:
-        cache.set(key, response.content, leaderboard.FRAGMENT_TIMEOUT)
-    return response
+
+    def render_page() -> bytes:
+        return render(
+            request,
+            "competitions/phase_leaderboard.html",
+            pages.leaderboard_page(
+                phase=phase_obj, test_sets=test_sets, user=request.user
+            ),
+        ).content
+
+    # Anonymous visitors share one cached page per board version (nothing on it is
+    # theirs: no CSRF token, and pages with a message for them are not cached).
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        return HttpResponse(
+            pages.anonymous_leaderboard(
+                phase=phase_obj,
+                test_sets=test_sets,
+                path=request.get_full_path(),
+                render=render_page,
+            )
+        )
+    return HttpResponse(render_page())
 
 
 @login_required

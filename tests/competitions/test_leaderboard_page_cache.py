@@ -152,7 +152,12 @@ def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
 
     _with_private_score(phase, team, participant, test_set, private_test_set)
     anonymous = AnonymousUser()
-    old = str(pages.leaderboard_page(phase=phase, user=anonymous)["boards_html"])
+    test_sets = list(phase.test_sets.all())
+    old = str(
+        pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)[
+            "boards_html"
+        ]
+    )
     leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     # Another process holds the render lock of the new version.
     real_add = cache.add
@@ -164,13 +169,17 @@ def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
 
     cache.add = busy_add
     try:
-        stale = str(pages.leaderboard_page(phase=phase, user=anonymous)["boards_html"])
+        stale = str(
+            pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)[
+                "boards_html"
+            ]
+        )
     finally:
         del cache.add
     assert stale == old and renders[0] == 1
     assert any(k.endswith(":rendering") for k in cache_add_calls)
     # Without the lock held, the new version is rendered.
-    pages.leaderboard_page(phase=phase, user=anonymous)
+    pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)
     assert renders[0] == 2
 
 
@@ -214,3 +223,57 @@ def test_anonymous_visitors_share_one_cached_page_until_a_new_score(
     client.force_login(outsider)
     signed_in = client.get(_url(phase))
     assert b"X-CSRFToken" in signed_in.content and built[0] == 3
+
+
+def test_a_cached_page_costs_one_query_anonymous_and_three_signed_in(
+    client,
+    phase,
+    test_set,
+    private_test_set,
+    participant,
+    team,
+    django_assert_num_queries,
+):
+    url = _url(phase)
+    client.get(url)
+    with django_assert_num_queries(1):  # the phase, its task and test sets
+        assert client.get(url).status_code == 200
+    client.force_login(participant)
+    client.get(url)
+    # The user, the phase with its task and test sets, the tasks the user organises
+    # (the session and the header's answers come from the cache).
+    with django_assert_num_queries(3):
+        page = client.get(url)
+    assert page.status_code == 200 and b"Signed in as" in page.content
+
+
+def test_the_page_follows_changes_to_the_phase_and_task(
+    client, phase, test_set, task, organiser
+):
+    url = _url(phase)
+    assert b"BUCC test task" in client.get(url).content
+    task.title = "Renamed task"
+    task.save()
+    phase.name = "Final round"
+    phase.save()
+    page = client.get(url).content
+    assert b"Renamed task" in page and b"Final round" in page
+    test_set.name = "Renamed set"
+    test_set.save()
+    assert b"Renamed set" in client.get(url).content
+    task.state = "draft"
+    task.save()
+    assert client.get(url).status_code == 404  # drafts: organisers only
+    client.force_login(organiser)
+    assert b"Renamed set" in client.get(url).content
+
+
+def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  # noqa: ANN001
+    page = client.get(_url(phase))
+    assert page.status_code == 200 and b"Evaluation leaderboard" in page.content
+    assert (
+        client.get(f"/tasks/{task.slug}/no-such-phase/leaderboard/").status_code == 404
+    )
+    assert (
+        client.get(f"/tasks/no-such-task/{phase.slug}/leaderboard/").status_code == 404
+    )

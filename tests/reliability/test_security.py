@@ -44,12 +44,13 @@ class CountingInput(io.BytesIO):
 def _post_streamed(url: str, user, filename: str, data: bytes):  # noqa: ANN001, ANN202
     """Send a multipart upload through the real WSGI handler; returns (status,
     body, bytes of the request body the server read, its total size)."""
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.save()
     token = "a" * 32  # a valid CSRF secret, sent as cookie and as the form's field

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AnonymousUser
-from django.db import connection
+from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -14,6 +13,7 @@ from django.utils import timezone
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
+    Phase,
     Registration,
     SharedTask,
     Submission,
@@ -21,6 +21,7 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services import access, finals, leaderboard, submit
+from evalhub.precompiled import Precompiled, fields, instance
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
@@ -75,12 +76,49 @@ class BoardView:
     show_private_analysis: bool
 
 
-def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+def leaderboard_phase(*, slug: str, phase_slug: str) -> tuple[Phase, list[TestSet]]:
+    """The leaderboard page's phase (its task loaded) and test sets, in one
+    precompiled query (see ``evalhub.precompiled``: this page is the site's busiest,
+    and compiling its queries had cost more than running them). Raises
+    ``Phase.DoesNotExist``; the caller checks the task's visibility."""
+    rows = _PAGE_ROWS.rows(slug=slug, phase_slug=phase_slug)
+    if not rows:  # no such phase, or one without test sets yet
+        phase = Phase.objects.select_related("task").get(
+            task__slug=slug, slug=phase_slug
+        )
+        return phase, []
+    n_ts, n_phase = len(_TEST_SET_FIELDS), len(_PHASE_FIELDS)
+    first = rows[0]
+    phase = instance(Phase, first[n_ts : n_ts + n_phase])
+    phase.task = instance(SharedTask, first[n_ts + n_phase :])
+    test_sets = []
+    for row in rows:
+        test_set = instance(TestSet, row[:n_ts])
+        test_set.phase = phase
+        test_sets.append(test_set)
+    return phase, test_sets
+
+
+_TEST_SET_FIELDS = fields(TestSet)
+_PHASE_FIELDS = fields(Phase, "phase__")
+_PAGE_ROWS = Precompiled(
+    lambda slug, phase_slug: TestSet.objects.filter(
+        phase__task__slug=slug, phase__slug=phase_slug
+    ).values_list(
+        *_TEST_SET_FIELDS, *_PHASE_FIELDS, *fields(SharedTask, "phase__task__")
+    ),
+    slug="\x00task-slug",
+    phase_slug="\x00phase-slug",
+)
+
+
+def leaderboard_page(
+    *, phase: Phase, test_sets: list[TestSet], user: object
+) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
-    (see ``leaderboard.fragment``): a hit costs the test set rows and two cache
-    reads, whoever the viewer is."""
+    (see ``leaderboard.fragment``): a hit costs two cache reads, whoever the viewer
+    is (``phase`` and ``test_sets`` from ``leaderboard_phase``)."""
     task = phase.task
-    test_sets = list(phase.test_sets.all())
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
     # rules of services/access.py); viewers with the same flags share one fragment.
@@ -116,74 +154,36 @@ def leaderboard_page(*, phase, user: object) -> dict[str, object]:  # noqa: ANN0
     }
 
 
-def anonymous_leaderboard_key(*, slug: str, phase_slug: str, path: str) -> str | None:
-    """Cache key of the whole leaderboard page as anonymous visitors see it (no
-    per-viewer content: no CSRF token, no messages; the caller checks both), or None
-    when there is no such page for them (no such phase, a draft task, no test set):
-    the view then answers as for anyone.
+def anonymous_leaderboard(
+    *, phase: Phase, test_sets: list[TestSet], path: str, render: Callable[[], bytes]
+) -> bytes:
+    """The whole leaderboard page as anonymous visitors see it, shared by all of
+    them (the caller checks there is nothing of the viewer's on it: no CSRF token,
+    no messages) and rendered by ``render`` once per change of anything it shows.
 
-    The key holds everything the page shows that can change (task title, type and
-    state, phase name and final-run rule, each test set's name, visibility, reveal
-    and board version), read in one query and one cache read, so a page served from
-    the cache costs no more than that; the rows are read fresh on every request, so
-    a change shows at once."""
-    with connection.cursor() as cursor:
-        sql, order = _page_rows_sql(connection.vendor)
-        given = {_SLUG: slug, _PHASE: phase_slug}
-        cursor.execute(sql, [given[name] for name in order])
-        rows = cursor.fetchall()
-    if not rows:
-        return None
-    _, _, _, _, phase_name, max_final_runs, state, title, task_type = rows[0]
-    if not access.can_see_task(AnonymousUser(), SharedTask(state=state)):
-        return None
-    test_sets = [
-        TestSet(pk=pk, name=name, visibility=visibility, revealed=revealed)
-        for pk, name, visibility, revealed, *_ in rows
-    ]
-    return leaderboard.page_key(
+    The key holds all of that (task title, type and state, phase name and
+    final-run rule, each test set's name, visibility, reveal and board version), so
+    a change shows at once; with the phase and test sets read fresh on every
+    request, a page served from the cache costs one query and two cache reads."""
+    task = phase.task
+    key = leaderboard.page_key(
         test_sets=test_sets,
         vary_on=(
             "anonymous",
             path,
             timezone.get_current_timezone_name(),
-            title,
-            task_type,
-            state,
-            phase_name,
-            max_final_runs,
+            task.title,
+            task.task_type,
+            task.state,
+            phase.name,
+            phase.max_final_runs,
         ),
     )
-
-
-_SLUG, _PHASE = "\x00task-slug", "\x00phase-slug"
-
-
-@functools.cache
-def _page_rows_sql(vendor: str) -> tuple[str, tuple[str, ...]]:
-    """The SQL of the anonymous page's rows and the order of its parameters (the
-    task and phase slugs), compiled by the ORM once per process and database
-    vendor: compiling this three-table query took more CPU than anything else on
-    a page served from the cache."""
-    query = (
-        TestSet.objects.filter(phase__task__slug=_SLUG, phase__slug=_PHASE)
-        .values_list(
-            "pk",
-            "name",
-            "visibility",
-            "revealed",
-            "phase__name",
-            "phase__max_final_runs",
-            "phase__task__state",
-            "phase__task__title",
-            "phase__task__task_type",
-        )  # fmt: skip
-        .query
-    )
-    sql, params = query.sql_with_params()
-    if sorted(params) != sorted((_SLUG, _PHASE)):
-        raise AssertionError(f"unexpected parameters {params!r} ({vendor})")
-    return sql, tuple(params)
+    html = cache.get(key)
+    if html is None:
+        html = render()
+        cache.set(key, html, leaderboard.FRAGMENT_TIMEOUT)
+    return html
 
 
 def _board_views(
