@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from evalhub.competitions.jobs import warm_leaderboard
 from evalhub.rankings.services import statistics
 
 
@@ -14,4 +15,7 @@ from evalhub.rankings.services import statistics
     time_limit=330,
 )
 def refresh_statistics(test_set_id: int) -> str:
-    return statistics.refresh(test_set_id=test_set_id)
+    outcome = statistics.refresh(test_set_id=test_set_id)
+    if outcome == "refreshed":
+        warm_leaderboard(test_set_id=test_set_id)
+    return outcome

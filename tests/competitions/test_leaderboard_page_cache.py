@@ -277,3 +277,82 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
     assert (
         client.get(f"/tasks/no-such-task/{phase.slug}/leaderboard/").status_code == 404
     )
+
+
+def test_the_worker_renders_the_public_boards_so_viewers_do_not(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    demo_run,
+    participant,
+    organiser,
+    renders,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    from evalhub.competitions import jobs
+
+    sub = submit_run(demo_run, method="warmed-method")
+    _score(sub.pk, django_capture_on_commit_callbacks)
+    jobs.warm_leaderboard(submission_id=sub.pk)  # what the scoring job does next
+    assert renders[0] == 1
+    assert b"warmed-method" in client.get(_url(phase)).content
+    client.force_login(participant)  # not an organiser: the public boards too
+    assert b"warmed-method" in client.get(_url(phase)).content
+    assert renders[0] == 1
+    jobs.warm_leaderboard(submission_id=sub.pk)
+    assert renders[0] == 1  # already there: nothing rendered twice
+    client.force_login(organiser)  # organisers' boards: rendered on request
+    client.get(_url(phase))
+    assert renders[0] == 2
+
+
+def test_boards_are_rendered_ahead_in_the_zones_viewers_use(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    demo_run,
+    renders,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    from evalhub.competitions import jobs
+
+    client.cookies["tz"] = "Europe%2FParis"
+    client.get(_url(phase))  # a miss: rendered for Paris, and Paris remembered
+    assert renders[0] == 1
+    sub = submit_run(demo_run)
+    _score(sub.pk, django_capture_on_commit_callbacks)
+    jobs.warm_leaderboard(submission_id=sub.pk)
+    assert renders[0] == 3  # UTC and Paris
+    client.get(_url(phase))
+    del client.cookies["tz"]
+    client.get(_url(phase))
+    assert renders[0] == 3
+
+
+def test_the_scoring_job_renders_ahead_only_after_scoring_and_never_fails_for_it(
+    monkeypatch, caplog
+):
+    from evalhub.competitions import jobs
+    from evalhub.competitions.services import scoring as scoring_service
+
+    warmed: list[dict] = []
+    outcome = ["scored"]
+    monkeypatch.setattr(scoring_service, "score_submission", lambda **kw: outcome[0])
+    monkeypatch.setattr(pages, "warm_leaderboard", lambda **ids: warmed.append(ids))
+    assert jobs.score_submission.apply(args=(7,)).get() == "scored"
+    assert warmed == [{"submission_id": 7}]
+    outcome[0] = "skipped"
+    assert jobs.score_submission.apply(args=(8,)).get() == "skipped"
+    assert warmed == [{"submission_id": 7}]
+
+    def broken(**ids):  # noqa: ANN003, ANN202
+        raise ConnectionError("cache unreachable")
+
+    monkeypatch.setattr(pages, "warm_leaderboard", broken)
+    outcome[0] = "scored"
+    assert jobs.score_submission.apply(args=(9,)).get() == "scored"
+    assert "could not render the boards ahead" in caplog.text

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from evalhub.competitions.models import (
     Artefact,
@@ -116,8 +119,33 @@ def leaderboard_page(
     *, phase: Phase, test_sets: list[TestSet], user: object
 ) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
-    (see ``leaderboard.fragment``): a hit costs two cache reads, whoever the viewer
-    is (``phase`` and ``test_sets`` from ``leaderboard_phase``)."""
+    (see ``boards_fragment``; ``phase`` and ``test_sets`` from
+    ``leaderboard_phase``)."""
+    task = phase.task
+    return {
+        "task": task,
+        "phase": phase,
+        "boards_html": boards_fragment(phase=phase, test_sets=test_sets, user=user),
+        "primary": task.type.metric(task.type.primary_metric),
+        "finals": leaderboard.finals_apply(phase),
+        "has_private": any(
+            ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
+        ),
+        "is_organiser": access.is_organiser(user, task),
+    }
+
+
+def boards_fragment(
+    *,
+    phase: Phase,
+    test_sets: list[TestSet],
+    user: object,
+    remember_zone: bool = True,
+) -> SafeString:
+    """The leaderboard page's boards as ``user`` may see them, in the current time
+    zone, from the fragment cache (``leaderboard.fragment``): a hit costs two cache
+    reads, whoever the viewer is. A viewer's miss remembers the time zone for
+    ``warm_leaderboard``."""
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
@@ -127,8 +155,11 @@ def leaderboard_page(
         access.can_see_detail(user, task),
         access.can_see_hidden_runs(user, task),
     )
+    zone = timezone.get_current_timezone_name()
 
     def render() -> str:
+        if remember_zone:
+            _remember_zone(phase.pk, zone)
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
@@ -137,21 +168,62 @@ def leaderboard_page(
             },
         )
 
-    return {
-        "task": task,
-        "phase": phase,
-        "boards_html": leaderboard.fragment(
-            test_sets=test_sets,
-            vary_on=(phase.pk, timezone.get_current_timezone_name(), audience),
-            render=render,
-        ),
-        "primary": primary,
-        "finals": leaderboard.finals_apply(phase),
-        "has_private": any(
-            ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
-        ),
-        "is_organiser": access.is_organiser(user, task),
-    }
+    return leaderboard.fragment(
+        test_sets=test_sets, vary_on=(phase.pk, zone, audience), render=render
+    )
+
+
+#: Time zones a phase's public boards are rendered in ahead of viewers: UTC (the
+#: page's default) and up to this many more that its viewers asked for lately.
+WARM_ZONES = 4
+
+
+def warm_leaderboard(
+    *, test_set_id: int | None = None, submission_id: int | None = None
+) -> None:
+    """Render the public boards of the test set's (or the run's) phase now, for the time zones its
+    viewers used lately, so that no viewer's request waits for them. Called by the
+    worker jobs that change scores, right after they commit: rendering a board of
+    50 runs takes tens of milliseconds, which in a web process holds one of its
+    threads and slows the others.
+
+    Public boards are what anonymous visitors see, and what every signed-in viewer
+    who does not organise the task sees (the same audience flags, the same
+    fragment); organisers' boards are still rendered on their first request."""
+    phases = Phase.objects.select_related("task")
+    if test_set_id is not None:
+        phase = phases.filter(test_sets=test_set_id).first()
+    else:
+        phase = phases.filter(submissions=submission_id).first()
+    if phase is None:
+        return
+    test_sets = list(phase.test_sets.all())
+    zones = ("UTC", *(z for z in cache.get(_zones_key(phase.pk), ()) if z != "UTC"))
+    for name in zones[: 1 + WARM_ZONES]:
+        try:
+            zone = zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            continue
+        with timezone.override(zone):
+            boards_fragment(
+                phase=phase,
+                test_sets=test_sets,
+                user=AnonymousUser(),
+                remember_zone=False,
+            )
+
+
+def _zones_key(phase_id: int) -> str:
+    return f"leaderboard:zones:{phase_id}"
+
+
+def _remember_zone(phase_id: int, zone: str) -> None:
+    """Most recent first (only on a fragment miss: rare)."""
+    key = _zones_key(phase_id)
+    zones = cache.get(key, ())
+    if zones[:1] != (zone,):
+        zones = (zone, *(z for z in zones if z != zone))[: 1 + WARM_ZONES]
+        cache.set(key, zones, timeout=24 * 3600)
 
 
 def anonymous_leaderboard(
