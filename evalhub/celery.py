@@ -51,3 +51,12 @@ def _yield_cpu_to_the_web(**_: object) -> None:
 
     if settings.WORKER_NICE:
         yield_cpu(settings.WORKER_NICE)
+
+
+@signals.worker_init.connect
+def _render_boards_ahead(**_: object) -> None:
+    """Scores change in workers: render the new public boards there, before they
+    show (``leaderboard.render_ahead_with``), rather than in a viewer's request."""
+    from evalhub.competitions.services import leaderboard, pages
+
+    leaderboard.render_ahead_with(pages.warm_leaderboard)

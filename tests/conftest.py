@@ -213,27 +213,48 @@ def database_env() -> dict[str, str]:
     return {"DATABASE_URL": f"postgres://{auth}@{host}:{port}/{s['NAME']}"}
 
 
-def wait_for_database_sessions_to_end(timeout: float = 20) -> None:
+def wait_for_database_sessions_to_end(timeout: float = 20) -> list[tuple]:  # type: ignore[type-arg]
     """PostgreSQL ends a dead client's session a moment after the process exits; the
-    test database can only be dropped once it has."""
+    test database can only be dropped once it has. Returns the sessions still
+    there after ``timeout`` (process id, start, state, last statement)."""
     import time
 
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        return
+        return []
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while True:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                "current_database() AND pid <> pg_backend_pid() "
+                "SELECT pid, backend_start, state, left(query, 200) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid() "
                 "AND application_name NOT LIKE 'pg_%%' AND backend_type = 'client backend'"
             )
-            (others,) = cursor.fetchone()
-        if others == 0:
-            return
+            others = cursor.fetchall()
+        if not others or time.monotonic() >= deadline:
+            return others
         time.sleep(0.2)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def database_sessions_end_before_the_test_database_is_dropped(request):  # noqa: ANN001, ANN201
+    """Child processes (workers, gunicorn) of the last tests may still hold a session
+    for a moment after they exit; dropping the test database then fails. Wait for
+    them at the end, and name any session that stays (a connection a test left
+    open)."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        yield
+        return
+    request.getfixturevalue("django_db_setup")
+    blocker = request.getfixturevalue("django_db_blocker")
+    yield
+    import warnings
+
+    with blocker.unblock():
+        left = wait_for_database_sessions_to_end()
+    if left:
+        warnings.warn(f"database sessions left open at the end: {left!r}", stacklevel=1)
 
 
 @pytest.fixture

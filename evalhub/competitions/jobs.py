@@ -4,16 +4,13 @@ idempotent; running it twice is a no-op."""
 from __future__ import annotations
 
 import contextlib
-import logging
 import resource
 from collections.abc import Iterator
 
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services import analyses, pages, scoring
-
-log = logging.getLogger(__name__)
+from evalhub.competitions.services import analyses, scoring
 
 
 @shared_task(
@@ -26,22 +23,9 @@ log = logging.getLogger(__name__)
 )
 def score_submission(self, submission_id: int) -> str:  # noqa: ANN001
     with memory_limit(settings.SCORING_MEMORY_LIMIT_MB):
-        outcome = scoring.score_submission(
+        return scoring.score_submission(
             submission_id=submission_id, worker=self.request.hostname or ""
         )
-    if outcome == "scored":
-        warm_leaderboard(submission_id=submission_id)
-    return outcome
-
-
-def warm_leaderboard(**ids: int) -> None:
-    """``pages.warm_leaderboard`` after a job changed scores; a failure there (Redis
-    down, say) is logged and leaves the job's result alone: viewers then render
-    the boards themselves."""
-    try:
-        pages.warm_leaderboard(**ids)
-    except Exception:  # noqa: BLE001
-        log.warning("could not render the boards ahead (%s)", ids, exc_info=True)
 
 
 @contextlib.contextmanager
@@ -70,9 +54,7 @@ def memory_limit(mebibytes: int) -> Iterator[None]:
     time_limit=330,
 )
 def refresh_analyses(test_set_id: int) -> list[str]:
-    done = analyses.refresh(test_set_id=test_set_id)
-    warm_leaderboard(test_set_id=test_set_id)
-    return done
+    return analyses.refresh(test_set_id=test_set_id)
 
 
 @shared_task(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from evalhub.competitions.jobs import warm_leaderboard
 from evalhub.rankings.services import statistics
 
 
@@ -15,7 +14,4 @@ from evalhub.rankings.services import statistics
     time_limit=330,
 )
 def refresh_statistics(test_set_id: int) -> str:
-    outcome = statistics.refresh(test_set_id=test_set_id)
-    if outcome == "refreshed":
-        warm_leaderboard(test_set_id=test_set_id)
-    return outcome
+    return statistics.refresh(test_set_id=test_set_id)

@@ -279,7 +279,15 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
     )
 
 
-def test_the_worker_renders_the_public_boards_so_viewers_do_not(
+@pytest.fixture
+def render_ahead():  # noqa: ANN201
+    """This process renders boards ahead, as worker processes do (evalhub.celery)."""
+    leaderboard.render_ahead_with(pages.warm_leaderboard)
+    yield
+    leaderboard.render_ahead_with(None)
+
+
+def test_a_worker_renders_the_new_public_boards_before_they_show(
     client,
     phase,
     test_set,
@@ -289,20 +297,28 @@ def test_the_worker_renders_the_public_boards_so_viewers_do_not(
     organiser,
     renders,
     sent,
+    render_ahead,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions import jobs
+    from django.core.cache import cache
 
+    seen = []
+    real_warm = pages.warm_leaderboard
+
+    def watching(test_set_id: int) -> None:
+        # While rendering ahead, the stored version is still the old one.
+        stored = cache.get(f"leaderboard:version:{test_set_id}") or 0
+        seen.append((stored, leaderboard._versions([test_set_id])[test_set_id]))
+        real_warm(test_set_id)
+
+    leaderboard.render_ahead_with(watching)
     sub = submit_run(demo_run, method="warmed-method")
     _score(sub.pk, django_capture_on_commit_callbacks)
-    jobs.warm_leaderboard(submission_id=sub.pk)  # what the scoring job does next
-    assert renders[0] == 1
+    assert seen == [(0, 1)] and renders[0] == 1
     assert b"warmed-method" in client.get(_url(phase)).content
     client.force_login(participant)  # not an organiser: the public boards too
     assert b"warmed-method" in client.get(_url(phase)).content
-    assert renders[0] == 1
-    jobs.warm_leaderboard(submission_id=sub.pk)
-    assert renders[0] == 1  # already there: nothing rendered twice
+    assert renders[0] == 1  # no viewer rendered them
     client.force_login(organiser)  # organisers' boards: rendered on request
     client.get(_url(phase))
     assert renders[0] == 2
@@ -316,43 +332,34 @@ def test_boards_are_rendered_ahead_in_the_zones_viewers_use(
     demo_run,
     renders,
     sent,
+    render_ahead,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions import jobs
-
     client.cookies["tz"] = "Europe%2FParis"
     client.get(_url(phase))  # a miss: rendered for Paris, and Paris remembered
     assert renders[0] == 1
     sub = submit_run(demo_run)
     _score(sub.pk, django_capture_on_commit_callbacks)
-    jobs.warm_leaderboard(submission_id=sub.pk)
-    assert renders[0] == 3  # UTC and Paris
+    assert renders[0] == 3  # ahead, in UTC and in Paris
     client.get(_url(phase))
     del client.cookies["tz"]
     client.get(_url(phase))
     assert renders[0] == 3
 
 
-def test_the_scoring_job_renders_ahead_only_after_scoring_and_never_fails_for_it(
-    monkeypatch, caplog
-):
-    from evalhub.competitions import jobs
-    from evalhub.competitions.services import scoring as scoring_service
-
-    warmed: list[dict] = []
-    outcome = ["scored"]
-    monkeypatch.setattr(scoring_service, "score_submission", lambda **kw: outcome[0])
-    monkeypatch.setattr(pages, "warm_leaderboard", lambda **ids: warmed.append(ids))
-    assert jobs.score_submission.apply(args=(7,)).get() == "scored"
-    assert warmed == [{"submission_id": 7}]
-    outcome[0] = "skipped"
-    assert jobs.score_submission.apply(args=(8,)).get() == "skipped"
-    assert warmed == [{"submission_id": 7}]
-
-    def broken(**ids):  # noqa: ANN003, ANN202
+def test_a_failure_to_render_ahead_still_bumps_the_version(
+    client, phase, test_set, submit_run, demo_run, renders, sent, caplog,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    def broken(test_set_id: int) -> None:
         raise ConnectionError("cache unreachable")
 
-    monkeypatch.setattr(pages, "warm_leaderboard", broken)
-    outcome[0] = "scored"
-    assert jobs.score_submission.apply(args=(9,)).get() == "scored"
-    assert "could not render the boards ahead" in caplog.text
+    leaderboard.render_ahead_with(broken)
+    try:
+        sub = submit_run(demo_run, method="after-a-failure")
+        _score(sub.pk, django_capture_on_commit_callbacks)
+    finally:
+        leaderboard.render_ahead_with(None)
+    assert "could not render test set" in caplog.text
+    assert b"after-a-failure" in client.get(_url(phase)).content
+    assert renders[0] == 1  # the viewer rendered it

@@ -28,8 +28,30 @@ def _wait_for(predicate, what: str):  # noqa: ANN001, ANN202
     raise AssertionError(f"timed out after {DEADLINE_SECONDS} s waiting for {what}")
 
 
+def _rendered_ahead(phase, submission_id: int, monkeypatch) -> bool:  # noqa: ANN001
+    import zoneinfo
+
+    from django.contrib.auth.models import AnonymousUser
+    from django.utils import timezone
+
+    from evalhub.competitions.services import pages
+
+    def not_here(*args: object, **kwargs: object) -> str:
+        raise LookupError("not rendered ahead")
+
+    with monkeypatch.context() as m, timezone.override(zoneinfo.ZoneInfo("UTC")):
+        m.setattr(pages, "render_to_string", not_here)
+        try:
+            html = pages.boards_fragment(
+                phase=phase, test_sets=list(phase.test_sets.all()), user=AnonymousUser()
+            )
+        except LookupError:
+            return False
+    return f"/runs/{submission_id}/" in html
+
+
 def test_upload_is_scored_by_a_worker_and_ranked(
-    client, worker, participant, task, phase, team, test_set, demo_run
+    client, worker, participant, task, phase, team, test_set, demo_run, monkeypatch
 ):
     client.force_login(participant)
     response = client.post(
@@ -52,6 +74,10 @@ def test_upload_is_scored_by_a_worker_and_ranked(
         return sub.status == "scored"
 
     _wait_for(scored, "the run to be scored")
+    # The worker rendered the public boards before they showed: no viewer renders.
+    _wait_for(
+        lambda: _rendered_ahead(phase, sub.pk, monkeypatch), "boards rendered ahead"
+    )
     final = client.get(status_url, HTTP_HX_REQUEST="true")
     assert "Scored" in final.content.decode() and final["HX-Refresh"] == "true"
 

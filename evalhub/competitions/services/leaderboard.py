@@ -22,8 +22,10 @@ private test sets always show the best run."""
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import hashlib
+import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +36,8 @@ from django.db import transaction
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +87,23 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
     recomputed on the worker too, after the transaction commits (coalesced: a
     burst of scored runs gets a bounded number of refreshes, see
     ``services/refreshes.py``); that job then invalidates the board again without
-    asking for another refresh."""
+    asking for another refresh.
+
+    In a worker process (see ``render_ahead_with``) the public boards are rendered
+    as they will be after the bump, before it, so that viewers go on getting the
+    previous page until the new one is ready instead of one of them rendering it."""
     key = _version_key(test_set_id)
+    if _render_ahead:
+        try:
+            token = _predicted.set({test_set_id: (cache.get(key) or 0) + 1})
+            try:
+                _render_ahead[0](test_set_id)
+            finally:
+                _predicted.reset(token)
+        except Exception:  # noqa: BLE001 - viewers will render it themselves
+            log.warning(
+                "could not render test set %s ahead", test_set_id, exc_info=True
+            )
     try:
         cache.incr(key)
     except ValueError:
@@ -97,6 +116,36 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
                 kind=refreshes.STATISTICS, test_set_id=test_set_id
             )
         )
+
+
+#: The renderer ``invalidate`` calls before a bump (a list of at most one).
+_render_ahead: list[Callable[[int], None]] = []
+#: Board versions as they will be after the bump being prepared.
+_predicted: contextvars.ContextVar[Mapping[int, int] | None] = contextvars.ContextVar(
+    "leaderboard_predicted_versions", default=None
+)
+
+
+def render_ahead_with(render: Callable[[int], None] | None) -> None:
+    """Have ``invalidate`` call ``render(test_set_id)`` before each bump, with the
+    board versions read by ``board`` and ``fragment`` showing the bump already
+    (``None``: stop). Worker processes set it (``evalhub.celery``): rendering a
+    board of 50 runs takes tens of milliseconds, which a web process would spend
+    in one of its threads while slowing the others. If another change lands while
+    it renders, its own bump makes a version nobody rendered ahead, and the
+    viewers' first request renders it: never a stale page under a new version."""
+    _render_ahead[:] = [render] if render is not None else []
+
+
+def _versions(test_set_ids: Iterable[int]) -> dict[int, int | None]:
+    """The current board versions (as they will be, while rendering ahead)."""
+    ids = list(test_set_ids)
+    found = cache.get_many([_version_key(pk) for pk in ids])
+    versions = {pk: found.get(_version_key(pk)) for pk in ids}
+    predicted = _predicted.get()
+    if predicted:
+        versions.update({pk: v for pk, v in predicted.items() if pk in versions})
+    return versions
 
 
 def invalidate_phase(*, phase: Phase) -> None:
@@ -112,7 +161,7 @@ def invalidate_phase(*, phase: Phase) -> None:
 def board(*, test_set: TestSet, include_hidden: bool = False) -> Board:
     """The cached board; ``include_hidden`` only for organisers (see
     ``board_for``)."""
-    version = cache.get(_version_key(test_set.pk)) or 0
+    version = _versions([test_set.pk])[test_set.pk] or 0
     variant = "all" if include_hidden else "shown"
     key = f"leaderboard:{test_set.pk}:{version}:{variant}"
     cached = cache.get(key)
@@ -175,9 +224,9 @@ def fragment(
 def _boards_state(test_sets: Sequence[TestSet]) -> tuple:
     """Each test set's name, visibility and board version: what a cached page
     of these boards depends on."""
-    versions = cache.get_many([_version_key(ts.pk) for ts in test_sets])
+    versions = _versions(ts.pk for ts in test_sets)
     return tuple(
-        (ts.pk, ts.name, ts.visibility, ts.revealed, versions.get(_version_key(ts.pk)))
+        (ts.pk, ts.name, ts.visibility, ts.revealed, versions[ts.pk])
         for ts in test_sets
     )
 

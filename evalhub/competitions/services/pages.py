@@ -178,23 +178,16 @@ def boards_fragment(
 WARM_ZONES = 4
 
 
-def warm_leaderboard(
-    *, test_set_id: int | None = None, submission_id: int | None = None
-) -> None:
-    """Render the public boards of the test set's (or the run's) phase now, for the time zones its
-    viewers used lately, so that no viewer's request waits for them. Called by the
-    worker jobs that change scores, right after they commit: rendering a board of
-    50 runs takes tens of milliseconds, which in a web process holds one of its
-    threads and slows the others.
+def warm_leaderboard(test_set_id: int) -> None:
+    """Render the public boards of the test set's phase, for UTC and the time zones
+    its viewers used lately, unless already there. ``leaderboard.invalidate`` calls
+    it in worker processes, just before a new version of the board shows (see
+    ``leaderboard.render_ahead_with``), so that no viewer's request renders them.
 
     Public boards are what anonymous visitors see, and what every signed-in viewer
     who does not organise the task sees (the same audience flags, the same
-    fragment); organisers' boards are still rendered on their first request."""
-    phases = Phase.objects.select_related("task")
-    if test_set_id is not None:
-        phase = phases.filter(test_sets=test_set_id).first()
-    else:
-        phase = phases.filter(submissions=submission_id).first()
+    fragment); organisers' boards are rendered on their first request."""
+    phase = Phase.objects.select_related("task").filter(test_sets=test_set_id).first()
     if phase is None:
         return
     test_sets = list(phase.test_sets.all())
