@@ -5,6 +5,7 @@ Used by ``traffic.py`` and ``drain.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -59,6 +60,7 @@ class Stack:
     def __init__(self, *, database_url: str, extra_env: dict[str, str] | None = None):
         self.tmp = Path(tempfile.mkdtemp(prefix="evalhub-bench-"))
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.workers: list[subprocess.Popen[bytes]] = []
         self.redis_port, self.web_port = free_port(), free_port()
         self.admin_url = database_url
         self.db_name = ""
@@ -167,7 +169,7 @@ class Stack:
                 "-c", "1", "--without-mingle", "--without-gossip", "-n", f"{name}@%h",
                 "--loglevel", "INFO" if log else "WARNING"]  # fmt: skip
         if log is None:
-            self._spawn(args, quiet=True, env=env)
+            self.workers.append(self._spawn(args, quiet=True, env=env))
             return
         with log.open("wb") as out:
             self.procs.append(
@@ -180,29 +182,40 @@ class Stack:
                     stderr=subprocess.STDOUT,
                 )
             )
+            self.workers.append(self.procs[-1])
 
-    @staticmethod
-    def worker_nice(nice: int | None) -> int:
-        """The nice level the workers run at (``nice`` or the setting's default)."""
-        if nice is not None:
-            return nice
-        out = subprocess.run(
-            [sys.executable, "-c", "from evalhub import settings; print(settings.WORKER_NICE)"],
-            cwd=ROOT, capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        return int(out.stdout.split()[-1])
+    def worker_nice_levels(self) -> list[int]:
+        """The nice levels the workers' processes run at, read from the running
+        processes (each worker lowers itself at start, see evalhub/celery.py)."""
+        levels = set()
+        for proc in self.workers:
+            for pid in self._group(proc):
+                with contextlib.suppress(OSError):
+                    levels.add(os.getpriority(os.PRIO_PROCESS, pid))
+        return sorted(levels)
 
-    def cpu_seconds(self, proc: subprocess.Popen[bytes]) -> float:
-        """CPU time (user + system) of every live process in ``proc``'s group."""
-        total = 0.0
-        tick = os.sysconf("SC_CLK_TCK")
+    def _group(self, proc: subprocess.Popen[bytes]) -> list[int]:
+        """The live processes in ``proc``'s process group."""
+        pids = []
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
             if int(fields[2]) == proc.pid:  # field 5: process group id
-                total += (int(fields[11]) + int(fields[12])) / tick
+                pids.append(int(stat.parent.name))
+        return pids
+
+    def cpu_seconds(self, proc: subprocess.Popen[bytes]) -> float:
+        """CPU time (user + system) of every live process in ``proc``'s group."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self._group(proc):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / tick
         return total
 
     # --- data ------------------------------------------------------------------------

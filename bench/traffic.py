@@ -385,7 +385,7 @@ def main() -> None:
             "setup": {
                 "gunicorn": f"{args.web_workers} processes x {args.web_threads} threads",
                 "celery": "2 workers x 1 process (scoring,default)",
-                "celery_nice": stack.worker_nice(args.worker_nice),
+                "celery_nice": stack.worker_nice_levels(),
                 "viewers": args.viewers,
                 "logged_in_viewers": args.logged_in_viewers,
                 "participants": args.participants,

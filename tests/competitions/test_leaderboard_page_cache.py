@@ -282,9 +282,11 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
 @pytest.fixture
 def render_ahead():  # noqa: ANN201
     """This process renders boards ahead, as worker processes do (evalhub.celery)."""
+    pages._noted.clear()
     leaderboard.render_ahead_with(pages.warm_leaderboard)
     yield
     leaderboard.render_ahead_with(None)
+    pages._noted.clear()
 
 
 def test_a_worker_renders_the_new_public_boards_before_they_show(
@@ -312,19 +314,21 @@ def test_a_worker_renders_the_new_public_boards_before_they_show(
         real_warm(test_set_id)
 
     leaderboard.render_ahead_with(watching)
+    client.get(_url(phase))  # someone reads the board (an empty one)
+    assert renders[0] == 1
     sub = submit_run(demo_run, method="warmed-method")
     _score(sub.pk, django_capture_on_commit_callbacks)
-    assert seen == [(0, 1)] and renders[0] == 1
+    assert seen == [(0, 1)] and renders[0] == 2
     assert b"warmed-method" in client.get(_url(phase)).content
     client.force_login(participant)  # not an organiser: the public boards too
     assert b"warmed-method" in client.get(_url(phase)).content
-    assert renders[0] == 1  # no viewer rendered them
+    assert renders[0] == 2  # no viewer rendered them
     client.force_login(organiser)  # organisers' boards: rendered on request
     client.get(_url(phase))
-    assert renders[0] == 2
+    assert renders[0] == 3
 
 
-def test_boards_are_rendered_ahead_in_the_zones_viewers_use(
+def test_boards_are_rendered_ahead_only_in_the_zones_viewers_use(
     client,
     phase,
     test_set,
@@ -335,16 +339,25 @@ def test_boards_are_rendered_ahead_in_the_zones_viewers_use(
     render_ahead,
     django_capture_on_commit_callbacks,
 ):
-    client.cookies["tz"] = "Europe%2FParis"
-    client.get(_url(phase))  # a miss: rendered for Paris, and Paris remembered
-    assert renders[0] == 1
-    sub = submit_run(demo_run)
+    runs = iter([demo_run, demo_run.replace(b"\n", b"\r\n")])
+    sub = submit_run(next(runs))
     _score(sub.pk, django_capture_on_commit_callbacks)
-    assert renders[0] == 3  # ahead, in UTC and in Paris
+    assert renders[0] == 0  # nobody reads the board: nothing rendered ahead
+    client.cookies["tz"] = "Europe%2FParis"
+    client.get(_url(phase))  # a miss: rendered for Paris, and Paris noted
+    assert renders[0] == 1
+    sub = submit_run(next(runs))
+    _score(sub.pk, django_capture_on_commit_callbacks)
+    assert renders[0] == 2  # ahead, in Paris only
     client.get(_url(phase))
+    assert renders[0] == 2
     del client.cookies["tz"]
-    client.get(_url(phase))
+    client.get(_url(phase))  # UTC: a miss
     assert renders[0] == 3
+    leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+    assert renders[0] == 5  # Paris and UTC
+    client.get(_url(phase))
+    assert renders[0] == 5
 
 
 def test_a_failure_to_render_ahead_still_bumps_the_version(

@@ -54,6 +54,8 @@ def test_upload_is_scored_by_a_worker_and_ranked(
     client, worker, participant, task, phase, team, test_set, demo_run, monkeypatch
 ):
     client.force_login(participant)
+    board_url = reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
+    assert client.get(board_url).status_code == 200  # the board has a reader
     response = client.post(
         reverse("competitions:run-submit", args=[task.slug, phase.slug]),
         {
@@ -81,7 +83,6 @@ def test_upload_is_scored_by_a_worker_and_ranked(
     final = client.get(status_url, HTTP_HX_REQUEST="true")
     assert "Scored" in final.content.decode() and final["HX-Refresh"] == "true"
 
-    board_url = reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
     _wait_for(
         lambda: f"/runs/{sub.pk}/" in client.get(board_url).content.decode(),
         "the leaderboard row",

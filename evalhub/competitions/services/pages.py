@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,12 +141,12 @@ def boards_fragment(
     phase: Phase,
     test_sets: list[TestSet],
     user: object,
-    remember_zone: bool = True,
+    viewer: bool = True,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
     zone, from the fragment cache (``leaderboard.fragment``): a hit costs two cache
-    reads, whoever the viewer is. A viewer's miss remembers the time zone for
-    ``warm_leaderboard``."""
+    reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
+    is noted for ``warm_leaderboard``."""
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
@@ -156,10 +157,10 @@ def boards_fragment(
         access.can_see_hidden_runs(user, task),
     )
     zone = timezone.get_current_timezone_name()
+    if viewer:
+        _note_view(phase.pk, zone)
 
     def render() -> str:
-        if remember_zone:
-            _remember_zone(phase.pk, zone)
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
@@ -173,16 +174,21 @@ def boards_fragment(
     )
 
 
-#: Time zones a phase's public boards are rendered in ahead of viewers: UTC (the
-#: page's default) and up to this many more that its viewers asked for lately.
-WARM_ZONES = 4
+#: Seconds after its last view that a phase's public boards are still rendered
+#: ahead in a time zone, and how many time zones at most (the most recent).
+VIEWED_WINDOW = 600
+WARM_ZONES = 5
+#: Seconds between two notes of the same view by one process.
+_NOTE_EVERY = 60
+_noted: dict[tuple[int, str], float] = {}  # process-local: (phase, zone) -> last note
 
 
 def warm_leaderboard(test_set_id: int) -> None:
-    """Render the public boards of the test set's phase, for UTC and the time zones
-    its viewers used lately, unless already there. ``leaderboard.invalidate`` calls
-    it in worker processes, just before a new version of the board shows (see
-    ``leaderboard.render_ahead_with``), so that no viewer's request renders them.
+    """Render the public boards of the test set's phase, in each time zone they were
+    viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there.
+    ``leaderboard.invalidate`` calls it in worker processes, just before a new
+    version of the board shows (see ``leaderboard.render_ahead_with``), so that no
+    viewer's request renders them; a board nobody reads costs nothing.
 
     Public boards are what anonymous visitors see, and what every signed-in viewer
     who does not organise the task sees (the same audience flags, the same
@@ -190,33 +196,39 @@ def warm_leaderboard(test_set_id: int) -> None:
     phase = Phase.objects.select_related("task").filter(test_sets=test_set_id).first()
     if phase is None:
         return
+    now = time.time()
+    seen = cache.get(_zones_key(phase.pk)) or {}
+    zones = [z for z, at in seen.items() if now - at < VIEWED_WINDOW]
+    if not zones:
+        return
     test_sets = list(phase.test_sets.all())
-    zones = ("UTC", *(z for z in cache.get(_zones_key(phase.pk), ()) if z != "UTC"))
-    for name in zones[: 1 + WARM_ZONES]:
+    for name in zones:
         try:
             zone = zoneinfo.ZoneInfo(name)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             continue
         with timezone.override(zone):
             boards_fragment(
-                phase=phase,
-                test_sets=test_sets,
-                user=AnonymousUser(),
-                remember_zone=False,
+                phase=phase, test_sets=test_sets, user=AnonymousUser(), viewer=False
             )
 
 
 def _zones_key(phase_id: int) -> str:
-    return f"leaderboard:zones:{phase_id}"
+    return f"leaderboard:viewed:{phase_id}"
 
 
-def _remember_zone(phase_id: int, zone: str) -> None:
-    """Most recent first (only on a fragment miss: rare)."""
+def _note_view(phase_id: int, zone: str) -> None:
+    """Note that the phase's boards were viewed in ``zone``: at most once a minute
+    per process and zone (a cache read and write), so pages served from the cache
+    stay as cheap."""
+    now = time.monotonic()
+    if now - _noted.get((phase_id, zone), float("-inf")) < _NOTE_EVERY:
+        return
+    _noted[(phase_id, zone)] = now
     key = _zones_key(phase_id)
-    zones = cache.get(key, ())
-    if zones[:1] != (zone,):
-        zones = (zone, *(z for z in zones if z != zone))[: 1 + WARM_ZONES]
-        cache.set(key, zones, timeout=24 * 3600)
+    seen = {**(cache.get(key) or {}), zone: time.time()}
+    latest = sorted(seen.items(), key=lambda item: item[1], reverse=True)[:WARM_ZONES]
+    cache.set(key, dict(latest), timeout=VIEWED_WINDOW)
 
 
 def anonymous_leaderboard(
@@ -231,6 +243,7 @@ def anonymous_leaderboard(
     a change shows at once; with the phase and test sets read fresh on every
     request, a page served from the cache costs one query and two cache reads."""
     task = phase.task
+    _note_view(phase.pk, timezone.get_current_timezone_name())
     key = leaderboard.page_key(
         test_sets=test_sets,
         vary_on=(
