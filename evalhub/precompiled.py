@@ -54,7 +54,9 @@ class Precompiled:
             names = {value: name for name, value in self._placeholders.items()}
             # Each parameter is either a placeholder (taken from the call) or a
             # constant of the query (kept).
-            slots = tuple((names.get(p), p) for p in params)
+            slots = tuple(
+                (names.get(p) if isinstance(p, Hashable) else None, p) for p in params
+            )
             missing = set(self._placeholders) - {name for name, _ in slots}
             if missing:
                 raise AssertionError(f"placeholders not in the SQL: {sorted(missing)}")

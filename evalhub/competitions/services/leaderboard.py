@@ -130,7 +130,7 @@ def render_ahead_with(render: Callable[[int], None] | None) -> None:
     """Have ``invalidate`` call ``render(test_set_id)`` before each bump, with the
     board versions read by ``board`` and ``fragment`` showing the bump already
     (``None``: stop). Worker processes set it (``evalhub.celery``): rendering a
-    board of 50 runs takes tens of milliseconds, which a web process would spend
+    board of 50 teams takes tens of milliseconds, which a web process would spend
     in one of its threads while slowing the others. If another change lands while
     it renders, its own bump makes a version nobody rendered ahead, and the
     viewers' first request renders it: never a stale page under a new version."""
