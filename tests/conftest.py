@@ -227,14 +227,51 @@ def wait_for_database_sessions_to_end(timeout: float = 20) -> list[tuple]:  # ty
     while True:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT pid, backend_start, state, left(query, 200) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                "AND application_name NOT LIKE 'pg_%%' AND backend_type = 'client backend'"
+                "SELECT pid, client_port, backend_start, state, left(query, 200)"
+                " FROM pg_stat_activity WHERE datname = current_database() AND pid"
+                " <> pg_backend_pid() AND application_name NOT LIKE 'pg_%%'"
+                " AND backend_type = 'client backend'"
             )
             others = cursor.fetchall()
         if not others or time.monotonic() >= deadline:
-            return others
+            return [(*row, _process_with_port(row[1])) for row in others]
         time.sleep(0.2)
+
+
+def _process_with_port(port: int | None) -> str:
+    """The local process (pid and command line) whose TCP socket has this local
+    port: who holds a database session."""
+    import os
+    from pathlib import Path
+
+    if not port:
+        return "?"
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            fds = list(fd_dir.iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) not in inodes:
+                    continue
+                cmd = (fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            pid = int(fd_dir.parent.name)
+            mine = " (this pytest process)" if pid == os.getpid() else ""
+            return f"pid {pid}{mine}: {cmd.decode(errors='replace')[:200]}"
+    return "no local process"
 
 
 @pytest.fixture(scope="session", autouse=True)
