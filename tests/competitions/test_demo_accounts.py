@@ -40,7 +40,9 @@ def test_only_the_organiser_logs_in_with_the_documented_password(
 def test_reseeding_an_older_database_takes_the_members_password(
     isolated_storage, client
 ):
-    old = get_user_model().objects.create_user("team-alpha", password=demo.DEMO_PASSWORD)
+    old = get_user_model().objects.create_user(
+        "team-alpha", password=demo.DEMO_PASSWORD
+    )
     demo.seed_demo(slugs=["term_extraction"])
     assert client.login(username="team-alpha", password=demo.DEMO_PASSWORD) is False
     old.refresh_from_db()
