@@ -125,7 +125,7 @@ def test_a_killed_worker_is_started_again_and_runs_are_scored_once(up):  # noqa:
     pool = descendants(worker)
     up.remember()
     os.kill(worker, signal.SIGKILL)  # as the OOM killer would
-    # Runs submitted while the worker is gone wait in the queue.
+    # Runs submitted right after the kill wait in the queue for the new worker.
     up.manage("seed_demo", "--task-type", "term_extraction")
     assert up.get() == 200
     restarted = wait_for(
