@@ -123,9 +123,10 @@ class Supervisor:
     def stop(self) -> None:
         """SIGTERM to every program's process group, last started first, then SIGKILL
         to whatever still runs after ``stop_timeout`` seconds."""
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C stops nothing
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         children = list(self.children.values())[::-1]
+        self.log(f"stopping {', '.join(c.program.name for c in children) or 'nothing'}")
         for child in children:
             if child.proc is not None and child.proc.poll() is None:
                 _kill_group(child.proc.pid, signal.SIGTERM)

@@ -54,4 +54,4 @@ def test_stop_ends_forked_children_and_programs_that_ignore_sigterm(tmp_path):
     supervisor.stop()
     assert not [p for p in family if alive(p)]
     assert proc.returncode == -signal.SIGKILL
-    assert logs == ["stubborn did not stop in time; killing it"]
+    assert logs == ["stopping stubborn", "stubborn did not stop in time; killing it"]

@@ -45,7 +45,6 @@ class Command(BaseCommand):
         except Stopped:
             pass
         finally:
-            self._log("stopping")
             supervisor.stop()
 
     def _start(
