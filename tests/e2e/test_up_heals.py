@@ -133,7 +133,7 @@ def test_a_killed_worker_is_started_again_and_runs_are_scored_once(up):  # noqa:
     )
     assert up.get() == 200 and up.proc.poll() is None
     assert f"worker (pid {worker}) exited with status -9" in up.log()
-    assert not [p for p in pool if alive(p)], "the dead worker's pool lives on"
+    wait_for(lambda: not [p for p in pool if alive(p)], "the dead worker's pool", 10)
 
     def all_final() -> list[tuple[int, str, int, int]] | None:
         runs = up.runs()
