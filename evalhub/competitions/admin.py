@@ -10,7 +10,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
-from evalhub.competitions.admin_scoping import ScopedListFilterMixin, UsernamesField
+from evalhub.competitions.admin_scoping import (
+    ScopedListFilterMixin,
+    UsernamesField,
+    organiser_choices,
+)
 from evalhub.competitions.models import (
     Phase,
     Registration,
@@ -69,15 +73,7 @@ class OrganisedQuerysetMixin(ScopedListFilterMixin):
         )
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
-        lookup = {
-            SharedTask: "organisers",
-            Phase: "task__organisers",
-            TestSet: "phase__task__organisers",
-        }.get(db_field.related_model)
-        if not request.user.is_superuser and lookup:
-            kwargs["queryset"] = db_field.related_model.objects.filter(
-                **{lookup: request.user}
-            )
+        kwargs = organiser_choices(db_field, request, kwargs)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
 

@@ -29,6 +29,23 @@ def scoped_list_filter(model: type, list_filter: Sequence[object]) -> list[objec
     return scoped
 
 
+def organiser_choices(db_field, request, kwargs: dict) -> dict:  # noqa: ANN001
+    """``formfield_for_foreignkey`` keyword arguments with the choices of a task,
+    phase or test set limited to the tasks the (non-superuser) user organises."""
+    from evalhub.competitions.models import Phase, SharedTask, TestSet
+
+    lookup = {
+        SharedTask: "organisers",
+        Phase: "task__organisers",
+        TestSet: "phase__task__organisers",
+    }.get(db_field.related_model)
+    if lookup and not request.user.is_superuser:
+        kwargs["queryset"] = db_field.related_model.objects.filter(
+            **{lookup: request.user}
+        )
+    return kwargs
+
+
 class ScopedListFilterMixin:
     """For ModelAdmins whose queryset is already what the user may see."""
 

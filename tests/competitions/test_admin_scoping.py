@@ -8,6 +8,7 @@ import json
 
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import Permission
 from django.test import RequestFactory
 from django.urls import NoReverseMatch, reverse
 
@@ -71,8 +72,15 @@ def test_organiser_sees_no_trace_of_another_organisers_draft(
     client, organiser, task, test_set, team, submit_run, demo_run, draft_b
 ):
     submit_run(demo_run)
+    # Model permissions a site may grant organisers open more pages: same rule there.
+    organiser.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["add_phaseranking", "view_phaseranking", "view_judgement"]
+        )
+    )
     client.force_login(organiser)
     urls = _admin_urls(organiser)
+    assert "/admin/rankings/phaseranking/add/" in urls
     # Each model's pages, the filter sidebars of runs and registrations included.
     assert "/admin/competitions/submission/" in urls
     assert f"/admin/competitions/sharedtask/{task.pk}/change/" in urls
