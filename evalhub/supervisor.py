@@ -70,10 +70,6 @@ class Supervisor:
         child.program = program
         return self._spawn(child)
 
-    def pid(self, name: str) -> int | None:
-        child = self.children.get(name)
-        return child.proc.pid if child and child.proc else None
-
     def _spawn(self, child: _Child) -> subprocess.Popen[bytes]:
         program = child.program
         child.proc = subprocess.Popen(
@@ -121,26 +117,24 @@ class Supervisor:
             return
 
     def stop(self) -> None:
-        """SIGTERM to every program's process group, last started first, then SIGKILL
-        to whatever still runs after ``stop_timeout`` seconds."""
+        """Stop the programs, last started first (the web before the worker, Redis
+        last): SIGTERM to its process group, SIGKILL to whatever of it still runs
+        after ``stop_timeout`` seconds."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C stops nothing
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         children = list(self.children.values())[::-1]
         self.log(f"stopping {', '.join(c.program.name for c in children) or 'nothing'}")
         for child in children:
-            if child.proc is not None and child.proc.poll() is None:
-                _kill_group(child.proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + self.stop_timeout
-        running = [c.proc for c in children if c.proc is not None]
-        while running and time.monotonic() < deadline:
-            running = [p for p in running if not _exited(p.pid)]
-            time.sleep(0.05)
-        for child in children:
-            if child.proc is not None:
-                if not _exited(child.proc.pid):
-                    self.log(f"{child.program.name} did not stop in time; killing it")
-                _reap(child.proc)
-                child.proc = None
+            proc, child.proc, child.restart_at = child.proc, None, None
+            if proc is None:
+                continue
+            _kill_group(proc.pid, signal.SIGTERM)
+            deadline = time.monotonic() + self.stop_timeout
+            while not _exited(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not _exited(proc.pid):
+                self.log(f"{child.program.name} did not stop in time; killing it")
+            _reap(proc)
 
 
 class Stopped(Exception):  # noqa: N818 - a request, not an error
