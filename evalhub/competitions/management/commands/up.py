@@ -1,20 +1,25 @@
-"""Run the whole platform on one machine: migrate, seed the demo tasks, start an
-embedded Redis (unless REDIS_URL is set), a Celery worker, Celery beat and the web
-server (gunicorn), and stop them all together on Ctrl-C."""
+"""Run the whole platform on one machine: an embedded Redis (unless REDIS_URL is set),
+migrate, the demo tasks, a Celery worker, Celery beat and the web server (gunicorn).
+
+The processes are supervised (``evalhub/supervisor.py``): one that dies (a worker
+killed by the OOM killer) is started again after a back-off while the others keep
+serving; Ctrl-C or SIGTERM stops them all, and on Linux they die with the command even
+if it is SIGKILLed."""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from evalhub import embedded_redis
+from evalhub.supervisor import Program, Stopped, Supervisor, stop_on_signals
 
 
 class Command(BaseCommand):
@@ -32,23 +37,64 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, bind: str, no_demo: bool, workers: int, **options):  # noqa: ANN002, ANN003, ANN201
-        redis_handle = None
+        supervisor = Supervisor(log=self._log)
+        stop_on_signals()
+        try:
+            self._start(supervisor, bind=bind, no_demo=no_demo, workers=workers)
+            supervisor.watch()
+        except Stopped:
+            pass
+        finally:
+            supervisor.stop()
+
+    def _start(
+        self, supervisor: Supervisor, *, bind: str, no_demo: bool, workers: int
+    ) -> None:
+        programs = _programs(bind=bind, workers=workers)
         if settings.USING_EMBEDDED_REDIS:
-            redis_handle = embedded_redis.start(
-                settings.EMBEDDED_REDIS_SOCKET, settings.VAR_DIR / "redis.db"
-            )
-            self.stdout.write(f"embedded Redis on {settings.EMBEDDED_REDIS_SOCKET}")
+            socket = settings.EMBEDDED_REDIS_SOCKET
+            if embedded_redis.is_running(socket):
+                self._log(f"using the Redis already answering on {socket}")
+            else:
+                supervisor.start(
+                    Program(
+                        "redis",
+                        embedded_redis.server_argv(
+                            socket, settings.VAR_DIR / "redis.db"
+                        ),
+                    )
+                )
+                _wait_for(lambda: embedded_redis.is_running(socket), "Redis", 30)
+                self._log(f"embedded Redis on {socket}")
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        python = sys.executable
-        env = dict(os.environ)
-        procs = {
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "evalhub",
+        supervisor.start(programs["worker"])
+        supervisor.start(programs["beat"])
+        if not no_demo:
+            self.stdout.write(
+                "creating demo tasks (their runs are scored by the worker)…"
+            )
+            call_command("seed_demo")
+        supervisor.start(programs["web"])
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"evalhub is up: http://{bind}/  (Ctrl-C stops everything)"
+            )
+        )
+
+    def _log(self, message: str) -> None:
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+        self.stderr.write(f"{stamp} up: {message}")
+
+
+def _programs(*, bind: str, workers: int) -> dict[str, Program]:
+    python = sys.executable
+    celery = [python, "-m", "celery", "-A", "evalhub"]
+    return {
+        "worker": Program(
+            "worker",
+            [
+                *celery,
                 "worker",
                 "-Q",
                 "scoring,default",
@@ -59,19 +105,24 @@ class Command(BaseCommand):
                 "-n",
                 f"worker-{os.getpid()}@%h",
             ],
-            "beat": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "evalhub",
+            # Its run is scored again anyway (acks_late, the sweeper): no need to
+            # wait for it to finish when the command is gone.
+            on_parent_death=signal.SIGKILL,
+        ),  # fmt: skip
+        "beat": Program(
+            "beat",
+            [
+                *celery,
                 "beat",
                 "--loglevel",
                 "INFO",
                 "--schedule",
                 str(settings.VAR_DIR / "celerybeat-schedule"),
             ],
-            "web": [
+        ),  # fmt: skip
+        "web": Program(
+            "web",
+            [
                 python,
                 "-m",
                 "gunicorn",
@@ -82,53 +133,20 @@ class Command(BaseCommand):
                 bind,
                 "--workers",
                 "2",
-                # One thread per process, as before gunicorn.conf.py: SQLite and
-                # the embedded Redis of the demo serve one machine's visitors.
+                # One thread per process, as before gunicorn.conf.py: SQLite and the
+                # embedded Redis of the demo serve one machine's visitors.
                 "--threads",
                 "1",
                 "--access-logfile",
                 "-",
             ],
-        }
-        running: dict[str, subprocess.Popen[bytes]] = {}
-        stopping = False
+        ),  # fmt: skip
+    }
 
-        def stop(*_: object) -> None:
-            nonlocal stopping
-            stopping = True
 
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
-        try:
-            for name in ("worker", "beat"):
-                running[name] = subprocess.Popen(procs[name], env=env)
-            if not no_demo:
-                self.stdout.write(
-                    "creating demo tasks (their runs are scored by the worker)…"
-                )
-                call_command("seed_demo")
-            running["web"] = subprocess.Popen(procs["web"], env=env)
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"evalhub is up: http://{bind}/  (Ctrl-C stops everything)"
-                )
-            )
-            while not stopping:
-                for name, proc in running.items():
-                    if proc.poll() is not None:
-                        self.stderr.write(
-                            f"{name} exited with status {proc.returncode}; stopping"
-                        )
-                        stopping = True
-                time.sleep(0.5)
-        finally:
-            for proc in running.values():
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGTERM)
-            deadline = time.monotonic() + 20
-            for proc in running.values():
-                try:
-                    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            embedded_redis.stop(redis_handle)
+def _wait_for(predicate, what: str, seconds: float) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise CommandError(f"{what} did not start within {seconds:g} s")
+        time.sleep(0.1)
