@@ -7,8 +7,9 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
+from evalhub.annotations import jobs
 from evalhub.annotations.models import Annotator, Judgement
-from evalhub.annotations.services import access
+from evalhub.annotations.services import access, systems
 from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
 
@@ -17,12 +18,10 @@ from evalhub.competitions.models import Registration, SharedTask, Team
 def rescore_after_scoring(
     sender: object, submission_id: int, test_set_ids: list[int], **kwargs: object
 ) -> None:
-    from evalhub.annotations import jobs
-
     judged = (
         Judgement.objects.filter(
             test_set_id__in=test_set_ids,
-            test_set__phase__task__task_type="mt_lexicon_probe",
+            test_set__phase__task__task_type=systems.SLUG,
         )
         .values_list("test_set_id", flat=True)
         .distinct()
