@@ -1,10 +1,17 @@
 """Task-type registry: slug -> "module:Class". Slugs are stored in the database and
-never renamed. Adding a task type is one line here."""
+never renamed. Adding a task type is one line here.
+
+Task types kept outside this package (a type under development, a test's toy type)
+are named in the environment variable ``EVALHUB_EXTRA_TASK_TYPES`` as
+``slug=module:Class`` items separated by commas. It is read at each call, so every
+process started with it (web, worker, ``evalhub score``) sees the same types.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 
 from tasks.base import TaskType
 
@@ -16,15 +23,32 @@ REGISTRY: dict[str, str] = {
 }
 
 
+EXTRA_ENV = "EVALHUB_EXTRA_TASK_TYPES"
+
+
 class UnknownTaskType(KeyError):
     pass
+
+
+def _entries() -> dict[str, str]:
+    entries = dict(REGISTRY)
+    for item in os.environ.get(EXTRA_ENV, "").split(","):
+        if not item.strip():
+            continue
+        slug, sep, path = (part.strip() for part in item.partition("="))
+        if not sep or not slug or ":" not in path:
+            raise ValueError(f"{EXTRA_ENV}: expected slug=module:Class, got {item!r}")
+        if slug in REGISTRY and REGISTRY[slug] != path:
+            raise ValueError(f"{EXTRA_ENV}: {slug!r} is a built-in task type")
+        entries[slug] = path
+    return entries
 
 
 @functools.cache
 def get(slug: str) -> TaskType:  # type: ignore[type-arg]
     """The task type instance for ``slug`` (imported on first use)."""
     try:
-        path = REGISTRY[slug]
+        path = _entries()[slug]
     except KeyError:
         raise UnknownTaskType(slug) from None
     module_name, _, class_name = path.partition(":")
@@ -36,4 +60,4 @@ def get(slug: str) -> TaskType:  # type: ignore[type-arg]
 
 
 def slugs() -> list[str]:
-    return list(REGISTRY)
+    return list(_entries())

@@ -1,14 +1,18 @@
-"""A newly scored mt_lexicon_probe run got automatic tags only: apply the stored
-judgements to it (and to nothing else: other runs' scores cannot change)."""
+"""What annotations adds to the core's flows: a newly scored mt_lexicon_probe run got
+automatic tags only, so apply the stored judgements to it (and to nothing else: other
+runs' scores cannot change); the annotation pages on such a task's dashboard; the
+header's "Annotate" link forgotten when who may annotate changes."""
 
 from __future__ import annotations
 
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
+from django.urls import reverse
 
+from evalhub.annotations import jobs
 from evalhub.annotations.models import Annotator, Judgement
-from evalhub.annotations.services import access
+from evalhub.annotations.services import access, systems
 from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
 
@@ -17,18 +21,29 @@ from evalhub.competitions.models import Registration, SharedTask, Team
 def rescore_after_scoring(
     sender: object, submission_id: int, test_set_ids: list[int], **kwargs: object
 ) -> None:
-    from evalhub.annotations import jobs
-
     judged = (
         Judgement.objects.filter(
             test_set_id__in=test_set_ids,
-            test_set__phase__task__task_type="mt_lexicon_probe",
+            test_set__phase__task__task_type=systems.SLUG,
         )
         .values_list("test_set_id", flat=True)
         .distinct()
     )
     for test_set_id in sorted(set(judged)):
         transaction.on_commit(lambda pk=test_set_id: jobs.rescore_judged_runs.delay(pk))
+
+
+@receiver(signals.dashboard_links, dispatch_uid="annotations-dashboard-links")
+def dashboard_links(
+    sender: object, task: SharedTask, **kwargs: object
+) -> tuple[str, list[tuple[str, str]]] | None:
+    if task.task_type != systems.SLUG:
+        return None
+    return "MT lexicon probing", [
+        ("Build a probe set", reverse("annotations:probe-set-build", args=[task.slug])),
+        ("Annotators", reverse("annotations:annotator-list", args=[task.slug])),
+        ("Annotate", reverse("annotations:annotation-list")),
+    ]
 
 
 # The header's "Annotate" link (access.header_may_annotate) depends on annotator

@@ -19,3 +19,8 @@ registration_decided = Signal()
 test_set_revealed = Signal()
 #: Sent with ``task_id`` when the organisers released a task's gold.
 gold_released = Signal()
+#: Sent (not after a commit: when the page is built) with ``task`` while its organiser
+#: dashboard is rendered. A receiver returns ``None`` or ``(heading, links)``, links
+#: being ``(label, url)`` pairs: what a feature app offers for this task (e.g. the
+#: annotation pages of an mt_lexicon_probe task). Receivers must not write.
+dashboard_links = Signal()

@@ -68,6 +68,21 @@ def test_organiser_assigns_and_removes_annotators_from_the_web(
     assert url in client.get(dashboard).content.decode()
 
 
+def test_only_an_mt_lexicon_probe_dashboard_links_the_annotation_pages(
+    client, mt_task, task, organiser
+):
+    """The core's dashboard asks ``signals.dashboard_links``; annotations answers for
+    its task type only."""
+    client.force_login(organiser)
+    pages = {}
+    for t in (mt_task, task):
+        url = reverse("competitions:task-dashboard", args=[t.slug])
+        pages[t.task_type] = client.get(url).content.decode()
+    assert "MT lexicon probing:" in pages["mt_lexicon_probe"]
+    assert 'href="/annotate/"' in pages["mt_lexicon_probe"]
+    assert "MT lexicon probing" not in pages["bilingual_term_alignment"]
+
+
 def test_participants_cannot_annotate_their_task(
     client, mt_task, mt_test_set, organiser, annotator, participant
 ):

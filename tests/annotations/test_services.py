@@ -4,7 +4,7 @@ import pytest
 
 from evalhub.annotations import jobs
 from evalhub.annotations.models import Judgement
-from evalhub.annotations.services import judging, page, rescoring
+from evalhub.annotations.services import judgements, judging, page, rescoring
 from evalhub.competitions import signals
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission
 from tasks.mt_lexicon_probe.tags import Tag, normalise_translation
@@ -97,14 +97,14 @@ def test_undo_keeps_history_and_restores_the_previous_score(
 
     undone = judging.undo(test_set=mt_test_set, user=organiser)
     assert undone.pk == second.pk and undone.retracted_by == organiser
-    assert judging.current_tags(test_set=mt_test_set) == {SHARED: Tag.CORRECT}
+    assert judgements.current_tags(test_set=mt_test_set) == {SHARED: Tag.CORRECT}
     rescoring.rescore_test_set(test_set_id=mt_test_set.pk)
     assert _score(wide, mt_test_set) == pytest.approx(1.0)
 
     judging.undo(test_set=mt_test_set, user=organiser)
-    assert judging.current_tags(test_set=mt_test_set) == {}
+    assert judgements.current_tags(test_set=mt_test_set) == {}
     assert judging.undo(test_set=mt_test_set, user=organiser) is None
-    history = judging.history(test_set=mt_test_set, probe_id=SHARED[0])
+    history = judgements.history(test_set=mt_test_set, probe_id=SHARED[0])
     assert [(j.pk, j.tag, j.annotator, j.is_active) for j in history] == [
         (second.pk, "w", organiser, False),
         (first.pk, "c", organiser, False),
@@ -122,7 +122,7 @@ def test_undo_retracts_only_the_users_own_judgement(
     mine = _tag(mt_test_set, organiser, SHARED, "w")
     _tag(mt_test_set, second, SHARED, "c")
     assert judging.undo(test_set=mt_test_set, user=organiser).pk == mine.pk
-    assert judging.current_tags(test_set=mt_test_set) == {SHARED: Tag.CORRECT}
+    assert judgements.current_tags(test_set=mt_test_set) == {SHARED: Tag.CORRECT}
 
 
 @fast
@@ -147,7 +147,7 @@ def test_cohen_kappa_between_two_annotators(
         mt_test_set, anna, ("verb-low-002", normalise_translation("Wir aus-klug.")), "w"
     )
 
-    [pair] = judging.agreement(test_set=mt_test_set)
+    [pair] = judgements.agreement(test_set=mt_test_set)
     # p_o = 3/4; p_e = (3/4)(2/4) + (1/4)(2/4) = 1/2; kappa = (3/4 - 1/2) / (1/2).
     assert (pair.first, pair.second) == ("anna", "org")
     assert pair.agreement.n_items == 4

@@ -1,2 +1,3 @@
-"""Annotation use cases: judging (record, undo, agreement), the annotation page,
-and re-scoring runs with the stored judgements."""
+"""Annotation use cases: judging (record, undo), reading judgements (current tags,
+history, agreement), the annotation page, and re-scoring runs with the stored
+judgements."""

@@ -1,25 +1,20 @@
-"""Recording, undoing and reading judgements; agreement between annotators.
+"""Recording and undoing judgements; each change queues the re-scoring of the test
+set's runs (after commit). Reading them (current tags, history, agreement) is
+``judgements``: re-scoring reads, so it must not import what queues it.
 
-The current tag of an item (probe, normalised translation) is its newest judgement
-that was not retracted, whoever gave it; undoing a judgement lets the previous one
-(if any) apply again. Each annotator's own newest judgement per item is what Cohen's
-kappa compares.
+Undoing a judgement lets the previous one (if any) apply again.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
-
 from django.db import transaction
 
+from evalhub.annotations import jobs
 from evalhub.annotations.models import Judgement
+from evalhub.annotations.services import systems
 from evalhub.competitions.models import TestSet
 from tasks.mt_lexicon_probe.probes import Pos
-from tasks.mt_lexicon_probe.scoring import Agreement, annotator_agreement
 from tasks.mt_lexicon_probe.tags import Tag, normalise_translation
-
-Item = tuple[str, str]  # (probe id, normalised translation)
 
 
 class InvalidJudgement(ValueError):
@@ -27,8 +22,6 @@ class InvalidJudgement(ValueError):
 
 
 def _after_change(test_set_id: int) -> None:
-    from evalhub.annotations import jobs
-
     transaction.on_commit(lambda: jobs.rescore_judged_runs.delay(test_set_id))
 
 
@@ -42,8 +35,6 @@ def record(
 ) -> Judgement:
     """Tag one item (every system whose translation of ``probe_id`` normalises to
     ``translation_key``) and queue the re-scoring of the test set's runs."""
-    from evalhub.annotations.services import systems
-
     parsed = Tag(tag) if tag in {t.value for t in Tag} else None
     if parsed is None:
         raise InvalidJudgement(f"unknown tag {tag!r}")
@@ -89,48 +80,3 @@ def undo(*, test_set: TestSet, user: object) -> Judgement | None:
         _after_change(test_set.pk)
     last.refresh_from_db()
     return last
-
-
-def current_tags(*, test_set: TestSet) -> dict[Item, Tag]:
-    """The tag each judged item has now: its newest active judgement."""
-    out: dict[Item, Tag] = {}
-    for probe_id, key, tag in (
-        Judgement.objects.filter(test_set=test_set, retracted_at__isnull=True)
-        .order_by("created_at", "pk")
-        .values_list("probe_id", "translation_key", "tag")
-    ):
-        out[(probe_id, key)] = Tag(tag)
-    return out
-
-
-def history(*, test_set: TestSet, probe_id: str) -> list[Judgement]:
-    """Every judgement of one probe item, newest first (retracted ones too)."""
-    return list(
-        Judgement.objects.filter(test_set=test_set, probe_id=probe_id)
-        .select_related("annotator", "retracted_by")
-        .order_by("-created_at", "-pk")
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class PairAgreement:
-    first: str
-    second: str
-    agreement: Agreement
-
-
-def agreement(*, test_set: TestSet) -> list[PairAgreement]:
-    """Cohen's kappa for every pair of annotators over the items both tagged."""
-    per_annotator: dict[str, dict[str, Tag]] = {}
-    for name, probe_id, key, tag in (
-        Judgement.objects.filter(test_set=test_set, retracted_at__isnull=True)
-        .order_by("created_at", "pk")
-        .values_list("annotator__username", "probe_id", "translation_key", "tag")
-    ):
-        per_annotator.setdefault(name, {})[f"{probe_id}\t{key}"] = Tag(tag)
-    out = []
-    for a, b in itertools.combinations(sorted(per_annotator), 2):
-        result = annotator_agreement(per_annotator[a], per_annotator[b])
-        if result.n_items:
-            out.append(PairAgreement(a, b, result))
-    return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalhub.annotations.models import Judgement
-from evalhub.annotations.services import access, judging, systems
+from evalhub.annotations.services import access, judgements, systems
 from evalhub.competitions.models import Score, SharedTask, TestSet
 from tasks.mt_lexicon_probe.annotation import (
     ProbeGroup,
@@ -97,7 +97,7 @@ def annotation_page(
     see the gold (organisers)."""
     show_references = access.can_see_references(user, test_set.phase.task)
     workspace = systems.load(test_set)
-    current = judging.current_tags(test_set=test_set)
+    current = judgements.current_tags(test_set=test_set)
     labels = {s.submission.pk: s.label for s in workspace.systems}
     runs = {s.submission.pk: s.run for s in workspace.systems}
     index = {p.id: i for i, p in enumerate(workspace.inputs.probes)}
@@ -162,13 +162,13 @@ def annotation_page(
         else None,
         "progress": progress(groups),
         "n_human": len(current),
-        "history": judging.history(test_set=test_set, probe_id=group.probe.id)
+        "history": judgements.history(test_set=test_set, probe_id=group.probe.id)
         if group
         else [],
         "tags": list(Tag),
         "pos_choices": [p.value for p in Pos],
         "freq_choices": [f.value for f in FreqClass],
-        "agreement": judging.agreement(test_set=test_set),
+        "agreement": judgements.agreement(test_set=test_set),
         **scores(test_set=test_set, user=user),
     }
 

@@ -14,7 +14,7 @@ import json
 
 from django.db import transaction
 
-from evalhub.annotations.services import judging, systems
+from evalhub.annotations.services import judgements, systems
 from evalhub.competitions.models import Evaluation, Score, TestSet
 from evalhub.competitions.services import leaderboard
 from evalhub.competitions.services.scoring import store_evaluation
@@ -37,21 +37,21 @@ def rescore_test_set(*, test_set_id: int) -> list[int]:
             return changed
         workspace = systems.load(test_set)
         task_type, settings = workspace.context.task_type, workspace.context.settings
-        current = judging.current_tags(test_set=test_set)
+        current = judgements.current_tags(test_set=test_set)
         memory = JudgementMemory(entries=current)
         probes = workspace.inputs.probes
         for system in workspace.systems:
-            judgements = {}
+            tags = {}
             for probe, text in zip(probes, system.run.translations, strict=True):
                 tag = current.get((probe.id, normalise_translation(text)))
                 if tag is not None:
-                    judgements[probe.id] = tag
+                    tags[probe.id] = tag
             report = task_type.score_judged(  # type: ignore[attr-defined]
                 system.run,
                 workspace.gold,
                 workspace.inputs,
                 settings,
-                judgements,
+                tags,
                 memory=memory,
             )
             if _unchanged(system.submission.pk, test_set, report):

@@ -165,7 +165,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
     settings = r.get(root, "settings", dict, {})
     task_type = None
     if isinstance(type_slug, str):
-        if type_slug not in registry.REGISTRY:
+        if type_slug not in registry.slugs():
             r.error(
                 root.value["task_type"].line,
                 f"unknown task type {type_slug!r}; known: {', '.join(registry.slugs())}",

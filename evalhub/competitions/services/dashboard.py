@@ -1,6 +1,7 @@
 """The organiser dashboard of a task: queue depth, runs being scored (with their
 worker and last heartbeat), failures with their reasons, submissions per day, and
-the registrations awaiting the organisers' approval."""
+the registrations awaiting the organisers' approval, and the links feature apps offer
+for the task (``signals.dashboard_links``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import date
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
+from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, Registration, SharedTask, Submission
 from evalhub.competitions.services import finals, teams
 
@@ -25,6 +27,8 @@ class Dashboard:
     pending_registrations: tuple[Registration, ...]
     #: Per phase: each team's chosen final runs and hidden runs.
     finals: tuple[tuple[Phase, list[dict[str, object]]], ...] = ()
+    #: (heading, ((label, url), ...)) per feature app that offers pages for the task.
+    links: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 def dashboard(*, task: SharedTask) -> Dashboard:
@@ -61,5 +65,11 @@ def dashboard(*, task: SharedTask) -> Dashboard:
         finals=tuple(
             (phase, finals.organiser_overview(phase=phase))
             for phase in task.phases.all()
+        ),
+        links=tuple(
+            (heading, tuple(links))
+            for _, answer in signals.dashboard_links.send(sender=SharedTask, task=task)
+            if answer is not None
+            for heading, links in [answer]
         ),
     )

@@ -1,0 +1,70 @@
+"""Plots and analyses: per run (of one evaluation) and per test set."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from evalhub.competitions.models.phases import TestSet
+from evalhub.competitions.models.scores import Evaluation
+
+
+def _plot_path(instance: Artefact, filename: str) -> str:
+    return f"plots/{instance.evaluation.submission_id}/{instance.evaluation.test_set_id}/{filename}"
+
+
+class Artefact(models.Model):
+    """A per-run plot (SVG + PNG) of one evaluation."""
+
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.CASCADE, related_name="artefacts"
+    )
+    key = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200)
+    svg = models.FileField(upload_to=_plot_path, max_length=500)
+    png = models.FileField(upload_to=_plot_path, max_length=500)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "key"], name="artefact_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of evaluation {self.evaluation_id}"
+
+
+def _task_artefact_path(instance: TaskArtefact, filename: str) -> str:
+    return f"plots/testsets/{instance.test_set_id}/{filename}"
+
+
+class TaskArtefact(models.Model):
+    """Task-level results for a test set: comparison plots and analyses
+    (e.g. difficulty bins). ``private`` data is organiser-only until gold release."""
+
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="task_artefacts"
+    )
+    key = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200)
+    svg = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
+    png = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
+    public_data = models.JSONField(default=dict, blank=True)
+    private_data = models.JSONField(default=dict, blank=True)
+    organiser_only = models.BooleanField(default=False)
+    #: The runs it draws or lists: a run hidden since keeps it from everyone but the
+    #: run's team and the organisers until the worker redraws it.
+    runs = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test_set", "key"], name="taskartefact_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of test set {self.test_set_id}"

@@ -1,0 +1,117 @@
+"""A task's phases and their test sets: public inputs and hidden gold files."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from evalhub.competitions.models.tasks import SharedTask
+
+
+class Phase(models.Model):
+    task = models.ForeignKey(
+        SharedTask, on_delete=models.CASCADE, related_name="phases"
+    )
+    slug = models.SlugField()
+    name = models.CharField(max_length=100)
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    daily_limit = models.PositiveIntegerField(
+        default=5, help_text="Runs per team per UTC day"
+    )
+    total_limit = models.PositiveIntegerField(
+        default=100, help_text="Runs per team in this phase"
+    )
+    failed_runs_count = models.BooleanField(
+        default=False, help_text="Failed runs count against limits"
+    )
+    max_final_runs = models.PositiveIntegerField(
+        default=1,
+        help_text="Final runs a team may choose for the private test sets' ranking "
+        "(a team that chooses none is ranked by its best public run); 0: every run "
+        "counts and the best one per team is ranked",
+    )
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "opens_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "slug"], name="phase_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task.slug} / {self.name}"
+
+    def is_open(self, now=None) -> bool:  # noqa: ANN001
+        now = now or timezone.now()
+        return self.opens_at <= now < self.closes_at
+
+
+class TestSet(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public"
+        PRIVATE = "private", "Private (hidden until revealed)"
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="test_sets")
+    slug = models.SlugField()
+    name = models.CharField(max_length=100)
+    visibility = models.CharField(
+        max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    revealed = models.BooleanField(
+        default=False, help_text="Private scores shown to everyone"
+    )
+    counts_for_ranking = models.BooleanField(default=True)
+    gold_version = models.PositiveIntegerField(
+        default=0, help_text="Bumped when gold is replaced"
+    )
+    order = models.PositiveIntegerField(default=0)
+
+    __test__ = False  # not a pytest test class
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["phase", "slug"], name="testset_slug_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phase} / {self.name}"
+
+    @property
+    def scores_public(self) -> bool:
+        return self.visibility == self.Visibility.PUBLIC or self.revealed
+
+
+def _data_path(instance: TestSetFile, filename: str) -> str:
+    kind = "gold" if instance.private else "inputs"
+    return f"tasks/{instance.test_set.phase.task_id}/testsets/{instance.test_set_id}/{kind}/{instance.role}/{filename}"
+
+
+class TestSetFile(models.Model):
+    """A public input or a hidden gold file of a test set (one per role)."""
+
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="files"
+    )
+    role = models.CharField(max_length=64)
+    private = models.BooleanField(help_text="Gold: never served to non-organisers")
+    file = models.FileField(upload_to=_data_path, max_length=500)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    uploaded_at = models.DateTimeField(auto_now=True)
+
+    __test__ = False
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test_set", "role"], name="testsetfile_role_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_set}: {self.role}"

@@ -1,0 +1,96 @@
+"""What scoring a run on a test set produced: the evaluation, one row per metric,
+and the scores kept from before a rescore."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from evalhub.competitions.models.phases import TestSet
+from evalhub.competitions.models.submissions import Submission
+
+
+class Evaluation(models.Model):
+    """The result of scoring one submission on one test set."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    scorer_version = models.CharField(max_length=32)
+    gold_version = models.PositiveIntegerField()
+    payload = models.JSONField(default=dict)
+    curves = models.JSONField(default=list)
+    warnings = models.JSONField(default=list)
+    detail = models.JSONField(
+        default=dict, help_text="Per-item outcomes: organiser-only until gold release"
+    )
+    created_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "test_set"], name="evaluation_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.submission_id} on test set {self.test_set_id}"
+
+
+class Score(models.Model):
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="scores"
+    )
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="scores"
+    )
+    metric = models.CharField(max_length=64)
+    value = models.FloatField(null=True)
+    scorer_version = models.CharField(max_length=32)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "test_set", "metric"], name="score_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["test_set", "metric", "value"])]
+
+    def __str__(self) -> str:
+        # No value: a private test set's scores must not show up in lists or logs.
+        return (
+            f"{self.metric} of run {self.submission_id} on test set {self.test_set_id}"
+        )
+
+
+class ScoreSnapshot(models.Model):
+    """A run's scores on a test set as they were before a rescore with other gold or
+    another scorer version: kept so organisers can compare old and new."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="score_snapshots"
+    )
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="score_snapshots"
+    )
+    scorer_version = models.CharField(max_length=32)
+    gold_version = models.PositiveIntegerField()
+    #: metric key -> value (None where the metric was undefined)
+    metrics = models.JSONField(default=dict)
+    scored_at = models.DateTimeField(help_text="When these scores were computed")
+
+    class Meta:
+        ordering = ["-scored_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "test_set", "scorer_version", "gold_version"],
+                name="scoresnapshot_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"run {self.submission_id} on {self.test_set_id}, gold v{self.gold_version}"
+        )

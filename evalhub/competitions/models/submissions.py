@@ -1,0 +1,164 @@
+"""A run: the ``Submission`` row is the truth about it.
+
+Workers claim it atomically, the sweeper finishes stuck ones, and pages read the row,
+never Celery's result store.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from evalhub.competitions.models.phases import Phase
+from evalhub.competitions.models.teams import Team
+
+
+def _run_path(instance: Submission, filename: str) -> str:
+    return f"tasks/{instance.phase.task_id}/runs/{instance.team_id}/{filename}"
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SCORING = "scoring", "Scoring"
+        SCORED = "scored", "Scored"
+        FAILED = "failed", "Failed"
+        REJECTED = "rejected", "Rejected"
+
+    FINAL_STATES = frozenset({Status.SCORED, Status.FAILED, Status.REJECTED})
+
+    class Failure(models.TextChoices):
+        FORMAT = "format", "Format error"
+        SCORER = "scorer", "Scorer error"
+        TIMEOUT = "timeout", "Time limit exceeded"
+        INFRASTRUCTURE = "infrastructure", "Infrastructure error"
+
+    phase = models.ForeignKey(
+        Phase, on_delete=models.CASCADE, related_name="submissions"
+    )
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="submissions",
+    )
+    file = models.FileField(upload_to=_run_path, max_length=500, blank=True)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField(default=0)
+    method_name = models.CharField(max_length=100)
+    method_description = models.TextField(blank=True)
+    is_baseline = models.BooleanField(default=False)
+    #: Hidden runs exist only for their team and the organisers (CodaLab's "show on
+    #: leaderboard" unticked): no leaderboard, run page, plot, export or API shows
+    #: them to anyone else. Runs are shown by default.
+    hidden = models.BooleanField(
+        default=False, help_text="Shown to its team and the organisers only"
+    )
+    #: Chosen by its team as one of the phase's final runs (see services/finals.py).
+    final_selected = models.BooleanField(default=False)
+    final_selected_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    failure_category = models.CharField(
+        max_length=16, choices=Failure.choices, blank=True
+    )
+    failure_message = models.TextField(blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    scorer_version = models.CharField(max_length=32, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    #: Which worker is scoring the row and when it last said it was alive.
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["phase", "team", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.team}, {self.method_name})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("competitions:run-detail", args=[self.pk])
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL_STATES
+
+    # --- single-row state transitions (atomic claims) ------------------------------
+    @classmethod
+    def claim(cls, pk: int) -> bool:
+        """queued -> scoring; exactly one caller wins."""
+        return (
+            cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
+                status=cls.Status.SCORING,
+                started_at=timezone.now(),
+                attempts=models.F("attempts") + 1,
+            )
+            == 1
+        )
+
+    @classmethod
+    def mark_scored(cls, pk: int, *, scorer_version: str, warnings: list[str]) -> bool:
+        return (
+            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
+                status=cls.Status.SCORED,
+                scorer_version=scorer_version,
+                warnings=warnings,
+                failure_category="",
+                failure_message="",
+                finished_at=timezone.now(),
+            )
+            == 1
+        )
+
+    @classmethod
+    def mark_failed(
+        cls,
+        pk: int,
+        *,
+        category: str,
+        message: str,
+        from_states: tuple[str, ...] = ("scoring",),
+    ) -> bool:
+        return (
+            cls.objects.filter(pk=pk, status__in=from_states).update(
+                status=cls.Status.FAILED,
+                failure_category=category,
+                failure_message=message,
+                finished_at=timezone.now(),
+            )
+            == 1
+        )
+
+    @classmethod
+    def requeue(cls, pk: int, *, from_state: str) -> bool:
+        return (
+            cls.objects.filter(pk=pk, status=from_state).update(
+                status=cls.Status.QUEUED, started_at=None, finished_at=None
+            )
+            == 1
+        )
+
+    @classmethod
+    def counting(cls) -> Q:
+        """Rows that count against a team's limits in their phase."""
+        return Q(
+            status__in=[cls.Status.QUEUED, cls.Status.SCORING, cls.Status.SCORED]
+        ) | Q(status=cls.Status.FAILED, phase__failed_runs_count=True)
+
+    def stuck_since(self) -> timedelta | None:
+        if self.status != self.Status.SCORING or self.started_at is None:
+            return None
+        return timezone.now() - self.started_at

@@ -1,0 +1,70 @@
+"""The layers are import-linter contracts (pyproject.toml, docs/architecture.md):
+``lint-imports`` runs here, so the one test command and CI fail on a broken one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.paths import REPO_ROOT
+
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def _lint_imports(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+def test_every_import_contract_is_kept():
+    result = _lint_imports()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def _write_package(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_circle_of_modules_breaks_the_build(tmp_path):
+    """The contract type import-linter lacks (tests/import_contracts.py) finds a
+    circle closed by an import inside a function, and names the lines."""
+    _write_package(
+        tmp_path,
+        {
+            "circ/__init__.py": "",
+            "circ/jobs.py": "from circ import service\n",
+            "circ/service.py": "def run():\n    from circ import jobs\n",
+            "circ/free.py": "from circ import service\n",
+        },
+    )
+    config = tmp_path / "contracts.toml"
+    config.write_text(
+        "[tool.importlinter]\n"
+        'root_packages = ["circ"]\n'
+        'contract_types = ["no_circles: tests.import_contracts.NoCirclesContract"]\n'
+        "[[tool.importlinter.contracts]]\n"
+        'name = "No circles"\n'
+        'type = "no_circles"\n'
+        'packages = ["circ"]\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}
+    result = _lint_imports("--config", str(config), env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "A circle of 2 modules" in result.stdout
+    assert "circ.service -> circ.jobs (l.2)" in result.stdout
+    assert "circ.free" not in result.stdout
+
+    (tmp_path / "circ/service.py").write_text("def run():\n    pass\n")
+    result = _lint_imports("--config", str(config), env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
