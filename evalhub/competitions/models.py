@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from evalhub.competitions.finite import FiniteJSONEncoder, check_number
 from evalhub.precompiled import Precompiled
 from tasks import registry
 
@@ -381,11 +382,13 @@ class Evaluation(models.Model):
     )
     scorer_version = models.CharField(max_length=32)
     gold_version = models.PositiveIntegerField()
-    payload = models.JSONField(default=dict)
-    curves = models.JSONField(default=list)
+    payload = models.JSONField(default=dict, encoder=FiniteJSONEncoder)
+    curves = models.JSONField(default=list, encoder=FiniteJSONEncoder)
     warnings = models.JSONField(default=list)
     detail = models.JSONField(
-        default=dict, help_text="Per-item outcomes: organiser-only until gold release"
+        default=dict,
+        encoder=FiniteJSONEncoder,
+        help_text="Per-item outcomes: organiser-only until gold release",
     )
     created_at = models.DateTimeField(auto_now=True)
 
@@ -415,7 +418,12 @@ class Score(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["submission", "test_set", "metric"], name="score_unique"
-            )
+            ),
+            models.CheckConstraint(  # PostgreSQL sorts NaN above infinity
+                condition=Q(value__isnull=True)
+                | Q(value__gt=float("-inf"), value__lt=float("inf")),
+                name="score_value_finite",
+            ),
         ]
         indexes = [models.Index(fields=["test_set", "metric", "value"])]
 
@@ -424,6 +432,10 @@ class Score(models.Model):
         return (
             f"{self.metric} of run {self.submission_id} on test set {self.test_set_id}"
         )
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        check_number(self.value, f"{self.metric} of run {self.submission_id}")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
 
 
 class ScoreSnapshot(models.Model):
@@ -439,7 +451,7 @@ class ScoreSnapshot(models.Model):
     scorer_version = models.CharField(max_length=32)
     gold_version = models.PositiveIntegerField()
     #: metric key -> value (None where the metric was undefined)
-    metrics = models.JSONField(default=dict)
+    metrics = models.JSONField(default=dict, encoder=FiniteJSONEncoder)
     scored_at = models.DateTimeField(help_text="When these scores were computed")
 
     class Meta:
@@ -499,8 +511,8 @@ class TaskArtefact(models.Model):
     title = models.CharField(max_length=200)
     svg = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
     png = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
-    public_data = models.JSONField(default=dict, blank=True)
-    private_data = models.JSONField(default=dict, blank=True)
+    public_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
+    private_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     organiser_only = models.BooleanField(default=False)
     #: The runs it draws or lists: a run hidden since keeps it from everyone but the
     #: run's team and the organisers until the worker redraws it.

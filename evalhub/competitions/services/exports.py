@@ -175,7 +175,7 @@ def figure_svg(*, test_set: TestSet, key: str, user: object) -> bytes:
         return fh.read()
 
 
-COMPARE_PREFIX = "compare-"
+COMPARE_PREFIX = analyses.COMPARE_PREFIX
 _capture = threading.local()
 _capture_lock = threading.Lock()
 
@@ -225,15 +225,16 @@ def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> byte
     from tasks.common.plotting import render_pdf
 
     wanted = artefact.key[len(COMPARE_PREFIX) :]
-    board = leaderboard.compute(test_set=test_set)
-    top_ids = [r.submission_id for r in board.rows[: analyses.MAX_RUNS_IN_PLOTS]]
+    # The runs the stored figure draws, in its order (a run that broke the drawing
+    # was left out of it).
+    drawn = [int(pk) for pk in artefact.runs]
     by_id = {
         ev.submission_id: ev
         for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=top_ids
+            test_set=test_set, submission_id__in=drawn
         ).select_related("submission__team")
     }
-    runs = analyses._run_details([by_id[pk] for pk in top_ids if pk in by_id])
+    runs = analyses._run_details([by_id[pk] for pk in drawn if pk in by_id])
     task = test_set.phase.task
     with _capturing_figures() as captured:
         task.type.comparison_plots(runs, task.parsed_settings())

@@ -11,6 +11,8 @@ same whenever they are recomputed.
 
 from __future__ import annotations
 
+import logging
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +23,11 @@ from django.db import transaction
 from evalhub.competitions.models import Evaluation, Submission, TestSet
 from evalhub.competitions.services import leaderboard, refreshes
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
-from tasks.base import JSON, Metric, ScoreReport
+from tasks.base import JSON, Metric, ScoreReport, TaskType
 from tasks.common import resampling as rs
 
 CONFIDENCE = rs.DEFAULT_CONFIDENCE
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +119,42 @@ def item_stats_of(
     )
     runs: list[tuple[Submission, rs.ItemStats]] = []
     for ev in evaluations:
-        report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
-        stats = task_type.item_statistics(report)
+        stats = _run_stats(task_type, ev)
         if stats is not None:
             runs.append((ev.submission, stats))
     if not runs:
         return []
     keys, _ = Counter(s.keys for _, s in runs).most_common(1)[0]
     return [(sub, s) for sub, s in runs if s.keys == keys]
+
+
+def _run_stats(task_type: TaskType, ev: Evaluation) -> rs.ItemStats | None:
+    """One run's per-item statistics, or None when the run cannot take part: its
+    metric is undefined (e.g. nothing judged yet: no interval, no band until it is)
+    or its stored outcome cannot be read. Logged; the other runs are unaffected."""
+    report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
+    try:
+        stats = task_type.item_statistics(report)
+        value = None if stats is None else stats.value()
+    except Exception:  # noqa: BLE001 - one run's bad outcome must not stop the rest
+        log.exception(
+            "statistics: run %s on test set %s left out (its outcome is unreadable)",
+            ev.submission_id,
+            ev.test_set_id,
+        )
+        return None
+    if value is not None and not math.isfinite(value):
+        log.warning(
+            "statistics: run %s on test set %s left out (metric undefined)",
+            ev.submission_id,
+            ev.test_set_id,
+        )
+        return None
+    return stats
+
+
+def _finite_interval(interval: rs.Interval) -> bool:
+    return all(math.isfinite(v) for v in (interval.value, interval.low, interval.high))
 
 
 def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
@@ -195,6 +226,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         "intervals": {
             str(sub.pk): iv.to_json()  # type: ignore[misc]
             for (sub, _), iv in zip(runs, intervals, strict=False)
+            if _finite_interval(iv)
         },
         "ladder": {
             "enabled": ranking.ladder,
