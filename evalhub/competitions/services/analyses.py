@@ -11,9 +11,10 @@ from typing import TypeVar
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from evalhub.competitions.finite import NonFiniteNumber, non_finite_paths
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
 from evalhub.competitions.services import leaderboard, refreshes, taskdata
-from tasks.base import Curve, Plot, RunDetail
+from tasks.base import Analysis, Curve, Plot, RunDetail
 
 MAX_RUNS_IN_PLOTS = 12
 COMPARE_PREFIX = "compare-"
@@ -71,6 +72,15 @@ def _isolated(
     except Exception:  # noqa: BLE001
         log.exception("%s failed without the runs that break it; kept as it was", what)
         return None
+
+
+def _finite(analysis: Analysis | None) -> Analysis | None:
+    """The analysis, if every number in it is finite (see ``finite.py``)."""
+    if analysis is not None:
+        bad = list(non_finite_paths({**analysis.public, **analysis.private}))
+        if bad:
+            raise NonFiniteNumber(f"not a finite number at {', '.join(bad[:5])}")
+    return analysis
 
 
 def _ts(runs: list[tuple[int, RunDetail]]) -> str:
@@ -136,7 +146,7 @@ def _refresh(test_set_id: int) -> list[str]:
     if all_scored:
         gold = taskdata.load_gold(test_set)
         analysed = _isolated(
-            lambda runs: ctx.task_type.analyse(runs, gold, ctx.settings),
+            lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
             all_scored,
             f"analysis of test set {test_set.pk}",
         )
