@@ -42,6 +42,14 @@ def non_finite_paths(value: object, path: str = "$") -> Iterator[str]:
             yield from non_finite_paths(item, f"{path}[{i}]")
 
 
+def check_json(value: object, where: str) -> None:
+    """Raise :class:`NonFiniteNumber` naming the paths of the non-finite numbers."""
+    paths = list(non_finite_paths(value))
+    if paths:
+        shown = ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
+        raise NonFiniteNumber(f"{where}: not a finite number at {shown}")
+
+
 class FiniteJSONEncoder(json.JSONEncoder):
     """The JSON encoder of the result columns: a NaN or an infinity raises
     :class:`NonFiniteNumber` naming its path instead of being written."""
@@ -51,8 +59,5 @@ class FiniteJSONEncoder(json.JSONEncoder):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def encode(self, o: object) -> str:
-        paths = list(non_finite_paths(o))
-        if paths:
-            shown = ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
-            raise NonFiniteNumber(f"not a finite number at {shown}")
+        check_json(o, "JSON column")
         return super().encode(o)

@@ -120,3 +120,42 @@ def test_the_score_column_refuses_nan_and_infinity(mt_runs, mt_test_set):
     for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(IntegrityError), transaction.atomic():
             Score.objects.filter(pk=score.pk).update(value=bad)
+
+
+def test_a_scorer_returning_nan_fails_that_run_only(
+    mt_runs, mt_test_set, mt_demo, monkeypatch, django_user_model, without_plots
+):
+    """A report with a NaN (a scorer bug) fails its run as a scorer error before
+    anything is stored; the other runs' scores and the refreshes are untouched."""
+    import dataclasses
+
+    from evalhub.competitions.models import Submission
+    from evalhub.competitions.services import scoring, teams
+    from tasks.mt_lexicon_probe.task import MtLexiconProbe
+
+    original = MtLexiconProbe.score
+
+    def nan_score(self, run, gold, inputs, settings):  # noqa: ANN001, ANN202
+        report = original(self, run, gold, inputs, settings)
+        return dataclasses.replace(
+            report, metrics={**report.metrics, "correct_low_mean": float("nan")}
+        )
+
+    monkeypatch.setattr(MtLexiconProbe, "score", nan_score)
+    user = django_user_model.objects.create_user("nan-maker")
+    teams.register(task=mt_test_set.phase.task, user=user, new_team_name="NaN")
+    sub = submit.submit_run(
+        phase=mt_test_set.phase,
+        user=user,
+        filename="nan.txt",
+        data=next(iter(mt_demo.runs[0][2].values())),
+        method_name="nan",
+    )
+    assert scoring.score_submission(submission_id=sub.pk) == "failed"
+    sub.refresh_from_db()
+    assert sub.failure_category == Submission.Failure.SCORER
+    assert not Evaluation.objects.filter(submission=sub).exists()
+    assert not Score.objects.filter(submission=sub).exists()
+    assert ranking_jobs.refresh_statistics(mt_test_set.pk) == "refreshed"
+    data = TestSetStatistics.objects.get(test_set=mt_test_set).data
+    assert set(data["intervals"]) == {str(s.pk) for s in mt_runs.values()}

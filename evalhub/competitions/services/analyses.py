@@ -11,7 +11,7 @@ from typing import TypeVar
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from evalhub.competitions.finite import NonFiniteNumber, non_finite_paths
+from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
 from evalhub.competitions.services import leaderboard, refreshes, taskdata
 from tasks.base import Analysis, Curve, Plot, RunDetail
@@ -77,9 +77,7 @@ def _isolated(
 def _finite(analysis: Analysis | None) -> Analysis | None:
     """The analysis, if every number in it is finite (see ``finite.py``)."""
     if analysis is not None:
-        bad = list(non_finite_paths({**analysis.public, **analysis.private}))
-        if bad:
-            raise NonFiniteNumber(f"not a finite number at {', '.join(bad[:5])}")
+        check_json({**analysis.public, **analysis.private}, "analysis")
     return analysis
 
 

@@ -29,7 +29,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from evalhub.competitions import signals
+from evalhub.competitions import finite, signals
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -254,6 +254,12 @@ def _score_all(
     for test_set, ctx, run in zip(test_sets, contexts, runs, strict=True):
         gold = taskdata.load_gold(test_set)
         report = task_type.score(run, gold, ctx.inputs, settings)
+        # Refused here, the run fails as a scorer error (nothing half-stored).
+        finite.check_json(
+            [dict(report.metrics), report.payload, report.detail]
+            + [c.to_json() for c in report.curves],
+            f"run {submission.pk} on test set {test_set.pk}",
+        )
         plots = task_type.plots(report, settings)
         results.append((test_set, report, plots))
     return results
