@@ -81,10 +81,11 @@ def test_one_failing_run_does_not_stop_the_analyses(
 
     bad = mt_runs["small"]
     original = MtLexiconProbe.comparison_plots
+    secret = "-".join(("gold", "item", "quoted"))
 
     def fragile(self, runs, settings):  # noqa: ANN001, ANN202
         if any(f"#{bad.pk})" in r.label for r in runs):
-            raise KeyError("broken detail")
+            raise KeyError(secret)
         return original(self, runs, settings)
 
     monkeypatch.setattr(MtLexiconProbe, "comparison_plots", fragile)
@@ -92,6 +93,8 @@ def test_one_failing_run_does_not_stop_the_analyses(
         keys = analyses.refresh(test_set_id=mt_test_set.pk)
     assert any(k.startswith("compare-") for k in keys)
     assert f"run {bad.pk}" in caplog.text
+    assert "KeyError" in caplog.text
+    assert secret not in caplog.text  # its text may quote gold: type and frames only
     artefact = TaskArtefact.objects.filter(
         test_set=mt_test_set, key__startswith="compare-"
     ).first()

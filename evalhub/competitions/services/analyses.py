@@ -11,6 +11,7 @@ from typing import TypeVar
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
 from evalhub.competitions.services import leaderboard, refreshes, taskdata
@@ -53,24 +54,34 @@ def _isolated(
     for ev in evaluations:
         try:
             runs.append((ev.submission_id, _run_detail(ev)))
+        except logs.FATAL:
+            raise
         except Exception:  # noqa: BLE001 - one run's bad outcome stops nothing else
-            log.exception("%s: run %s left out (unreadable)", what, ev.submission_id)
+            logs.error_without_text(
+                log, "%s: run %s left out (unreadable)", what, ev.submission_id
+            )
     try:
         return build([d for _, d in runs]), [pk for pk, _ in runs]
+    except logs.FATAL:
+        raise
     except Exception:  # noqa: BLE001
-        log.exception("%s failed over runs %s; finding the run", what, _ts(runs))
+        logs.error_without_text(log, "%s failed; finding the run", what)
     good = []
     for pk, detail in runs:
         try:
             build([detail])
+        except logs.FATAL:
+            raise
         except Exception:  # noqa: BLE001
             log.warning("%s: run %s left out (it breaks the drawing)", what, pk)
         else:
             good.append((pk, detail))
     try:
         return build([d for _, d in good]), [pk for pk, _ in good]
+    except logs.FATAL:
+        raise
     except Exception:  # noqa: BLE001
-        log.exception("%s failed without the runs that break it; kept as it was", what)
+        logs.error_without_text(log, "%s failed, kept as it was", what)
         return None
 
 
@@ -79,10 +90,6 @@ def _finite(analysis: Analysis | None) -> Analysis | None:
     if analysis is not None:
         check_json({**analysis.public, **analysis.private}, "analysis")
     return analysis
-
-
-def _ts(runs: list[tuple[int, RunDetail]]) -> str:
-    return ", ".join(f"#{pk}" for pk, _ in runs) or "(no run)"
 
 
 def refresh(*, test_set_id: int) -> list[str]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
 from evalhub.competitions.services import leaderboard, refreshes
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
@@ -136,8 +137,11 @@ def _run_stats(task_type: TaskType, ev: Evaluation) -> rs.ItemStats | None:
     try:
         stats = task_type.item_statistics(report)
         value = None if stats is None else stats.value()
+    except logs.FATAL:
+        raise
     except Exception:  # noqa: BLE001 - one run's bad outcome must not stop the rest
-        log.exception(
+        logs.error_without_text(
+            log,
             "statistics: run %s on test set %s left out (its outcome is unreadable)",
             ev.submission_id,
             ev.test_set_id,
