@@ -43,7 +43,13 @@ def non_finite_paths(value: object, path: str = "$") -> Iterator[str]:
 
 
 def check_json(value: object, where: str) -> None:
-    """Raise :class:`NonFiniteNumber` naming the paths of the non-finite numbers."""
+    """Raise :class:`NonFiniteNumber` naming the paths of the non-finite numbers
+    (the C encoder checks; the paths are looked for only when it refuses)."""
+    try:
+        json.dumps(value, allow_nan=False)
+        return
+    except (ValueError, TypeError):
+        pass
     paths = list(non_finite_paths(value))
     if paths:
         shown = ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
@@ -59,5 +65,8 @@ class FiniteJSONEncoder(json.JSONEncoder):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def encode(self, o: object) -> str:
-        check_json(o, "JSON column")
-        return super().encode(o)
+        try:
+            return super().encode(o)
+        except ValueError:
+            check_json(o, "JSON column")
+            raise
