@@ -162,3 +162,20 @@ def test_a_scorer_returning_nan_fails_that_run_only(
     assert ranking_jobs.refresh_statistics(mt_test_set.pk) == "refreshed"
     data = TestSetStatistics.objects.get(test_set=mt_test_set).data
     assert set(data["intervals"]) == {str(s.pk) for s in mt_runs.values()}
+
+
+def test_a_chart_that_cannot_be_drawn_leaves_the_numbers_stored(
+    mt_runs, mt_test_set, monkeypatch, caplog
+):
+    from evalhub.rankings.services import charts
+
+    def broken(**kwargs):  # noqa: ANN003, ANN202
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(charts, "interval_chart", broken)
+    with caplog.at_level(logging.ERROR):
+        assert ranking_jobs.refresh_statistics(mt_test_set.pk) == "refreshed"
+    assert f"interval chart of test set {mt_test_set.pk}" in caplog.text
+    row = TestSetStatistics.objects.get(test_set=mt_test_set)
+    assert set(row.data["intervals"]) == {str(s.pk) for s in mt_runs.values()}
+    assert not row.chart_svg

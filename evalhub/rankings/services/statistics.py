@@ -286,10 +286,16 @@ def _refresh(test_set_id: int) -> str:
 def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
     from evalhub.rankings.services import charts
 
+    try:
+        plot = charts.interval_chart(test_set=test_set, data=data)
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001 - the numbers are stored without their chart
+        logs.error_without_text(log, "interval chart of test set %s", test_set.pk)
+        plot = None
     for f in (row.chart_svg, row.chart_png):
         if f:
             f.delete(save=False)
-    plot = charts.interval_chart(test_set=test_set, data=data)
     if plot is None:
         return
     row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
