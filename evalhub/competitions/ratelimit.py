@@ -1,12 +1,22 @@
 """Rate limits on logins and run submissions, counted in Django's cache (Redis).
 
-Fixed windows: at most ``LOGIN_RATE`` login attempts per client address and user
-name, and ``SUBMIT_RATE`` submission attempts per user (or address when anonymous) in
-each window, whatever their outcome. Changes of final runs and run visibility (each
-one refreshes a phase's statistics and plots on the workers) are counted per user
-at ``SUBMIT_RATE`` too, in a bucket of their own. Over the limit the request gets a 429 with
-``Retry-After`` and never reaches the view. With the cache unreachable, requests pass
-(the limits protect the site, they must not take it down).
+Fixed windows, every attempt counted whatever its outcome:
+
+- **Logins**: at most ``LOGIN_RATE`` attempts per client address and user name, the
+  name normalised as Django authenticates it (NFKC, so a fullwidth ``ｏrganiser`` is
+  ``organiser``; case-folded too), and at most ``LOGIN_ADDRESS_RATE`` per client
+  address across all names (one password tried on many names).
+- **Submissions**: ``SUBMIT_RATE`` per user, the browser's session user or the API
+  token's user (an API app registers how a token names its user: the core does not
+  know tokens), so users behind one address or proxy have their own budgets; per
+  address only when no user is known.
+- **Changes of final runs and run visibility** (each one refreshes a phase's
+  statistics and plots on the workers) are counted per user at ``SUBMIT_RATE`` too,
+  in a bucket of their own.
+
+Over the limit the request gets a 429 with ``Retry-After`` and never reaches the view.
+With the cache unreachable, requests pass (the limits protect the site, they must not
+take it down).
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 
 from django.conf import settings
@@ -62,12 +73,41 @@ def client_address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "unknown")
 
 
-def _rule(request: HttpRequest) -> tuple[str, str, str] | None:
+#: Callables ``request -> user or None`` naming the user of a request that carries
+#: no session (e.g. an API token); set by feature apps in ``AppConfig.ready()``.
+USER_RESOLVERS: list[Callable[[HttpRequest], object | None]] = []
+
+
+def normalised_username(raw: str) -> str:
+    """The name Django authenticates (``UsernameField``: NFKC, stripped), case-folded
+    so that case variants share one budget."""
+    return unicodedata.normalize("NFKC", raw).strip().casefold()[:150]
+
+
+def _user(request: HttpRequest) -> object | None:
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return user
+    for resolve in USER_RESOLVERS:
+        found = resolve(request)
+        if found is not None:
+            return found
+    return None
+
+
+Rule = tuple[str, str, str]
+
+
+def _rules(request: HttpRequest) -> list[Rule]:
     if request.method != "POST":
-        return None
+        return []
     if LOGIN_PATHS.match(request.path_info):
-        username = request.POST.get("username", "").strip().lower()[:150]
-        return "login", f"{client_address(request)}|{username}", settings.LOGIN_RATE
+        address = client_address(request)
+        name = normalised_username(request.POST.get("username", ""))
+        return [
+            ("login", f"{address}|{name}", settings.LOGIN_RATE),
+            ("login-address", address, settings.LOGIN_ADDRESS_RATE),
+        ]
     scope = (
         "submit"
         if SUBMIT_PATHS.match(request.path_info)
@@ -75,15 +115,23 @@ def _rule(request: HttpRequest) -> tuple[str, str, str] | None:
         if CHOICE_PATHS.match(request.path_info)
         else None
     )
-    if scope is not None:
-        user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated:
-            joined = int(user.date_joined.timestamp())  # a reused pk is a new user
-            ident = f"user-{user.pk}-{joined}"
-        else:
-            ident = f"addr-{client_address(request)}"
-        return scope, ident, settings.SUBMIT_RATE
-    return None
+    if scope is None:
+        return []
+    user = _user(request)
+    if user is not None:
+        joined = int(user.date_joined.timestamp())  # type: ignore[attr-defined]
+        ident = f"user-{user.pk}-{joined}"  # type: ignore[attr-defined]
+    else:
+        ident = f"addr-{client_address(request)}"
+    return [(scope, ident, settings.SUBMIT_RATE)]
+
+
+_WHAT = {
+    "login": "login attempts",
+    "login-address": "login attempts",
+    "submit": "submissions",
+    "choice": "changes to your runs",
+}
 
 
 class RateLimitMiddleware:
@@ -93,25 +141,21 @@ class RateLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        rule = _rule(request)
-        if rule is not None:
-            scope, ident, rate = rule
+        wait, scope = 0, ""
+        for rule_scope, ident, rate in _rules(request):
             try:
-                wait = hit(scope, ident, rate)
+                waited = hit(rule_scope, ident, rate)
             except Exception:  # noqa: BLE001 - Redis down: fail open, loudly
-                log.warning("rate limit check failed for %s", scope)
-                wait = 0
-            if wait:
-                what = {
-                    "login": "login attempts",
-                    "submit": "submissions",
-                    "choice": "changes to your runs",
-                }[scope]
-                response = HttpResponse(
-                    f"Too many {what}; try again in {wait} s.",
-                    status=429,
-                    content_type="text/plain; charset=utf-8",
-                )
-                response["Retry-After"] = str(wait)
-                return response
+                log.warning("rate limit check failed for %s", rule_scope)
+                waited = 0
+            if waited > wait:
+                wait, scope = waited, rule_scope
+        if wait:
+            response = HttpResponse(
+                f"Too many {_WHAT[scope]}; try again in {wait} s.",
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+            response["Retry-After"] = str(wait)
+            return response
         return self.get_response(request)

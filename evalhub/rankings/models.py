@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from evalhub.competitions.finite import FiniteJSONEncoder
 from evalhub.competitions.models import Phase, TestSet
 from tasks.common import resampling
 
@@ -62,7 +63,7 @@ class TestSetStatistics(models.Model):
         TestSet, on_delete=models.CASCADE, related_name="statistics"
     )
     signature = models.CharField(max_length=200, blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     chart_svg = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     chart_png = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -15,6 +15,8 @@ from tasks.base import Curve, Plot, RunDetail  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
+# Labels carry user text (team and method names): plain text, never mathtext.
+matplotlib.rcParams["text.parse_math"] = False
 
 
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:

@@ -37,7 +37,8 @@ Formats (UTF-8; BOM, CRLF accepted; NFC; blank lines ignored except in runs)
                public file has no sixth column), pos in adj/noun/verb, freq_class in
                high/medium/low.
     references ``id<TAB>ref1|ref2`` (private gold; optional; empty lines allowed).
-    run        one translation per probe line, same order, same number of lines.
+    run        one translation per probe line, same order, same number of lines;
+               a run whose every line is empty is refused (nothing to score).
     judgements ``id<TAB>tag``, tag in u w m wf s f wd c (may be partial).
 
 Tagging (:mod:`.tags`), first rule wins: an annotator's judgement; the judgement
@@ -64,7 +65,8 @@ waterbird can be nice.`
 
 **Your run**: translate the sentences (the 5th column) with your system and upload
 **one translation per line, in the same order, with exactly as many lines as there are
-probes** (UTF-8; an empty line means no translation). Do not edit or post-process the
+probes** (UTF-8; an empty line means no translation; a run with no translation at
+all is refused: there is nothing to score). Do not edit or post-process the
 output: copying an unknown source word into the translation is what the evaluation
 detects.
 

@@ -195,6 +195,9 @@ def parse_run(data: bytes, file: str, probes: ProbeSet) -> Run:
             )
         raise FormatError.at(file, where, msg)
     blank = sum(1 for ln in lines if not ln.text.strip())
+    if n and blank == n:
+        # Nothing to score (every share would be 0/0): refused, not scored as null.
+        raise FormatError.at(file, 1, "the run has no translation: every line is empty")
     if blank:
         warnings.append(f"{blank} empty translation(s)")
     return Run(tuple(" ".join(ln.text.split()) for ln in lines), tuple(warnings))

@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.http import HttpRequest
 from django.utils import timezone
 
 from evalhub.api.models import ApiToken, digest_of
@@ -47,6 +48,15 @@ def authenticate(*, secret: str) -> object | None:
     if token.last_used_at is None or now - token.last_used_at > TOUCH_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user
+
+
+def user_of_request(request: HttpRequest) -> object | None:
+    """The user of a request's ``Authorization: Bearer`` token, or None: registered
+    with the core's rate limiter so API submissions count per user, not per address."""
+    scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return authenticate(secret=secret.strip())
 
 
 def revoke(*, user: object, token_id: int) -> bool:

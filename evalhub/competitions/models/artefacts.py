@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from evalhub.competitions.finite import FiniteJSONEncoder
 from evalhub.competitions.models.phases import TestSet
 from evalhub.competitions.models.scores import Evaluation
 
@@ -50,8 +51,8 @@ class TaskArtefact(models.Model):
     title = models.CharField(max_length=200)
     svg = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
     png = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
-    public_data = models.JSONField(default=dict, blank=True)
-    private_data = models.JSONField(default=dict, blank=True)
+    public_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
+    private_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     organiser_only = models.BooleanField(default=False)
     #: The runs it draws or lists: a run hidden since keeps it from everyone but the
     #: run's team and the organisers until the worker redraws it.

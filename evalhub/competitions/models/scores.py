@@ -4,7 +4,9 @@ and the scores kept from before a rescore."""
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Q
 
+from evalhub.competitions.finite import FiniteJSONEncoder, check_number
 from evalhub.competitions.models.phases import TestSet
 from evalhub.competitions.models.submissions import Submission
 
@@ -20,11 +22,13 @@ class Evaluation(models.Model):
     )
     scorer_version = models.CharField(max_length=32)
     gold_version = models.PositiveIntegerField()
-    payload = models.JSONField(default=dict)
-    curves = models.JSONField(default=list)
+    payload = models.JSONField(default=dict, encoder=FiniteJSONEncoder)
+    curves = models.JSONField(default=list, encoder=FiniteJSONEncoder)
     warnings = models.JSONField(default=list)
     detail = models.JSONField(
-        default=dict, help_text="Per-item outcomes: organiser-only until gold release"
+        default=dict,
+        encoder=FiniteJSONEncoder,
+        help_text="Per-item outcomes: organiser-only until gold release",
     )
     created_at = models.DateTimeField(auto_now=True)
 
@@ -54,7 +58,12 @@ class Score(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["submission", "test_set", "metric"], name="score_unique"
-            )
+            ),
+            models.CheckConstraint(  # PostgreSQL sorts NaN above infinity
+                condition=Q(value__isnull=True)
+                | Q(value__gt=float("-inf"), value__lt=float("inf")),
+                name="score_value_finite",
+            ),
         ]
         indexes = [models.Index(fields=["test_set", "metric", "value"])]
 
@@ -63,6 +72,10 @@ class Score(models.Model):
         return (
             f"{self.metric} of run {self.submission_id} on test set {self.test_set_id}"
         )
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        check_number(self.value, f"{self.metric} of run {self.submission_id}")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
 
 
 class ScoreSnapshot(models.Model):
@@ -78,7 +91,7 @@ class ScoreSnapshot(models.Model):
     scorer_version = models.CharField(max_length=32)
     gold_version = models.PositiveIntegerField()
     #: metric key -> value (None where the metric was undefined)
-    metrics = models.JSONField(default=dict)
+    metrics = models.JSONField(default=dict, encoder=FiniteJSONEncoder)
     scored_at = models.DateTimeField(help_text="When these scores were computed")
 
     class Meta:

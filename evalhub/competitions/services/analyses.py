@@ -4,33 +4,92 @@ bins)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from evalhub.competitions import logs
+from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
 from evalhub.competitions.services import leaderboard, refreshes, taskdata
-from tasks.base import Curve, Plot, RunDetail
+from tasks.base import Analysis, Curve, Plot, RunDetail
 
 MAX_RUNS_IN_PLOTS = 12
+COMPARE_PREFIX = "compare-"
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+def _run_detail(ev: Evaluation) -> RunDetail:
+    sub = ev.submission
+    return RunDetail(
+        label=f"{sub.team.name}: {sub.method_name} (#{sub.pk})",
+        detail=ev.detail,
+        curves=tuple(Curve.from_json(c) for c in ev.curves),
+        metrics={
+            s.metric: s.value
+            for s in sub.scores.all()
+            if s.test_set_id == ev.test_set_id
+        },
+    )
 
 
 def _run_details(evaluations: list[Evaluation]) -> list[RunDetail]:
-    details = []
+    return [_run_detail(ev) for ev in evaluations]
+
+
+def _isolated(
+    build: Callable[[list[RunDetail]], T],
+    evaluations: list[Evaluation],
+    what: str,
+) -> tuple[T, list[int]] | None:
+    """``build`` over every run's detail, and the runs it was built from. A run
+    whose stored outcome breaks it is left out (found by building from each run
+    alone, only after the whole failed) and logged; None if it fails even then,
+    so the section's previous artefacts are kept."""
+    runs: list[tuple[int, RunDetail]] = []
     for ev in evaluations:
-        sub = ev.submission
-        details.append(
-            RunDetail(
-                label=f"{sub.team.name}: {sub.method_name} (#{sub.pk})",
-                detail=ev.detail,
-                curves=tuple(Curve.from_json(c) for c in ev.curves),
-                metrics={
-                    s.metric: s.value
-                    for s in sub.scores.all()
-                    if s.test_set_id == ev.test_set_id
-                },
+        try:
+            runs.append((ev.submission_id, _run_detail(ev)))
+        except logs.FATAL:
+            raise
+        except Exception:  # noqa: BLE001 - one run's bad outcome stops nothing else
+            logs.error_without_text(
+                log, "%s: run %s left out (unreadable)", what, ev.submission_id
             )
-        )
-    return details
+    try:
+        return build([d for _, d in runs]), [pk for pk, _ in runs]
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001
+        logs.error_without_text(log, "%s failed; finding the run", what)
+    good = []
+    for pk, detail in runs:
+        try:
+            build([detail])
+        except logs.FATAL:
+            raise
+        except Exception:  # noqa: BLE001
+            log.warning("%s: run %s left out (it breaks the drawing)", what, pk)
+        else:
+            good.append((pk, detail))
+    try:
+        return build([d for _, d in good]), [pk for pk, _ in good]
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001
+        logs.error_without_text(log, "%s failed, kept as it was", what)
+        return None
+
+
+def _finite(analysis: Analysis | None) -> Analysis | None:
+    """The analysis, if every number in it is finite (see ``finite.py``)."""
+    if analysis is not None:
+        check_json({**analysis.public, **analysis.private}, "analysis")
+    return analysis
 
 
 def refresh(*, test_set_id: int) -> list[str]:
@@ -58,18 +117,28 @@ def _refresh(test_set_id: int) -> list[str]:
     }
     top = [by_id[pk] for pk in top_ids if pk in by_id]
     keys: list[str] = []
-    for plot in ctx.task_type.comparison_plots(_run_details(top), ctx.settings):
-        keys.append(
-            _save(
-                test_set,
-                f"compare-{plot.key}",
-                plot,
-                public={},
-                runs=[ev.submission_id for ev in top],
-                private={},
-                organiser_only=False,
+    kept: list[str] = []  # sections that failed keep their previous artefacts
+    compared = _isolated(
+        lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
+        top,
+        f"comparison plots of test set {test_set.pk}",
+    )
+    if compared is None:
+        kept.append(COMPARE_PREFIX)
+    else:
+        plots, drawn = compared
+        for plot in plots:
+            keys.append(
+                _save(
+                    test_set,
+                    f"{COMPARE_PREFIX}{plot.key}",
+                    plot,
+                    public={},
+                    runs=drawn,
+                    private={},
+                    organiser_only=False,
+                )
             )
-        )
 
     all_scored = list(
         Evaluation.objects.filter(
@@ -81,8 +150,15 @@ def _refresh(test_set_id: int) -> list[str]:
     )
     if all_scored:
         gold = taskdata.load_gold(test_set)
-        analysis = ctx.task_type.analyse(_run_details(all_scored), gold, ctx.settings)
-        if analysis is not None:
+        analysed = _isolated(
+            lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
+            all_scored,
+            f"analysis of test set {test_set.pk}",
+        )
+        if analysed is None:
+            kept.append("analysis")
+        elif analysed[0] is not None:
+            analysis, used = analysed
             keys.append(
                 _save(
                     test_set,
@@ -91,7 +167,7 @@ def _refresh(test_set_id: int) -> list[str]:
                     public=dict(analysis.public),
                     private=dict(analysis.private),
                     organiser_only=False,
-                    runs=[ev.submission_id for ev in all_scored],
+                    runs=used,
                 )
             )
             for plot in analysis.plots:
@@ -101,13 +177,15 @@ def _refresh(test_set_id: int) -> list[str]:
                         f"analysis-{plot.key}",
                         plot,
                         public={},
-                        runs=[ev.submission_id for ev in all_scored],
+                        runs=used,
                         private={},
                         organiser_only=False,
                     )
                 )
     with transaction.atomic():
         stale = TaskArtefact.objects.filter(test_set=test_set).exclude(key__in=keys)
+        for prefix in kept:
+            stale = stale.exclude(key__startswith=prefix)
         for artefact in stale:
             _delete_files(artefact)
         stale.delete()

@@ -8,7 +8,6 @@ export."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import tempfile
@@ -27,7 +26,14 @@ from evalhub.competitions.models import (
     TaskArtefact,
     TestSet,
 )
-from evalhub.competitions.services import access, analyses, leaderboard, pages
+from evalhub.competitions.services import (
+    access,
+    analyses,
+    leaderboard,
+    pages,
+    tables,
+)
+from evalhub.competitions.services.tables import latex_escape
 from tasks.base import Metric, Plot
 
 
@@ -59,16 +65,20 @@ def leaderboard_csv(*, phase: Phase, user: object) -> str:
     """One row per (test set, ranked run); metric values as stored (full precision)."""
     boards = visible_boards(phase=phase, user=user)
     metric_keys = [m.key for m in phase.task.type.metrics]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["test_set", "rank", "team", "run", "method", "submitted_at", "baseline"]
-        + metric_keys
-    )
+    header = [
+        "test_set",
+        "rank",
+        "team",
+        "run",
+        "method",
+        "submitted_at",
+        "baseline",
+    ] + metric_keys
+    rows = []
     for ts, board in boards:
         for row in board.rows:
             values = {key: value for key, value, _ in row.metrics}
-            writer.writerow(
+            rows.append(
                 [
                     ts.slug,
                     row.rank,
@@ -78,32 +88,9 @@ def leaderboard_csv(*, phase: Phase, user: object) -> str:
                     row.submitted_at.isoformat(),
                     "yes" if row.is_baseline else "no",
                 ]
-                + [
-                    "" if values.get(k) is None else repr(values[k])
-                    for k in metric_keys
-                ]
+                + ["" if values.get(k) is None else values[k] for k in metric_keys]
             )
-    return out.getvalue()
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return tables.csv_text(header, rows)
 
 
 def _latex_number(metric: Metric, value: float | None) -> str:
@@ -132,18 +119,7 @@ def leaderboard_latex(*, phase: Phase, user: object) -> str:
     for ts, board in boards:
         values = [{key: value for key, value, _ in row.metrics} for row in board.rows]
         best = {m.key: _best(m, [v.get(m.key) for v in values]) for m in metrics}
-        header = " & ".join(
-            ["Rank", "Team", "Method"] + [latex_escape(m.label) for m in metrics]
-        )
-        lines = [
-            "",
-            "\\begin{table}[t]",
-            "\\centering",
-            "\\begin{tabular}{rll" + "r" * len(metrics) + "}",
-            "\\toprule",
-            header + " \\\\",
-            "\\midrule",
-        ]
+        body = []
         for row, row_values in zip(board.rows, values, strict=True):
             cells = [
                 str(row.rank),
@@ -157,16 +133,18 @@ def leaderboard_latex(*, phase: Phase, user: object) -> str:
                 if value is not None and value == best[m.key]:
                     text = f"\\textbf{{{text}}}"
                 cells.append(text)
-            lines.append(" & ".join(cells) + " \\\\")
-        lines += [
-            "\\bottomrule",
-            "\\end{tabular}",
-            f"\\caption{{{latex_escape(phase.task.title)}, "
-            f"{latex_escape(phase.name)}: {latex_escape(ts.name)}.}}",
-            f"\\label{{tab:{_label(phase.task.slug)}-{_label(phase.slug)}-{_label(ts.slug)}}}",
-            "\\end{table}",
-        ]
-        parts += lines
+            body.append(cells)
+        parts.append("")
+        parts += tables.booktabs(
+            columns="rll" + "r" * len(metrics),
+            header=["Rank", "Team", "Method"]
+            + [latex_escape(m.label) for m in metrics],
+            rows=body,
+            caption=f"{latex_escape(phase.task.title)}, "
+            f"{latex_escape(phase.name)}: {latex_escape(ts.name)}.",
+            label=f"tab:{_label(phase.task.slug)}-{_label(phase.slug)}-{_label(ts.slug)}",
+            placement="[t]",
+        )
     return "\n".join(parts) + "\n"
 
 
@@ -197,7 +175,7 @@ def figure_svg(*, test_set: TestSet, key: str, user: object) -> bytes:
         return fh.read()
 
 
-COMPARE_PREFIX = "compare-"
+COMPARE_PREFIX = analyses.COMPARE_PREFIX
 _capture = threading.local()
 _capture_lock = threading.Lock()
 
@@ -247,15 +225,16 @@ def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> byte
     from tasks.common.plotting import render_pdf
 
     wanted = artefact.key[len(COMPARE_PREFIX) :]
-    board = leaderboard.compute(test_set=test_set)
-    top_ids = [r.submission_id for r in board.rows[: analyses.MAX_RUNS_IN_PLOTS]]
+    # The runs the stored figure draws, in its order (a run that broke the drawing
+    # was left out of it).
+    drawn = [int(pk) for pk in artefact.runs]
     by_id = {
         ev.submission_id: ev
         for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=top_ids
+            test_set=test_set, submission_id__in=drawn
         ).select_related("submission__team")
     }
-    runs = analyses._run_details([by_id[pk] for pk in top_ids if pk in by_id])
+    runs = analyses._run_details([by_id[pk] for pk in drawn if pk in by_id])
     task = test_set.phase.task
     with _capturing_figures() as captured:
         task.type.comparison_plots(runs, task.parsed_settings())
@@ -274,7 +253,7 @@ def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
     metric_keys = [m.key for m in phase.task.type.metrics]
     test_sets = list(phase.test_sets.all())
     manifest = io.StringIO()
-    writer = csv.writer(manifest, lineterminator="\n")
+    writer = tables.CsvWriter(manifest)
     writer.writerow(
         [
             "run",
@@ -320,7 +299,7 @@ def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
                     name,
                 ]
                 + [
-                    "" if values.get((ts.pk, k)) is None else repr(values[(ts.pk, k)])
+                    "" if values.get((ts.pk, k)) is None else values[(ts.pk, k)]
                     for ts in test_sets
                     for k in metric_keys
                 ]

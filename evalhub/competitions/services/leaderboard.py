@@ -435,8 +435,9 @@ def compute(*, test_set: TestSet, include_hidden: bool = False) -> Board:
                 final=include_hidden and sub.final_selected,
             )
         )
-    if any(r.band is None for r in rows if not r.hidden):
-        # A run the worker has not seen yet: bands would be misleading.
+    if any(r.band is None for r in rows if not r.hidden and r.primary is not None):
+        # A run the worker has not seen yet: bands would be misleading. (A run
+        # whose primary metric is undefined has no band and takes none away.)
         rows = [dataclasses.replace(r, band=None) for r in rows]
     return Board(
         test_set_id=test_set.pk,

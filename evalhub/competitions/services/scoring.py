@@ -18,7 +18,6 @@ import logging
 import os
 import socket
 import threading
-import traceback
 import uuid
 from datetime import timedelta
 
@@ -29,7 +28,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from evalhub.competitions import signals
+from evalhub.competitions import finite, logs, signals
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -179,15 +178,8 @@ def _score_claimed(submission_id: int, token: str) -> str:
             message="Scoring ran out of memory on this run.",
         )
         return "failed"
-    except Exception as exc:  # noqa: BLE001 - any scorer bug must end in a final state
-        # The exception text may quote gold items: log its type and frames only.
-        frames = "".join(traceback.format_tb(exc.__traceback__))
-        log.error(
-            "scorer error on submission %s: %s\n%s",
-            submission_id,
-            type(exc).__name__,
-            frames,
-        )
+    except Exception:  # noqa: BLE001 - any scorer bug must end in a final state
+        logs.error_without_text(log, "scorer error on submission %s", submission_id)
         _fail(
             submission_id,
             token,
@@ -254,6 +246,12 @@ def _score_all(
     for test_set, ctx, run in zip(test_sets, contexts, runs, strict=True):
         gold = taskdata.load_gold(test_set)
         report = task_type.score(run, gold, ctx.inputs, settings)
+        # Refused here, the run fails as a scorer error (nothing half-stored).
+        finite.check_json(
+            [dict(report.metrics), report.payload, report.detail]
+            + [c.to_json() for c in report.curves],
+            f"run {submission.pk} on test set {test_set.pk}",
+        )
         plots = task_type.plots(report, settings)
         results.append((test_set, report, plots))
     return results

@@ -4,13 +4,11 @@ unreleased runs) are organiser-only."""
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import access
-from evalhub.competitions.services.exports import latex_escape
+from evalhub.competitions.services import access, tables
+from evalhub.competitions.services.tables import latex_escape
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import statistics
 
@@ -124,35 +122,24 @@ def as_json(page: dict[str, object]) -> dict[str, object]:
 
 
 def as_csv(page: dict[str, object]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
+    """Every pair of runs once; team names as text cells, numbers as numbers."""
     runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
-    writer.writerow(
+    rows = [
         [
-            "run_a",
-            "team_a",
-            "run_b",
-            "team_b",
-            "delta",
-            "p_randomisation",
-            "p_bootstrap",
+            a.submission_id,
+            a.team,
+            b.submission_id,
+            b.team,
+            f"{a.value - b.value:.6f}",
+            f"{cell['p_randomisation']:.6f}",
+            f"{cell['p_bootstrap']:.6f}",
         ]
-    )
-    for a, row in page["cells"]:  # type: ignore[attr-defined]
-        for b, cell in zip(runs, row, strict=True):
-            if a.index < b.index:
-                writer.writerow(
-                    [
-                        a.submission_id,
-                        a.team,
-                        b.submission_id,
-                        b.team,
-                        f"{a.value - b.value:.6f}",
-                        f"{cell['p_randomisation']:.6f}",
-                        f"{cell['p_bootstrap']:.6f}",
-                    ]
-                )
-    return out.getvalue()
+        for a, row in page["cells"]  # type: ignore[attr-defined]
+        for b, cell in zip(runs, row, strict=True)
+        if a.index < b.index
+    ]
+    header = ["run_a", "team_a", "run_b", "team_b", "delta", "p_randomisation"]
+    return tables.csv_text([*header, "p_bootstrap"], rows)
 
 
 def as_latex(page: dict[str, object]) -> str:
@@ -160,18 +147,7 @@ def as_latex(page: dict[str, object]) -> str:
     approximate randomisation against every other system (bold: p < alpha)."""
     runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
     metric = page["metric"]
-    cols = "".join("r" for _ in runs)
-    lines = [
-        r"\begin{table}",
-        r"\centering",
-        rf"\begin{{tabular}}{{rllr{cols}}}",
-        r"\toprule",
-        "Band & \\# & System & "
-        + latex_escape(metric.label)  # type: ignore[attr-defined]
-        + "".join(f" & {r.index}" for r in runs)
-        + r" \\",
-        r"\midrule",
-    ]
+    body = []
     for r, row in page["cells"]:  # type: ignore[attr-defined]
         cells = []
         for cell in row:
@@ -179,14 +155,9 @@ def as_latex(page: dict[str, object]) -> str:
             cells.append(rf"\textbf{{{text}}}" if cell["significant"] else text)
         system = latex_escape(f"{r.team} ({r.method})")
         score = r.interval.replace("±", r"$\pm$") if r.interval else f"{r.value:.4f}"
-        lines.append(
-            f"{r.band} & {r.index} & {system} & {score} & " + " & ".join(cells) + r" \\"
-        )
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        r"\caption{"
-        + latex_escape(
+        body.append([str(r.band), str(r.index), system, score, *cells])
+    caption = (
+        latex_escape(
             f"{metric.label} with {page['samples']}-sample paired bootstrap 95% "  # type: ignore[attr-defined]
             f"intervals (seed {page['seed']}); p-values of approximate "
             f"randomisation; bold: p < {page['alpha']}; systems in one band are "
@@ -194,8 +165,14 @@ def as_latex(page: dict[str, object]) -> str:
         )
         + r"\texttt{"
         + latex_escape(str(page["signature"]))
-        + "}}",
-        r"\end{table}",
-        "",
-    ]
+        + "}"
+    )
+    lines = tables.booktabs(
+        columns="rllr" + "r" * len(runs),
+        header=["Band", "\\#", "System", latex_escape(metric.label)]  # type: ignore[attr-defined]
+        + [str(r.index) for r in runs],
+        rows=body,
+        caption=caption,
+    )
+    lines.append("")
     return "\n".join(lines)

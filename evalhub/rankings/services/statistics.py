@@ -11,6 +11,8 @@ same whenever they are recomputed.
 
 from __future__ import annotations
 
+import logging
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,13 +20,15 @@ from dataclasses import dataclass, field
 from django.core.files.base import ContentFile
 from django.db import transaction
 
+from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
 from evalhub.competitions.services import leaderboard, refreshes
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
-from tasks.base import JSON, Metric, ScoreReport
+from tasks.base import JSON, Metric, ScoreReport, TaskType
 from tasks.common import resampling as rs
 
 CONFIDENCE = rs.DEFAULT_CONFIDENCE
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +120,45 @@ def item_stats_of(
     )
     runs: list[tuple[Submission, rs.ItemStats]] = []
     for ev in evaluations:
-        report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
-        stats = task_type.item_statistics(report)
+        stats = _run_stats(task_type, ev)
         if stats is not None:
             runs.append((ev.submission, stats))
     if not runs:
         return []
     keys, _ = Counter(s.keys for _, s in runs).most_common(1)[0]
     return [(sub, s) for sub, s in runs if s.keys == keys]
+
+
+def _run_stats(task_type: TaskType, ev: Evaluation) -> rs.ItemStats | None:
+    """One run's per-item statistics, or None when the run cannot take part: its
+    metric is undefined (e.g. nothing judged yet: no interval, no band until it is)
+    or its stored outcome cannot be read. Logged; the other runs are unaffected."""
+    report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
+    try:
+        stats = task_type.item_statistics(report)
+        value = None if stats is None else stats.value()
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001 - one run's bad outcome must not stop the rest
+        logs.error_without_text(
+            log,
+            "statistics: run %s on test set %s left out (its outcome is unreadable)",
+            ev.submission_id,
+            ev.test_set_id,
+        )
+        return None
+    if value is not None and not math.isfinite(value):
+        log.warning(
+            "statistics: run %s on test set %s left out (metric undefined)",
+            ev.submission_id,
+            ev.test_set_id,
+        )
+        return None
+    return stats
+
+
+def _finite_interval(interval: rs.Interval) -> bool:
+    return all(math.isfinite(v) for v in (interval.value, interval.low, interval.high))
 
 
 def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
@@ -195,6 +230,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         "intervals": {
             str(sub.pk): iv.to_json()  # type: ignore[misc]
             for (sub, _), iv in zip(runs, intervals, strict=False)
+            if _finite_interval(iv)
         },
         "ladder": {
             "enabled": ranking.ladder,
@@ -250,10 +286,16 @@ def _refresh(test_set_id: int) -> str:
 def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
     from evalhub.rankings.services import charts
 
+    try:
+        plot = charts.interval_chart(test_set=test_set, data=data)
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001 - the numbers are stored without their chart
+        logs.error_without_text(log, "interval chart of test set %s", test_set.pk)
+        plot = None
     for f in (row.chart_svg, row.chart_png):
         if f:
             f.delete(save=False)
-    plot = charts.interval_chart(test_set=test_set, data=data)
     if plot is None:
         return
     row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)

@@ -154,6 +154,16 @@ def test_run_empty_translations_and_trailing_blank_lines():
     assert any("1 empty translation" in w for w in run.warnings)
 
 
+def test_run_of_empty_lines_is_refused_nothing_to_score():
+    """Issue 15: 1,000,000 empty lines were accepted and scored as undefined shares."""
+    for data in (b"\n" * 3, b"\n" * 1_000_000, b" \n\t\n\n\n"):
+        with pytest.raises(FormatError) as exc:
+            parse_run(data, "run.txt", _probes())
+        (problem,) = exc.value.problems
+        assert (problem.line, problem.file) == (1, "run.txt")
+        assert "no translation" in problem.message
+
+
 def test_references_may_have_empty_lines_and_ids_without_refs():
     refs = parse_references(
         b"adj-high-001\tneu|frisch\n\nverb-medium-001\n", "r.tsv", _probes()
