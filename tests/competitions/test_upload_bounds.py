@@ -6,14 +6,12 @@ still reaches the run page with file and line."""
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 
 from evalhub.competitions import jobs, sandbox
-from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
-from evalhub.competitions.services import bundles, datasets, submit, teams
+from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.services import bundles, submit
 from tests.zips import zip_bomb, zip_bytes
 
 pytestmark = pytest.mark.django_db
@@ -27,30 +25,6 @@ def _until(predicate, timeout: float = 60):  # noqa: ANN001, ANN202
             return value
         time.sleep(0.2)
     raise AssertionError("condition not reached before the deadline")
-
-
-@pytest.fixture
-def alignment_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
-    from tasks import registry
-
-    demo = registry.get("sentence_alignment").demo(seed=0)
-    task = SharedTask.objects.create(
-        slug="align", title="Align", task_type="sentence_alignment",
-        task_settings=dict(demo.settings), state="published",
-    )  # fmt: skip
-    task.organisers.add(organiser)
-    now = timezone.now()
-    phase = Phase.objects.create(
-        task=task, slug="test", name="Test", opens_at=now - timedelta(days=1),
-        closes_at=now + timedelta(days=1), daily_limit=5, total_limit=5,
-    )  # fmt: skip
-    for ts in demo.test_sets:
-        test_set = TestSet.objects.create(phase=phase, slug=ts.name, name=ts.name)
-        for role, data in {**ts.inputs, **ts.gold}.items():
-            datasets.store_file(test_set=test_set, role=role, filename=role, data=data)
-    user = django_user_model.objects.create_user("aligner")
-    team = teams.register(task=task, user=user, new_team_name="Aligners").team
-    return phase, user, team
 
 
 def test_the_zip_bomb_is_refused_in_the_request_without_inflating_it(alignment_phase):
