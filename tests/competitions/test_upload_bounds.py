@@ -8,10 +8,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.urls import reverse
 
 from evalhub.competitions import jobs, sandbox
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import bundles, submit
+from evalhub.competitions.services import bundles, scoring, submit
 from tests.zips import zip_bomb, zip_bytes
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +79,7 @@ def _large_bad_run(demo_run: bytes, size: int) -> bytes:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_large_file_is_checked_by_a_worker_not_the_request(
-    submit_run, demo_run, phase, team, worker
+    submit_run, demo_run, phase, team, participant, client, worker
 ):
     data = _large_bad_run(demo_run, 3 * 1024 * 1024)
     started = time.monotonic()
@@ -93,6 +94,9 @@ def test_a_large_file_is_checked_by_a_worker_not_the_request(
     )
     assert f"run.tsv, line {line}" in rejected.failure_message
     assert submit.allowance(phase=phase, team=team).total_left == phase.total_limit
+    client.force_login(participant)
+    page = client.get(reverse("competitions:run-status", args=[sub.pk]))
+    assert f"run.tsv, line {line}: " in page.content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -118,6 +122,15 @@ def test_validating_twice_is_a_no_op(submit_run, settings):
     sub.refresh_from_db()
     assert sub.status == Submission.Status.REJECTED
     assert "run.tsv, line 2" in sub.failure_message
+
+
+def test_the_sweeper_resends_a_lost_validation_job(submit_run, demo_run, settings):
+    settings.INLINE_VALIDATION_BYTES = 0
+    sub = submit_run(demo_run)
+    Submission.objects.filter(pk=sub.pk).update(enqueued_at=None)
+    assert scoring.sweep()["reenqueued"] == 1
+    sub.refresh_from_db()
+    assert sub.status == Submission.Status.VALIDATING and sub.enqueued_at
 
 
 def test_validating_counts_against_the_limits_until_decided(
