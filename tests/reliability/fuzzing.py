@@ -269,16 +269,20 @@ def suite(slug: str, *, max_examples: int = 60) -> dict[str, Callable[..., None]
     def test_request_refuses_bombs_before_parsing() -> None:
         from evalhub.competitions.services import validation
 
-        started = time.monotonic()
-        for member in ("a.txt", "doc.align"):
-            for bomb in (zip_bomb(member), zip_bomb(member, 60 * 1024 * 1024)):
-                try:
-                    validation.precheck(data=bomb, filename="run.zip")
-                except FormatError as exc:
-                    assert "inflates" in str(exc)
-                else:
-                    raise AssertionError("a bomb passed the request's checks")
-        assert time.monotonic() - started < REQUEST_BOUND * 2
+        bombs = [
+            build(member)
+            for member in ("a.txt", "doc.align")
+            for build in (zip_bomb, lambda m: zip_bomb(m, 60 * 1024 * 1024))
+        ]
+        for bomb in bombs:
+            started = time.monotonic()
+            try:
+                validation.precheck(data=bomb, filename="run.zip")
+            except FormatError as exc:
+                assert "inflates" in str(exc)
+            else:
+                raise AssertionError("a bomb passed the request's checks")
+            assert time.monotonic() - started < REQUEST_BOUND
 
     tests = {name: fn for name, fn in locals().items() if name.startswith("test_")}
     zipped = {
