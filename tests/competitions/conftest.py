@@ -12,15 +12,12 @@ from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services import datasets, teams
 
 
-@pytest.fixture
-def alignment_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
-    """A sentence-alignment task (the demo data), its open phase with both test
-    sets, and an approved participant: (phase, user, team)."""
+def _demo_phase(slug: str, organiser, django_user_model):  # noqa: ANN001, ANN202
     from tasks import registry
 
-    demo = registry.get("sentence_alignment").demo(seed=0)
+    demo = registry.get(slug).demo(seed=0)
     task = SharedTask.objects.create(
-        slug="align", title="Align", task_type="sentence_alignment",
+        slug=slug.replace("_", "-"), title=slug, task_type=slug,
         task_settings=dict(demo.settings), state="published",
     )  # fmt: skip
     task.organisers.add(organiser)
@@ -33,6 +30,19 @@ def alignment_phase(organiser, isolated_storage, django_user_model):  # noqa: AN
         test_set = TestSet.objects.create(phase=phase, slug=ts.name, name=ts.name)
         for role, data in {**ts.inputs, **ts.gold}.items():
             datasets.store_file(test_set=test_set, role=role, filename=role, data=data)
-    user = django_user_model.objects.create_user("aligner")
-    team = teams.register(task=task, user=user, new_team_name="Aligners").team
+    user = django_user_model.objects.create_user(f"{slug}-participant")
+    team = teams.register(task=task, user=user, new_team_name=f"{slug} team").team
     return phase, user, team
+
+
+@pytest.fixture
+def alignment_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
+    """A sentence-alignment task (the demo data), its open phase with every test
+    set, and an approved participant: (phase, user, team)."""
+    return _demo_phase("sentence_alignment", organiser, django_user_model)
+
+
+@pytest.fixture
+def term_list_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
+    """The same for a term-extraction task."""
+    return _demo_phase("term_extraction", organiser, django_user_model)

@@ -100,6 +100,30 @@ def test_a_large_file_is_checked_by_a_worker_not_the_request(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_large_term_list_is_rejected_by_the_worker_not_the_request(
+    term_list_phase, worker
+):
+    """Issue 15 measured 27 s in the request for a 49 MB term list; one of 8 MB with
+    a bad byte past the first lines is stored at once and rejected by the worker."""
+    phase, user, team = term_list_phase
+    terms = b"".join(b"term number %d\n" % i for i in range(500_000))
+    data = terms + b"bad \xff byte\n"
+    started = time.monotonic()
+    sub = submit.submit_run(
+        phase=phase, user=user, filename="terms.txt", data=data, method_name="big"
+    )
+    assert time.monotonic() - started < 2.0
+    assert sub.status == Submission.Status.VALIDATING
+    rejected = _until(
+        lambda: Submission.objects.filter(
+            pk=sub.pk, status=Submission.Status.REJECTED
+        ).first()
+    )
+    assert "terms.txt, line 500001" in rejected.failure_message
+    assert submit.allowance(phase=phase, team=team).total_left == phase.total_limit
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_large_valid_file_goes_from_validating_to_scored(
     submit_run, demo_run, settings, worker
 ):
