@@ -180,7 +180,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SCORING_TIME_LIMIT * 2}
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
-    "evalhub.competitions.jobs.score_submission": {"queue": "scoring"}
+    "evalhub.competitions.jobs.score_submission": {"queue": "scoring"},
+    "evalhub.competitions.jobs.validate_submission": {"queue": "scoring"},
 }
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULE = {
@@ -236,6 +237,25 @@ WHITENOISE_USE_FINDERS = True
 
 MAX_UPLOAD_BYTES = env_int("EVALHUB_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Zips (run files and task bundles, evalhub/competitions/archives.py): checked on
+# their directory first, then counted while inflating.
+ZIP_MAX_MEMBERS = env_int("EVALHUB_ZIP_MAX_MEMBERS", 10_000, minimum=1)
+ZIP_MAX_MEMBER_BYTES = env_int(
+    "EVALHUB_ZIP_MAX_MEMBER_BYTES", 64 * 1024 * 1024, minimum=1024
+)
+ZIP_MAX_TOTAL_BYTES = env_int(
+    "EVALHUB_ZIP_MAX_TOTAL_BYTES", 256 * 1024 * 1024, minimum=1024
+)
+ZIP_MAX_RATIO = env_int("EVALHUB_ZIP_MAX_RATIO", 100, minimum=1)
+ZIP_RATIO_FLOOR = env_int("EVALHUB_ZIP_RATIO_FLOOR", 8 * 1024 * 1024, minimum=0)
+# Runs that inflate to at most this many bytes are parsed in the web request (errors
+# at once); larger ones by a validation job in a child process with its own CPU-time
+# and memory limits (services/validation.py).
+INLINE_VALIDATION_BYTES = env_int(
+    "EVALHUB_INLINE_VALIDATION_BYTES", 2 * 1024 * 1024, minimum=0
+)
+VALIDATION_CPU_SECONDS = env_int("EVALHUB_VALIDATION_CPU_SECONDS", 60, minimum=1)
+VALIDATION_MEMORY_MB = env_int("EVALHUB_VALIDATION_MEMORY_MB", 1536, minimum=0)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_HANDLERS = [
     "evalhub.competitions.upload_limits.MaxSizeUploadHandler",  # stops at the limit

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services import analyses, scoring
+from evalhub.competitions.services import analyses, scoring, validation
 
 
 @shared_task(
@@ -26,6 +26,17 @@ def score_submission(self, submission_id: int) -> str:  # noqa: ANN001
         return scoring.score_submission(
             submission_id=submission_id, worker=self.request.hostname or ""
         )
+
+
+@shared_task(
+    name="evalhub.competitions.jobs.validate_submission",
+    acks_late=True,
+    soft_time_limit=settings.VALIDATION_CPU_SECONDS * 3 + 60,
+    time_limit=settings.VALIDATION_CPU_SECONDS * 3 + 90,
+)
+def validate_submission(submission_id: int) -> str:
+    """The full check of a large run file, in a child process under its own limits."""
+    return validation.validate_submission(submission_id=submission_id)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,8 @@ from tasks.base import FormatError
 
 #: Parsing one hostile file may take at most this long (seconds).
 TIME_BOUND = 10.0
+#: The cheap checks the web request makes on any upload take at most this long.
+REQUEST_BOUND = 1.0
 
 
 def outcome(call: Callable[[], object]) -> str:
@@ -237,6 +239,50 @@ def suite(slug: str, *, max_examples: int = 60) -> dict[str, Callable[..., None]
     @given(files(dict(sets[0].gold)))
     def test_gold_hostile(candidate: dict[str, bytes]) -> None:
         outcome(lambda: tt.parse_gold(candidate, inputs[0], conf))
+
+    @fuzz
+    @given(
+        st.one_of(
+            st.binary(max_size=5000),
+            mutated(run),
+            zips(_run_documents(run) or {"a.txt": run}),
+        ),
+        st.sampled_from(RUN_NAMES),
+    )
+    def test_request_checks_bounded(data: bytes, name: str) -> None:
+        """What the web request does with an upload (services/validation.py): the
+        cheap checks end in FormatError or the inflated size, fast, and a file small
+        enough to be parsed in the request ends in FormatError or a result."""
+        from django.conf import settings as django_settings
+
+        from evalhub.competitions.services import validation
+
+        started = time.monotonic()
+        try:
+            inflated = validation.precheck(data=data, filename=name)
+        except FormatError:
+            return
+        assert time.monotonic() - started < REQUEST_BOUND
+        if inflated <= django_settings.INLINE_VALIDATION_BYTES:
+            parse_run(data, name)
+
+    def test_request_refuses_bombs_before_parsing() -> None:
+        from evalhub.competitions.services import validation
+
+        bombs = [
+            build(member)
+            for member in ("a.txt", "doc.align")
+            for build in (zip_bomb, lambda m: zip_bomb(m, 60 * 1024 * 1024))
+        ]
+        for bomb in bombs:
+            started = time.monotonic()
+            try:
+                validation.precheck(data=bomb, filename="run.zip")
+            except FormatError as exc:
+                assert "inflates" in str(exc)
+            else:
+                raise AssertionError("a bomb passed the request's checks")
+            assert time.monotonic() - started < REQUEST_BOUND
 
     tests = {name: fn for name, fn in locals().items() if name.startswith("test_")}
     zipped = {

@@ -24,6 +24,8 @@ def _run_path(instance: Submission, filename: str) -> str:
 
 class Submission(models.Model):
     class Status(models.TextChoices):
+        #: A large file waits for its full check by a worker (services/validation.py).
+        VALIDATING = "validating", "Being checked"
         QUEUED = "queued", "Queued"
         SCORING = "scoring", "Scoring"
         SCORED = "scored", "Scored"
@@ -155,7 +157,12 @@ class Submission(models.Model):
     def counting(cls) -> Q:
         """Rows that count against a team's limits in their phase."""
         return Q(
-            status__in=[cls.Status.QUEUED, cls.Status.SCORING, cls.Status.SCORED]
+            status__in=[
+                cls.Status.VALIDATING,
+                cls.Status.QUEUED,
+                cls.Status.SCORING,
+                cls.Status.SCORED,
+            ]
         ) | Q(status=cls.Status.FAILED, phase__failed_runs_count=True)
 
     def stuck_since(self) -> timedelta | None:

@@ -31,6 +31,9 @@ create a task without a shell and to move or archive one.
 
 Every problem is reported with ``task.yaml`` and its line, or with the data file's name
 and line when the task type rejects the file; nothing is created unless all is valid.
+The zip is opened and its members inflated under the same limits as a zipped run
+(``evalhub/competitions/archives.py``: sizes a member and in all, the inflation ratio,
+safe names), counted while reading.
 """
 
 from __future__ import annotations
@@ -44,14 +47,13 @@ import yaml
 from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
 
+from evalhub.competitions import archives
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services import datasets
 from tasks import registry
 from tasks.base import FormatError, Problem, SettingsError
 
 MANIFEST = "task.yaml"
-MAX_MEMBER_BYTES = 512 * 1024 * 1024
-MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 
 
 class BundleError(Exception):
@@ -136,18 +138,19 @@ class _Reader:
 def import_bundle(*, data: bytes, user: object) -> SharedTask:
     """Create a task from a bundle; BundleError lists every problem found."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise BundleError([Problem("bundle", None, "is not a zip file")]) from None
-    names = {i.filename: i for i in archive.infolist() if not i.is_dir()}
-    if sum(i.file_size for i in names.values()) > MAX_TOTAL_BYTES:
-        raise BundleError([Problem("bundle", None, "unpacks to more than 2 GiB")])
-    if MANIFEST not in names:
+        opened = archives.open_zip(data)
+        names = {i.filename: i for i in opened.members}
+        manifest = (
+            archives.read_member(opened, names[MANIFEST]) if MANIFEST in names else None
+        )
+    except archives.ArchiveError as exc:
+        raise BundleError([Problem("bundle", None, str(exc))]) from None
+    if manifest is None:
         raise BundleError(
             [Problem("bundle", None, f"has no {MANIFEST} at its top level")]
         )
     try:
-        root = _plain(yaml.compose(archive.read(MANIFEST).decode("utf-8")))
+        root = _plain(yaml.compose(manifest.decode("utf-8")))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
@@ -209,10 +212,6 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                         t.value["files"].line,
                         f"file {path!r} (role {role}) is not in the bundle",
                     )  # type: ignore[union-attr]
-                elif names[path].file_size > MAX_MEMBER_BYTES:
-                    r.error(
-                        t.value["files"].line, f"file {path!r} is larger than 512 MiB"
-                    )  # type: ignore[union-attr]
             visibility = r.get(t, "visibility", str, TestSet.Visibility.PUBLIC)
             if visibility not in TestSet.Visibility.values:
                 r.error(t.line, "visibility must be public or private")
@@ -256,9 +255,11 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                                 test_set=test_set,
                                 role=role,
                                 filename=path.rsplit("/", 1)[-1],
-                                data=archive.read(path),
+                                data=archives.read_member(opened, names[path]),
                             )
                             stored.append(stored_file)
+                        except archives.ArchiveError as exc:
+                            raise BundleError([Problem(path, None, str(exc))]) from None
                         except FormatError as exc:
                             raise BundleError(
                                 [

@@ -366,6 +366,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
     message may have been lost with the broker are enqueued again; the atomic claim
     makes duplicates harmless."""
     from evalhub.competitions import jobs
+    from evalhub.competitions.services import validation
 
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "reenqueued": 0}
@@ -418,6 +419,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
         Submission.objects.filter(pk=pk).update(enqueued_at=now)
         _enqueue(jobs, pk)
         counts["reenqueued"] += 1
+    counts["reenqueued"] += validation.resend_lost(now=now, before=lost_before)
     return counts
 
 

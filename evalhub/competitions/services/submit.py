@@ -1,5 +1,7 @@
-"""Submitting a run: permission and window checks, limits, synchronous validation by
-the task type's parser, then a ``queued`` row enqueued on commit."""
+"""Submitting a run: permission and window checks, limits, the cheap checks of
+``services/validation.py``, then either the full parse at once (small files: a
+``queued`` row enqueued for scoring on commit) or a ``validating`` row whose parse a
+worker does under its own limits (large files)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Registration, Submission, Team
-from evalhub.competitions.services import taskdata
+from evalhub.competitions.services import validation
 from tasks.base import FormatError, Problem
 
 log = logging.getLogger(__name__)
@@ -77,22 +79,29 @@ def approved_team(*, phase: Phase, user: object) -> Team | None:
     return reg.team if reg else None
 
 
-def validate_run(*, phase: Phase, data: bytes, filename: str) -> list[str]:
-    """Parse the run against every test set's public inputs; returns warnings.
+def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
+    """Check a run in this process as far as is cheap: SubmissionInvalid with every
+    problem found, SubmissionRefused without test sets. Returns True when the file is
+    fully parsed, False when it is too large and a worker must finish the check.
 
     Gold is never consulted, so no message can reveal it.
     """
-    contexts = [taskdata.load_inputs(ts) for ts in phase.test_sets.all()]
-    if not contexts:
-        raise SubmissionRefused("This phase has no test set yet.")
-    task_type, settings = contexts[0].task_type, contexts[0].settings
     try:
-        task_type.parse_phase_run(
-            data, filename, [c.inputs for c in contexts], settings
+        inflated = validation.precheck(data=data, filename=filename)
+        if inflated > django_settings.INLINE_VALIDATION_BYTES:
+            if not phase.test_sets.exists():
+                raise validation.NoTestSet
+            return False
+        found = validation.parse_problems(
+            phase=phase, data=data, filename=filename, limited=False
         )
     except FormatError as exc:
         raise SubmissionInvalid(exc.problems, exc.total) from None
-    return []
+    except validation.NoTestSet:
+        raise SubmissionRefused("This phase has no test set yet.") from None
+    if found is not None:
+        raise SubmissionInvalid(*validation.to_problems(found))
+    return True
 
 
 def submit_run(
@@ -153,7 +162,7 @@ def submit_run(
     if not is_baseline:
         _check_allowance(phase=phase, team=team, now=now)  # fail fast, before parsing
     try:
-        warnings = validate_run(phase=phase, data=data, filename=filename)
+        checked = validate_run(phase=phase, data=data, filename=filename)
     except SubmissionInvalid as exc:
         Submission.objects.create(
             **row,
@@ -170,13 +179,19 @@ def submit_run(
         if not is_baseline:
             _check_allowance(phase=phase, team=team, now=now)
         submission = Submission(
-            **row, warnings=warnings, created_at=now, enqueued_at=timezone.now()
+            **row,
+            status=Submission.Status.QUEUED
+            if checked
+            else Submission.Status.VALIDATING,
+            created_at=now,
+            enqueued_at=timezone.now(),
         )
         submission.file.save(
             f"{digest[:16]}-{_safe_name(filename)}", ContentFile(data), save=False
         )
         submission.save()
-        transaction.on_commit(lambda: _enqueue(submission.pk))
+        job = enqueue if checked else enqueue_validation
+        transaction.on_commit(lambda: job(submission.pk))
     return submission
 
 
@@ -211,13 +226,24 @@ def submit_baseline(
     )
 
 
-def _enqueue(submission_id: int) -> None:
+def enqueue(submission_id: int) -> None:
     """Send the scoring job. The row is already stored: if the broker is down the
     participant still gets their run page, and the sweeper sends the job later."""
     from evalhub.competitions import jobs
 
+    _send(jobs.score_submission, submission_id)
+
+
+def enqueue_validation(submission_id: int) -> None:
+    """Send the validation job of a ``validating`` row (the sweeper re-sends it)."""
+    from evalhub.competitions import jobs
+
+    _send(jobs.validate_submission, submission_id)
+
+
+def _send(job, submission_id: int) -> None:  # noqa: ANN001
     try:
-        jobs.score_submission.delay(submission_id)
+        job.delay(submission_id)
     except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
         log.warning(
             "broker unavailable; run %s will be enqueued by the sweeper", submission_id

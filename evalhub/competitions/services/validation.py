@@ -1,0 +1,175 @@
+"""Checking a run file: cheap checks in the web request, the full parse either in the
+request (small files) or in a worker's child process under CPU-time and memory limits
+(large ones), so no file can hold a web process for long.
+
+- :func:`precheck` (in the request, bounded): zip directory and limits
+  (``archives.open_zip``), encoding of the first lines of the file or of each zip
+  member. Returns the bytes the file inflates to.
+- :func:`parse_problems`: the task type's parser against every test set's *public*
+  inputs (gold is never consulted, so no message can reveal it).
+- :func:`validate_submission` (worker job body): a ``validating`` row is parsed in a
+  child process (``sandbox.run_limited``) and moves to ``queued`` (enqueued for
+  scoring) or to ``rejected`` with every problem, file and line; rejected runs do not
+  count against the limits.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from evalhub.competitions import archives, sandbox
+from evalhub.competitions.models import Phase, Submission
+from evalhub.competitions.services import taskdata
+from tasks.base import FormatError, Problem
+from tasks.common.textio import decode_text
+
+log = logging.getLogger(__name__)
+
+#: Bytes of each file (or zip member) whose encoding is checked in the request.
+HEAD_BYTES = 64 * 1024
+#: Zip members whose first lines are checked in the request (the rest by the parser).
+HEAD_MEMBERS = 100
+
+
+class NoTestSet(Exception):
+    """The phase has no test set to validate against."""
+
+
+def precheck(*, data: bytes, filename: str) -> int:
+    """Cheap checks; FormatError on a problem, else the bytes the file inflates to."""
+    if not archives.is_zip(data):
+        _check_head(data[:HEAD_BYTES], filename)
+        return len(data)
+    try:
+        opened = archives.open_zip(data)
+        for info in opened.members[:HEAD_MEMBERS]:
+            head = archives.read_head(opened, info, HEAD_BYTES)
+            _check_head(head, info.filename.rsplit("/", 1)[-1])
+    except archives.ArchiveError as exc:
+        raise FormatError.at(filename, None, str(exc)) from None
+    return opened.declared_bytes
+
+
+def _check_head(head: bytes, file: str) -> None:
+    """The complete lines of a file's first bytes must be UTF-8 text."""
+    cut = head.rfind(b"\n") + 1
+    if cut:
+        decode_text(head[:cut], file)
+
+
+def parse_problems(
+    *, phase: Phase, data: bytes, filename: str, limited: bool
+) -> dict | None:
+    """Parse the run for every test set of the phase: None if it parses, else
+    ``{"problems": [[file, line, message], ...], "total": n}``. ``limited``: in a
+    child process under the validation limits (sandbox.LimitExceeded)."""
+    contexts = [taskdata.load_inputs(ts) for ts in phase.test_sets.all()]
+    if not contexts:
+        raise NoTestSet
+    task_type, task_settings = contexts[0].task_type, contexts[0].settings
+    inputs = [c.inputs for c in contexts]
+
+    def parse() -> dict | None:
+        try:
+            task_type.parse_phase_run(data, filename, inputs, task_settings)
+        except FormatError as exc:
+            return {
+                "problems": [[p.file, p.line, p.message] for p in exc.problems],
+                "total": exc.total,
+            }
+        return None
+
+    if not limited:
+        return parse()
+    return sandbox.run_limited(
+        parse,
+        cpu_seconds=settings.VALIDATION_CPU_SECONDS,
+        memory_mb=settings.VALIDATION_MEMORY_MB,
+    )
+
+
+def to_problems(found: dict) -> tuple[tuple[Problem, ...], int]:
+    problems = tuple(
+        Problem(f, line, message) for f, line, message in found["problems"]
+    )
+    return problems, int(found["total"])
+
+
+def validate_submission(*, submission_id: int) -> str:
+    """A ``validating`` row: parse under limits, then queue or reject it. Idempotent:
+    a row in any other state is left alone."""
+    sub = (
+        Submission.objects.select_related("phase__task")
+        .filter(pk=submission_id, status=Submission.Status.VALIDATING)
+        .first()
+    )
+    if sub is None:
+        return "skipped"
+    with sub.file.open("rb") as handle:
+        data = handle.read()
+    try:
+        found = parse_problems(
+            phase=sub.phase, data=data, filename=sub.original_name, limited=True
+        )
+    except NoTestSet:
+        found = _one(sub.original_name, "this phase has no test set yet")
+    except sandbox.LimitExceeded as exc:
+        what = (
+            f"more than {settings.VALIDATION_CPU_SECONDS} s of CPU time"
+            if exc.which == "cpu"
+            else f"more than {settings.VALIDATION_MEMORY_MB} MiB of memory"
+        )
+        found = _one(
+            sub.original_name,
+            f"reading this file took {what}: it is too large or too complex to check",
+        )
+    except sandbox.ChildFailed as exc:
+        log.warning("validation of run %s failed: %s", sub.pk, exc)
+        found = _one(sub.original_name, "this file could not be read")
+    return _decide(sub, found)
+
+
+def _one(file: str, message: str) -> dict:
+    return {"problems": [[file, None, message]], "total": 1}
+
+
+def _decide(sub: Submission, found: dict | None) -> str:
+    from evalhub.competitions.services import submit
+
+    pending = Submission.objects.filter(pk=sub.pk, status=Submission.Status.VALIDATING)
+    if found is not None:
+        problems, _ = to_problems(found)
+        pending.update(
+            status=Submission.Status.REJECTED,
+            failure_category=Submission.Failure.FORMAT,
+            failure_message="\n".join(str(p) for p in problems),
+            finished_at=timezone.now(),
+        )
+        return "rejected"
+    with transaction.atomic():
+        if pending.update(status=Submission.Status.QUEUED, enqueued_at=timezone.now()):
+            transaction.on_commit(lambda: submit.enqueue(sub.pk))
+            return "queued"
+    return "skipped"
+
+
+def resend_lost(*, now: datetime, before: datetime) -> int:
+    """Re-send the job of rows ``validating`` since before ``before`` (the message
+    may be lost with the broker; the job is a no-op for a row already decided)."""
+    from evalhub.competitions.services import submit
+
+    lost = Submission.objects.filter(
+        Q(enqueued_at__lt=before) | Q(enqueued_at__isnull=True),
+        status=Submission.Status.VALIDATING,
+    )
+    ids = list(lost.values_list("pk", flat=True))
+    for pk in ids:
+        Submission.objects.filter(pk=pk).update(enqueued_at=now)
+        submit.enqueue_validation(pk)
+    return len(ids)

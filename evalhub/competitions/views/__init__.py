@@ -1,0 +1,2 @@
+"""Pages, one module per concept. Each view: authentication, form, one service
+call, render."""

@@ -1,0 +1,97 @@
+"""Leaderboards, the overall ranking and run comparisons of a phase."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from evalhub.competitions.models import Phase
+from evalhub.competitions.services import (
+    access,
+    compare,
+    overall,
+    pages,
+)
+from evalhub.competitions.views.lookups import task_or_404
+
+
+def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    try:
+        phase_obj, test_sets = pages.leaderboard_phase(slug=slug, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
+    if not access.can_see_task(request.user, phase_obj.task):
+        raise Http404("No such task.")
+
+    def render_page() -> bytes:
+        return render(
+            request,
+            "competitions/phase_leaderboard.html",
+            pages.leaderboard_page(
+                phase=phase_obj, test_sets=test_sets, user=request.user
+            ),
+        ).content
+
+    # Anonymous visitors share one cached page per board version (nothing on it is
+    # theirs: no CSRF token, and pages with a message for them are not cached).
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        return HttpResponse(
+            pages.anonymous_leaderboard(
+                phase=phase_obj,
+                test_sets=test_sets,
+                path=request.get_full_path(),
+                render=render_page,
+            )
+        )
+    return HttpResponse(render_page())
+
+
+def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    context = {
+        "task": task,
+        "phase": phase_obj,
+        "overall": overall.overall(phase=phase_obj, user=request.user),
+    }
+    return render(request, "competitions/phase_ranking.html", context)
+
+
+def phase_ranking_plot(
+    request: HttpRequest, slug: str, phase: str, ext: str
+) -> HttpResponse:
+    task = task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    if ext not in ("svg", "png"):
+        raise Http404("No such plot.")
+    data = overall.overall_plot(phase=phase_obj, user=request.user, ext=ext)
+    content_type = "image/svg+xml" if ext == "svg" else "image/png"
+    response = HttpResponse(data, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=60"
+    return response
+
+
+def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    task = task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    data = pages.leaderboard_export(phase=phase_obj, user=request.user)
+    return HttpResponse(
+        json.dumps(data, indent=2, default=str), content_type="application/json"
+    )
+
+
+def runs_compare(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """2 to 5 runs of a phase side by side (``?runs=1&runs=2``)."""
+    task = task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    try:
+        context = compare.compare_page(
+            phase=phase_obj, run_ids=request.GET.getlist("runs"), user=request.user
+        )
+    except compare.NotFound:
+        raise Http404("No such run.") from None
+    status = 400 if context.get("error") else 200
+    return render(request, "competitions/runs_compare.html", context, status=status)
