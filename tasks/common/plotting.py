@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from tasks.base import Curve, Plot, RunDetail  # noqa: E402
+from tasks.reports import Curve, Plot, RunDetail  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
