@@ -70,18 +70,28 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
                 curve = next((c for c in run.curves if c.key == template.key), None)
                 if curve is None or s_index >= len(curve.series):
                     continue
-                ax.plot(curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2)
+                ax.plot(
+                    curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2
+                )
             if template.log_x:
                 ax.set_xscale("log")
             if template.marker_x is not None:
                 ax.axvline(template.marker_x, color="0.4", linestyle="--", linewidth=1)
-            title = f"{template.title}: {s_label}" if len(template.series) > 1 else template.title
+            title = (
+                f"{template.title}: {s_label}"
+                if len(template.series) > 1
+                else template.title
+            )
             ax.set_title(title)
             ax.set_xlabel(template.x_label)
             ax.set_ylabel(s_label)
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize="small")
-            key = f"{template.key}_{_slug(s_label)}" if len(template.series) > 1 else template.key
+            key = (
+                f"{template.key}_{_slug(s_label)}"
+                if len(template.series) > 1
+                else template.key
+            )
             plots.append(render(key, title, fig))
     return tuple(plots)
 
