@@ -195,6 +195,11 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         """Add the spec's ``evalhub score <slug>`` arguments (``--json`` is added
         by the caller)."""
 
+    def cli_settings(self, args: argparse.Namespace) -> SettingsT:
+        """The settings ``cli_score`` scores with (also given to ``plots``);
+        default: the task type's defaults."""
+        return self.parse_settings({})
+
     @abc.abstractmethod
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         """Read the files named in ``args`` and score; FormatError on bad input."""

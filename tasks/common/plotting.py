@@ -3,8 +3,10 @@ is safe in worker threads). Output is deterministic: no dates, fixed SVG ids."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import matplotlib
 
@@ -22,7 +24,28 @@ def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
     return fig
 
 
+#: Set by :func:`collecting_pdfs`: figure key -> PDF bytes of every figure rendered.
+_pdf_sink: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar(
+    "pdf_sink", default=None
+)
+
+
+@contextlib.contextmanager
+def collecting_pdfs() -> Iterator[dict[str, bytes]]:
+    """Also render every figure drawn inside the block as vector PDF (the offline
+    ``--plots``), keyed like the figures."""
+    sink: dict[str, bytes] = {}
+    token = _pdf_sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _pdf_sink.reset(token)
+
+
 def render(key: str, title: str, fig: Figure) -> Plot:
+    sink = _pdf_sink.get()
+    if sink is not None:
+        sink[key] = render_pdf(fig)
     svg = io.BytesIO()
     fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()

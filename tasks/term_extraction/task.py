@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from tasks.base import (
     Demo,
@@ -15,12 +14,11 @@ from tasks.base import (
     Plot,
     RunDetail,
     ScoreReport,
-    SettingsError,
     TaskType,
 )
+from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
-from tasks.term_extraction import formats, plots
-from tasks.term_extraction.demo import build_demo
+from tasks.term_extraction import formats
 from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
 from tasks.term_extraction.scoring import score_run
 
@@ -139,15 +137,21 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     def plots(
         self, report: ScoreReport, settings: TermExtractionSettings
     ) -> tuple[Plot, ...]:
+        from tasks.term_extraction import plots
+
         return plots.run_plots(report.curves)
 
     def comparison_plots(
         self, runs: Sequence[RunDetail], settings: TermExtractionSettings
     ) -> tuple[Plot, ...]:
         """TP, TR and TF against tau, one line per run (TF is the leaderboard chart)."""
+        from tasks.term_extraction import plots
+
         return plots.leaderboard_plots(runs)
 
     def demo(self, seed: int = 0) -> Demo:
+        from tasks.term_extraction.demo import build_demo
+
         return build_demo(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -188,8 +192,8 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
             "--ranked", action="store_true", help="line order of the run is a ranking"
         )
 
-    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        settings = self.parse_settings(
+    def cli_settings(self, args: argparse.Namespace) -> TermExtractionSettings:
+        return self.parse_settings(
             {
                 "tau": args.tau,
                 "casefold": args.casefold,
@@ -201,10 +205,15 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
                 "ranked": args.ranked,
             }
         )
-        gold_path, run_path = Path(args.gold), Path(args.run)
-        for path in (gold_path, run_path):
-            if not path.is_file():
-                raise SettingsError(f"{path}: no such file")
-        gold = formats.parse_gold(gold_path.read_bytes(), gold_path.name, settings)
-        run = formats.parse_run(run_path.read_bytes(), run_path.name, settings)
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        settings = self.cli_settings(args)
+        gold = formats.parse_gold(
+            read_input(args.gold, "--gold"), label("--gold", args.gold), settings
+        )
+        run = formats.parse_run(
+            read_input(args.run, "--run", allow_blank=True),
+            label("--run", args.run),
+            settings,
+        )
         return score_run(run, gold, settings)
