@@ -62,10 +62,18 @@ def exact_compositional_distance(a: str, b: str) -> Fraction:
     d_c("relational data base", "web site") = (9/10 + 3/4 + 1) / 3 = 53/60
     (relational/web, data/site, base deleted).
     """
-    a_words, b_words = a.split(), b.split()
+    num, den = _compositional_parts(a.split(), b.split())
+    return Fraction(num, den)
+
+
+def _compositional_parts(a_words: list[str], b_words: list[str]) -> tuple[int, int]:
+    """d_c as an unreduced (numerator, denominator) pair of integers."""
     m = max(len(a_words), len(b_words))
     if m == 0:
-        return Fraction(0)
+        return 0, 1
+    if len(a_words) == 1 and len(b_words) == 1:
+        x, y = a_words[0], b_words[0]
+        return Levenshtein.distance(x, y), max(len(x), len(y), 1)
     pairs = [
         [(Levenshtein.distance(x, y), max(len(x), len(y), 1)) for y in b_words]
         for x in a_words
@@ -75,7 +83,11 @@ def exact_compositional_distance(a: str, b: str) -> Fraction:
     for i, row in enumerate(pairs):
         for j, (lev, longest) in enumerate(row):
             cost[i][j] = lev * (scale // longest)
-    return Fraction(min_assignment(cost), scale * m)
+    if m == 2:
+        best = min(cost[0][0] + cost[1][1], cost[0][1] + cost[1][0])
+    else:
+        best = min_assignment(cost)
+    return best, scale * m
 
 
 def compositional_distance(a: str, b: str) -> float:
@@ -93,7 +105,19 @@ def exact_term_distance(a: str, b: str) -> Fraction:
 
     Example: d_t("data base", "data bases") = (1/10 + 1/10) / 2 = 1/10.
     """
-    return (exact_string_distance(a, b) + exact_compositional_distance(a, b)) / 2
+    num, den = term_distance_parts(a, b)
+    return Fraction(num, den)
+
+
+def term_distance_parts(a: str, b: str) -> tuple[int, int]:
+    """d_t as an unreduced (numerator, denominator) pair of integers (compare two
+    with ``n1 * d2 < n2 * d1``; cheaper than Fractions in the search's tie checks)."""
+    longest = max(len(a), len(b))
+    lev = Levenshtein.distance(a, b) if longest else 0
+    longest = max(longest, 1)
+    c_num, c_den = _compositional_parts(a.split(), b.split())
+    # (lev / L + c_num / c_den) / 2
+    return lev * c_den + c_num * longest, 2 * longest * c_den
 
 
 def term_distance(a: str, b: str) -> float:

@@ -46,7 +46,7 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from tasks.term_extraction.distance import exact_term_distance
+from tasks.term_extraction.distance import exact_term_distance, term_distance_parts
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -277,17 +277,27 @@ def _settle_near_ties(
     exact minimum wins, ties to the first gold term (module docstring, step 5)."""
     row_min = np.full(len(rows), np.inf)
     np.minimum.at(row_min, local, d)
-    near = d <= row_min[local] + EPS
+    # A row whose minimum is 1.0 is an exact tie at 1 (d_t <= 1, and a float 1.0
+    # means every character and word differs: exact), already won by the first
+    # gold term.
+    near = np.nonzero((d <= row_min[local] + EPS) & (row_min[local] < 1.0))[0]
     counts = np.bincount(local[near], minlength=len(rows))
-    for r in np.nonzero(counts > 1)[0].tolist():
-        candidates = np.nonzero(near & (local == r))[0]
+    tied = near[counts[local[near]] > 1]
+    if len(tied) == 0:
+        return
+    tied = tied[np.argsort(local[tied], kind="stable")]
+    starts = np.flatnonzero(np.diff(local[tied], prepend=-1))
+    for group in np.split(tied, starts[1:]):
+        r = int(local[group[0]])
         term = outputs[int(rows[r])]
-        best = min(
-            (exact_term_distance(term, gold[g]), g)
-            for g in gold_index[candidates].tolist()
-        )
+        best_g, (best_n, best_d) = -1, (2, 1)
+        for g in sorted(gold_index[group].tolist()):
+            n, den = term_distance_parts(term, gold[g])
+            if n * best_d < best_n * den:
+                best_g, best_n, best_d = g, n, den
         row = int(rows[r])
-        index[row], distance[row], exact[row] = best[1], float(best[0]), best[0]
+        value = Fraction(best_n, best_d)
+        index[row], distance[row], exact[row] = best_g, float(value), value
 
 
 def _exact_ds(
