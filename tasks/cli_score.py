@@ -44,8 +44,8 @@ def score(args: argparse.Namespace) -> int:
         return _fail(exc, args.json)
     payload: dict[str, JSON] = dict(report.payload)
     interval = _interval(task_type, report, args) if args.ci else None
-    if interval is not None:
-        payload["ci"] = interval
+    if args.ci:
+        payload["ci"] = interval  # null: no interval (as on the platform)
     if args.plots:
         written = write_plots(
             lambda: task_type.plots(report, settings), Path(args.plots)
