@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 from tests.paths import shared_data  # noqa: E402
 
 Command = list[str]
+#: MAC-Test zh-en (bertalign's corpus): 4,875 source / 6,610 target sentences.
+MAC_TEST_SOURCE = 4875
 
 
 def evalhub_command() -> Command:
@@ -145,11 +147,12 @@ def sentence_case(tmp: Path, copies: int) -> tuple[Command, Command | None]:
 
     unit: list = []
     n = 0
-    for doc, g, r in pieces:
-        if n >= 4875:
-            break
-        unit.append((doc, g, r))
-        n += len(doc.source)
+    while n < MAC_TEST_SOURCE:
+        for doc, g, r in pieces:
+            if n >= MAC_TEST_SOURCE:
+                break
+            unit.append((doc, g, r))
+            n += len(doc.source)
     for _ in range(copies):
         for piece in unit:
             add(*piece)
@@ -210,29 +213,34 @@ def term_case(tmp: Path, large: bool) -> tuple[Command, Command | None]:
 
 
 def probe_case(tmp: Path, copies: int) -> tuple[Command, Command | None]:
+    """The demo's probes, references and first run, ``copies`` times (ids
+    suffixed)."""
     from tasks import registry
 
     demo = registry.get("mt_lexicon_probe").demo()
     test_set = demo.test_sets[0]
-    run_bytes = next(iter(demo.runs[0][2].values()))
-    probes = test_set.inputs[next(iter(test_set.inputs))].decode().splitlines()
-    header, rows = probes[:1], probes[1:]
-    if rows and "\t" in probes[0] and probes[0].split("\t")[0].isdigit():
-        header, rows = [], probes
-    run_lines = run_bytes.decode().splitlines()
-    out_probes, out_run = list(header), []
-    for c in range(copies):
-        for row, line in zip(rows, run_lines, strict=False):
-            cols = row.split("\t")
-            cols[0] = f"{cols[0]}_{c}" if copies > 1 else cols[0]
-            out_probes.append("\t".join(cols))
-            out_run.append(line)
-    p = tmp / f"probes{copies}.tsv"
-    p.write_text("\n".join(out_probes) + "\n", encoding="utf-8")
-    r = tmp / f"probe_run{copies}.txt"
-    r.write_text("\n".join(out_run) + "\n", encoding="utf-8")
-    cmd = [*evalhub_command(), "score", "mt_lexicon_probe", "--probes", str(p)]
-    return cmd + ["--run", str(r), "--json"], None
+    files = {
+        "probes": test_set.inputs["probes"],
+        "references": test_set.gold["references"],
+        "run": next(iter(demo.runs[0][2].values())),
+    }
+    paths = {}
+    for name, data in files.items():
+        lines = data.decode().splitlines()
+        out = []
+        for c in range(copies):
+            for line in lines:
+                if name == "run" or copies == 1:
+                    out.append(line)
+                else:
+                    first, _, rest = line.partition("\t")
+                    out.append(f"{first}x{c}\t{rest}")
+        paths[name] = tmp / f"probe{copies}.{name}"
+        paths[name].write_text("\n".join(out) + "\n", encoding="utf-8")
+    cmd = [*evalhub_command(), "score", "mt_lexicon_probe"]
+    for name, path in paths.items():
+        cmd += [f"--{name}", str(path)]
+    return cmd + ["--json"], None
 
 
 def main() -> None:
@@ -253,7 +261,9 @@ def main() -> None:
         ("mt_lexicon_probe demo", lambda t: probe_case(t, 1)),
         ("mt_lexicon_probe demo x10", lambda t: probe_case(t, 10)),
     ]  # fmt: skip
-    print(f"{'case':42} {'ours s':>8} {'MiB':>6} {'ref s':>8} {'MiB':>6} {'ref/ours':>8}")
+    print(
+        f"{'case':42} {'ours s':>8} {'MiB':>6} {'ref s':>8} {'MiB':>6} {'ref/ours':>8}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for name, build in cases:
             ours, ref = build(Path(tmp))
