@@ -115,6 +115,12 @@ def _side(
     text = text.strip()
     if not text:
         return ()
+    # Fast path: distinct in-range plain numbers (what nearly every line holds).
+    items = [item.strip() for item in text.split(",")]
+    if all(len(i) <= 12 and i.isdigit() and i.isascii() for i in items):
+        values = [int(i) for i in items]
+        if max(values) < size and len(set(values)) == len(values):
+            return tuple(sorted(values))
     indices: list[int] = []
     for item in text.split(","):
         item = item.strip()
