@@ -88,6 +88,13 @@ def _add_task_types(parser: argparse.ArgumentParser, wanted: str | None, add) ->
         if wanted is not None and slug != wanted:
             kinds.add_parser(slug, help=f"(see {parser.prog} {slug} --help)")
             continue
+        light = registry.cli_arguments(slug)
+        if light is not None:
+            # The task type's own light module: nothing heavy imported yet.
+            sub = kinds.add_parser(slug, help=slug, description=slug)
+            light(sub)
+            add(sub)
+            continue
         try:
             task_type = registry.get(slug)
         except ImportError:
@@ -98,19 +105,14 @@ def _add_task_types(parser: argparse.ArgumentParser, wanted: str | None, add) ->
 
 
 def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
-    from tasks.common.resampling import items
-
+    # Defaults are resolved after parsing (tasks.common.resampling imports numpy).
     parser.add_argument(
         "--samples",
         type=int,
-        default=items.DEFAULT_SAMPLES,
-        help="bootstrap samples and randomisation trials (platform default %(default)s)",
+        help="bootstrap samples and randomisation trials (default: the platform's, 1000)",
     )
     parser.add_argument(
-        "--seed",
-        type=int,
-        default=items.DEFAULT_SEED,
-        help="seed of the resamples (platform default %(default)s)",
+        "--seed", type=int, help="seed of the resamples (default: the platform's, 0)"
     )
 
 

@@ -35,8 +35,18 @@ def _fail(exc: FormatError | SettingsError, as_json: bool) -> int:
     return EXIT_BAD_INPUT
 
 
+def _statistics_defaults(args: argparse.Namespace) -> None:
+    from tasks.common import resampling as rs
+
+    if args.samples is None:
+        args.samples = rs.DEFAULT_SAMPLES
+    if args.seed is None:
+        args.seed = rs.DEFAULT_SEED
+
+
 def score(args: argparse.Namespace) -> int:
     task_type = registry.get(args.slug)
+    _statistics_defaults(args)
     try:
         settings = task_type.cli_settings(args)
         report = task_type.cli_score(args)
@@ -116,6 +126,7 @@ def compare(args: argparse.Namespace) -> int:
     from tasks.common import tables
 
     task_type = registry.get(args.slug)
+    _statistics_defaults(args)
     runs: list[str] = list(args.run)
     names = list(args.name) or [Path(r).name for r in runs]
     if len(names) != len(runs):

@@ -262,24 +262,9 @@ class SentenceAlignment(
         return build_demo(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--source", required=True, help="source sentences, one per line"
-        )
-        parser.add_argument(
-            "--target", required=True, help="target sentences, one per line"
-        )
-        parser.add_argument(
-            "--gold", required=True, help="reference bisegments [i, j]:[k], 0-based"
-        )
-        parser.add_argument(
-            "--run", required=True, help="the run's bisegments, same format"
-        )
-        parser.add_argument(
-            "--primary-granularity",
-            choices=ARCADE_LEVELS,
-            default="sentence",
-            help="granularity of the primary F1 (default: sentence)",
-        )
+        from tasks.sentence_alignment.cli_args import add_arguments
+
+        add_arguments(parser)
 
     def cli_settings(self, args: argparse.Namespace) -> SentenceAlignmentSettings:
         return self.parse_settings({"primary_granularity": args.primary_granularity})

@@ -193,3 +193,21 @@ def test_a_broken_pipe_ends_quietly(bitext):
     stderr = proc.stderr.read().decode()
     assert proc.wait() == 141
     assert stderr == ""
+
+
+def test_help_needs_no_task_module():
+    from tasks.sentence_alignment import cli_args, metrics
+
+    assert cli_args.ARCADE_LEVELS == metrics.ARCADE_LEVELS
+    proc = _subprocess(
+        "import sys\n"
+        "from evalhub.cli import main\n"
+        "try:\n"
+        "    main(['score', 'sentence_alignment', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('HEAVY', [m for m in ('numpy', 'tasks.sentence_alignment.task') "
+        "if m in sys.modules], file=sys.stderr)\n"
+    )
+    assert "--primary-granularity" in proc.stdout
+    assert "HEAVY []" in proc.stderr, proc.stderr
