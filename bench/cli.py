@@ -15,7 +15,8 @@ Reference tools (never vendored; fetch them yourself):
 Each case runs ``--pairs`` times (default 11), ours and the reference alternating
 (the order flips every pair, so drift in the machine's load hits both alike); the
 table shows medians of wall time and of peak RSS (``wait4``'s ``ru_maxrss``), and the
-ratio reference / ours of the medians. Sizes: BUCC the 54,860-pair run of
+ratio reference / ours of the medians. Each process is started from a small
+launcher (``LAUNCHER``), so its peak RSS is its own. Sizes: BUCC the 54,860-pair run of
 ``bench/bucc.py`` and its first 5,000 pairs; sentence alignment the MAC-Test size
 (4,875 / 6,610 sentences) and 20 times that, built from the Text+Berg documents
 (MAC-Test itself is not in the shared data); term extraction ACTER htfl en against
@@ -31,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,19 +50,30 @@ def evalhub_command() -> Command:
     return [str(script)] if script.exists() else [sys.executable, "-m", "evalhub.cli"]
 
 
+#: Runs the command from a small process, so its peak RSS is its own: a child forked
+#: straight from this (large) script would count this script's pages until exec.
+LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_once(cmd: Command, cwd: Path | None = None) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one process; it must exit 0."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd
+    """Wall seconds (fork to exit) and peak RSS (MiB) of one process; it must exit 0."""
+    proc = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *cmd], cwd=cwd, capture_output=True, text=True
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err}")
-    return seconds, usage.ru_maxrss / 1024
+    seconds, rss, code = proc.stdout.split()
+    if int(code) != 0 or proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({code}): {proc.stderr}")
+    return float(seconds), int(rss) / 1024
 
 
 def measure(
