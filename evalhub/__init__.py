@@ -1,6 +1,15 @@
-"""evalhub: the Django project. The Celery app is loaded with Django so that
-``@shared_task`` jobs bind to it."""
+"""evalhub: the Django project.
 
-from evalhub.celery import app as celery_app
+Importing the package is light on purpose: the ``evalhub`` console script
+(``evalhub.cli``; ``evalhub score`` runs without Django or Celery) lives here. The
+Celery app (:mod:`evalhub.celery`) is created when Django starts
+(``CompetitionsConfig.ready``), so ``@shared_task`` jobs bind to it; ``celery -A
+evalhub`` finds it as ``evalhub.celery:app``; ``evalhub.celery_app`` still works."""
 
-__all__ = ["celery_app"]
+
+def __getattr__(name: str) -> object:
+    if name == "celery_app":
+        from evalhub.celery import app
+
+        return app
+    raise AttributeError(f"module 'evalhub' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """``evalhub`` command line.
 
-- ``evalhub score ...`` and ``evalhub probe ...``: the offline tools of ``tasks.cli``
-  (unchanged; no Django needed).
+- ``evalhub score ...``, ``evalhub compare ...`` and ``evalhub probe ...``: the
+  offline tools of ``tasks.cli`` (no Django or Celery is imported).
 - ``evalhub submit --url URL --token T --task SLUG --phase SLUG --method NAME FILE
   [--wait]``: upload a run through the REST API (token from ``EVALHUB_TOKEN`` when
   ``--token`` is not given), with a progress bar on stderr.
@@ -24,13 +24,15 @@ EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_REFUSED = 0, 1, 2, 3
 CLIENT_COMMANDS = ("submit", "status")
 
 
-def build_parser(*, offline: bool = True) -> argparse.ArgumentParser:
-    """The whole command line; ``offline=False`` leaves out ``score``/``probe`` (whose
-    parser imports every task type) so ``submit`` and ``status`` start fast."""
+def build_parser(
+    *, offline: bool = True, argv: Sequence[str] = ()
+) -> argparse.ArgumentParser:
+    """The whole command line; ``offline=False`` leaves out ``score``/``compare``/
+    ``probe``. Only a task type named in ``argv`` is imported."""
     if offline:
         from tasks import cli as task_cli
 
-        parser = task_cli.build_parser()
+        parser = task_cli.build_parser(list(argv))
         commands = next(
             a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
         )
@@ -83,13 +85,20 @@ def _add_wait(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tasks.common.cli_files import quiet_broken_pipe
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    return quiet_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: list[str]) -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command not in CLIENT_COMMANDS and not {"-h", "--help"} & set(argv[:1]):
         from tasks import cli as task_cli
 
         return task_cli.main(argv)
-    args = build_parser(offline=command not in CLIENT_COMMANDS).parse_args(argv)
+    parser = build_parser(offline=command not in CLIENT_COMMANDS, argv=argv)
+    args = parser.parse_args(argv)
     from evalhub import client
 
     token = client.token_from_env(args.token)

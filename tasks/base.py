@@ -16,6 +16,11 @@ Data flow for one run on one test set::
 
 ``report.detail`` holds per-item outcomes and is organiser-only until gold release;
 ``report.metrics``, ``report.curves`` and ``report.payload`` are safe to publish.
+
+Its parts live by concept: :mod:`tasks.errors` (problems, format and settings errors),
+:mod:`tasks.reports` (roles, metrics, curves, figures, reports, demo data) and
+:mod:`tasks.settings` (settings parsing); they are re-exported here, so task types
+import everything from ``tasks.base``.
 """
 
 from __future__ import annotations
@@ -23,231 +28,45 @@ from __future__ import annotations
 import abc
 import argparse
 import dataclasses
-import types
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+
+from tasks.errors import FormatError, Problem, ProblemCollector, SettingsError
+from tasks.reports import (
+    JSON,
+    Analysis,
+    Curve,
+    Demo,
+    DemoTestSet,
+    FileRole,
+    Metric,
+    Plot,
+    RunDetail,
+    ScoreReport,
+)
+from tasks.settings import parse_settings
 
 if TYPE_CHECKING:
     from tasks.common.resampling import ItemStats
 
-#: A JSON value (what ``json.dumps`` accepts).
-JSON = typing.Union[None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with an input file. ``line`` is 1-based, None for the whole file.
-
-    Messages must never quote hidden gold: a problem found in a *run* may quote the
-    run's own line, never a gold line.
-    """
-
-    file: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}, line {self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"file": self.file, "line": self.line, "message": self.message}
-
-
-class FormatError(ValueError):
-    """A file cannot be used. Carries up to ``MAX_PROBLEMS`` problems, first ones first."""
-
-    MAX_PROBLEMS = 20
-
-    def __init__(self, problems: Sequence[Problem], *, total: int | None = None):
-        if not problems:
-            raise ValueError("FormatError needs at least one problem")
-        self.problems: tuple[Problem, ...] = tuple(problems)[: self.MAX_PROBLEMS]
-        self.total = max(total or 0, len(problems))
-        more = self.total - len(self.problems)
-        text = "; ".join(str(p) for p in self.problems[:5])
-        if self.total > 5:
-            text += f" (and {self.total - 5} more problem(s))"
-        super().__init__(text)
-        self.more = more
-
-    @classmethod
-    def at(cls, file: str, line: int | None, message: str) -> FormatError:
-        return cls([Problem(file, line, message)])
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "errors": [p.to_json() for p in self.problems],
-            "n_errors": self.total,
-        }
-
-
-class ProblemCollector:
-    """Collect problems while parsing; ``raise_if_any()`` at the end."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.total = 0
-
-    def add(self, file: str, line: int | None, message: str) -> None:
-        self.total += 1
-        if len(self.problems) < FormatError.MAX_PROBLEMS:
-            self.problems.append(Problem(file, line, message))
-
-    def raise_if_any(self) -> None:
-        if self.total:
-            raise FormatError(self.problems, total=self.total)
-
-
-class SettingsError(ValueError):
-    """A task-type setting has a bad value; the message names the setting."""
-
-
-@dataclass(frozen=True, slots=True)
-class FileRole:
-    """A file a test set or a submission carries. ``private`` files are gold."""
-
-    key: str
-    label: str
-    help: str
-    private: bool = False
-    required: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    key: str
-    label: str
-    description: str
-    higher_is_better: bool = True
-    #: A count (shown as a whole number) rather than a ratio (shown with 4 decimals).
-    count: bool = False
-
-    def format(self, value: float | None) -> str:
-        """How pages and exports show a value: "–" for undefined."""
-        if value is None:
-            return "–"
-        if self.count:
-            return f"{round(value):,}"
-        return f"{value:.4f}"
-
-
-@dataclass(frozen=True, slots=True)
-class Curve:
-    """A family of y series over one x axis (e.g. P, R, F1 against rank)."""
-
-    key: str
-    title: str
-    x_label: str
-    y_label: str
-    x: tuple[float, ...]
-    series: tuple[tuple[str, tuple[float, ...]], ...]
-    log_x: bool = False
-    marker_x: float | None = None
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "x_label": self.x_label,
-            "y_label": self.y_label,
-            "x": list(self.x),
-            "series": [[label, list(ys)] for label, ys in self.series],
-            "log_x": self.log_x,
-            "marker_x": self.marker_x,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, typing.Any]) -> Curve:
-        return cls(
-            key=str(data["key"]),
-            title=str(data["title"]),
-            x_label=str(data["x_label"]),
-            y_label=str(data["y_label"]),
-            x=tuple(float(v) for v in data["x"]),
-            series=tuple(
-                (str(label), tuple(float(v) for v in ys))
-                for label, ys in data["series"]
-            ),
-            log_x=bool(data.get("log_x", False)),
-            marker_x=None if data.get("marker_x") is None else float(data["marker_x"]),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Plot:
-    """A rendered figure: ``key`` is a file-name-safe slug."""
-
-    key: str
-    title: str
-    svg: bytes
-    png: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreReport:
-    """What :meth:`TaskType.score` returns.
-
-    - ``metrics``: metric key -> value (None where undefined), every key in
-      ``TaskType.metrics`` present. Public (subject to test-set visibility).
-    - ``payload``: the CLI JSON object of the spec's contract. Public.
-    - ``curves``: data for the per-run and comparison plots. Public.
-    - ``warnings``: readable notes on the run (duplicates removed, OOV pairs dropped).
-      They may quote the run, never the gold. Public to the run's team.
-    - ``detail``: per-item outcomes (which gold items were found, clusters, ...).
-      Organiser-only until the gold is released.
-    """
-
-    metrics: Mapping[str, float | None]
-    payload: Mapping[str, JSON]
-    curves: tuple[Curve, ...] = ()
-    warnings: tuple[str, ...] = ()
-    detail: Mapping[str, JSON] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class RunDetail:
-    """One scored run as a task-level analysis sees it."""
-
-    label: str
-    detail: Mapping[str, JSON]
-    curves: tuple[Curve, ...]
-    metrics: Mapping[str, float | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """Task-level analysis across runs (e.g. BUCC difficulty bins).
-
-    ``public`` may be shown to everyone (bin sizes); ``private`` is organiser-only
-    until gold release (bin members).
-    """
-
-    public: Mapping[str, JSON]
-    private: Mapping[str, JSON]
-    plots: tuple[Plot, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class DemoTestSet:
-    name: str
-    inputs: Mapping[str, bytes]
-    gold: Mapping[str, bytes]
-    visibility: str = "public"  # "public" or "private"
-
-
-@dataclass(frozen=True, slots=True)
-class Demo:
-    """Project-generated demo data for the quick start."""
-
-    title: str
-    description: str
-    settings: Mapping[str, JSON]
-    test_sets: tuple[DemoTestSet, ...]
-    #: (team name, method name, {test set name: run bytes})
-    runs: tuple[tuple[str, str, Mapping[str, bytes]], ...]
+__all__ = [
+    "JSON",
+    "Analysis",
+    "Curve",
+    "Demo",
+    "DemoTestSet",
+    "FileRole",
+    "FormatError",
+    "Metric",
+    "Plot",
+    "Problem",
+    "ProblemCollector",
+    "RunDetail",
+    "ScoreReport",
+    "SettingsError",
+    "TaskType",
+]
 
 
 SettingsT = TypeVar("SettingsT")
@@ -278,20 +97,7 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     def parse_settings(self, raw: Mapping[str, object] | None) -> SettingsT:
         """Build ``settings_class`` from a JSON mapping; unknown keys and wrong
         types raise :class:`SettingsError` naming the key."""
-        raw = dict(raw or {})
-        cls = self.settings_class
-        hints = typing.get_type_hints(cls)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise SettingsError(f"unknown setting(s): {', '.join(unknown)}")
-        values: dict[str, object] = {}
-        for name, value in raw.items():
-            values[name] = _coerce(name, value, hints[name])
-        try:
-            return typing.cast(SettingsT, cls(**values))
-        except (TypeError, ValueError) as exc:
-            raise SettingsError(str(exc)) from exc
+        return typing.cast(SettingsT, parse_settings(self.settings_class, raw))
 
     def settings_to_json(self, settings: SettingsT) -> dict[str, JSON]:
         return typing.cast(
@@ -389,6 +195,11 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         """Add the spec's ``evalhub score <slug>`` arguments (``--json`` is added
         by the caller)."""
 
+    def cli_settings(self, args: argparse.Namespace) -> SettingsT:
+        """The settings ``cli_score`` scores with (also given to ``plots``);
+        default: the task type's defaults."""
+        return self.parse_settings({})
+
     @abc.abstractmethod
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         """Read the files named in ``args`` and score; FormatError on bad input."""
@@ -399,48 +210,3 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
             if m.key == key:
                 return m
         raise KeyError(key)
-
-
-def _coerce(name: str, value: object, hint: object) -> object:
-    """Check a JSON value against a settings field's type hint."""
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _coerce(name, value, arg)
-            except SettingsError as exc:
-                errors.append(str(exc))
-        raise SettingsError(errors[0] if errors else f"{name}: bad value {value!r}")
-    if origin is typing.Literal:
-        if value in args:
-            return value
-        allowed = ", ".join(repr(a) for a in args)
-        raise SettingsError(f"{name}: {value!r} is not one of {allowed}")
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        raise SettingsError(f"{name}: expected true or false, got {value!r}")
-    if hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise SettingsError(f"{name}: expected a whole number, got {value!r}")
-    if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        raise SettingsError(f"{name}: expected a number, got {value!r}")
-    if hint is str:
-        if isinstance(value, str):
-            return value
-        raise SettingsError(f"{name}: expected text, got {value!r}")
-    if origin is tuple:
-        if not isinstance(value, (list, tuple)):
-            raise SettingsError(f"{name}: expected a list, got {value!r}")
-        inner = args[0] if args else str
-        return tuple(_coerce(name, v, inner) for v in value)
-    raise SettingsError(f"{name}: unsupported setting type {hint!r}")

@@ -9,9 +9,12 @@ process started with it (web, worker, ``evalhub score``) sees the same types.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib
+import importlib.util
 import os
+from collections.abc import Callable
 
 from tasks.base import TaskType
 
@@ -57,6 +60,16 @@ def get(slug: str) -> TaskType:  # type: ignore[type-arg]
         raise RuntimeError(f"{path} declares slug {cls.slug!r}, registered as {slug!r}")
     instance: TaskType = cls()  # type: ignore[type-arg]
     return instance
+
+
+def cli_arguments(slug: str) -> Callable[[argparse.ArgumentParser], None] | None:
+    """``add_arguments`` of the task type's optional ``cli_args`` module (beside its
+    task module), which defines the ``evalhub score`` arguments without importing the
+    scorer, so ``--help`` starts at once; None when there is none."""
+    package = _entries()[slug].partition(":")[0].rpartition(".")[0]
+    if importlib.util.find_spec(f"{package}.cli_args") is None:
+        return None
+    return importlib.import_module(f"{package}.cli_args").add_arguments
 
 
 def slugs() -> list[str]:

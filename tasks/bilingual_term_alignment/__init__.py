@@ -52,6 +52,14 @@ Curves and analysis
     Across runs, difficulty bins (Gianola et al. 2021): bin_n = gold pairs retrieved by
     exactly n runs; sizes and percentages are public, members with the closest wrong
     candidates are organiser-only.
+
+Offline: ``evalhub score bilingual_term_alignment --gold G --run R --source-terms D1
+--target-terms D2 [--json] [--ci] [--plots DIR]``. ``--ci`` adds the platform's 95 %
+bootstrap interval of AP over gold pairs (JSON key ``ci``; ``--samples``, ``--seed``);
+``--plots DIR`` writes the run page's figures (P/R/F1 against examined pairs, linear and
+log x, and accumulated AP) as SVG, PNG and PDF. ``evalhub compare
+bilingual_term_alignment ... --run A B ...`` prints the significance page's overview
+table (text, CSV, JSON or LaTeX) with the platform's signature line.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ rel(k) = 1 if r_k is a gold pair. Rank-based measures come from
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,8 +114,11 @@ def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
         counts[s] = counts.get(s, 0) + 1
     names = tuple(sorted(counts))
     number = {name: i for i, name in enumerate(names)}
+    sources = [p[0] for p in pairs]
     ids = np.fromiter(
-        (number.get(p[0], -1) for p in pairs), dtype=np.int64, count=len(pairs)
+        map(number.get, sources, itertools.repeat(-1)),
+        dtype=np.int64,
+        count=len(pairs),
     )
     n_gold = np.array([counts[name] for name in names], dtype=np.int64)
     return SourceIndex(names, n_gold, ids)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -21,10 +20,11 @@ from tasks.base import (
     ScoreReport,
     TaskType,
 )
-from tasks.common import plotting, ranking
+from tasks.common import ranking
+from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
 
-from . import FORMAT_HELP, analysis, demo, formats, metrics
+from . import FORMAT_HELP, formats, metrics
 from .formats import Gold, Inputs, Run, Settings
 
 
@@ -170,6 +170,8 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
 
     # ---- plots and analysis ------------------------------------------------------
     def plots(self, report: ScoreReport, settings: Settings) -> tuple[Plot, ...]:
+        from tasks.common import plotting
+
         return tuple(plotting.curve_plot(c) for c in report.curves)
 
     def describe_detail(
@@ -200,57 +202,48 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     def analyse(
         self, runs: Sequence[RunDetail], gold: Gold, settings: Settings
     ) -> Analysis | None:
+        from tasks.bilingual_term_alignment import analysis
+
         return analysis.difficulty_bins(runs, gold)
 
     # ---- demo and CLI -----------------------------------------------------------
     def demo(self, seed: int = 0) -> Demo:
+        from tasks.bilingual_term_alignment import demo
+
         return demo.build(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--gold", required=True, help="gold dictionary, source<TAB>target"
-        )
-        parser.add_argument(
-            "--run", required=True, help="ranked run, source<TAB>target"
-        )
-        parser.add_argument(
-            "--source-terms", required=True, help="D1, one term per line"
-        )
-        parser.add_argument(
-            "--target-terms", required=True, help="D2, one term per line"
-        )
-        parser.add_argument(
-            "--cap-policy",
-            choices=("reject", "truncate"),
-            default="reject",
-            help="a run longer than the cap is rejected (default) or truncated",
-        )
-        parser.add_argument(
-            "--cap-factor",
-            type=float,
-            default=10.0,
-            help="cap = CAP_FACTOR x mean(|D1|, |D2|) ranked pairs (default 10)",
+        from tasks.bilingual_term_alignment.cli_args import add_arguments
+
+        add_arguments(parser)
+
+    def cli_settings(self, args: argparse.Namespace) -> Settings:
+        return self.parse_settings(
+            {"cap_policy": args.cap_policy, "cap_factor": args.cap_factor}
         )
 
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        settings = self.parse_settings(
-            {"cap_policy": args.cap_policy, "cap_factor": args.cap_factor}
-        )
+        settings = self.cli_settings(args)
+        source = label("--source-terms", args.source_terms)
+        target = label("--target-terms", args.target_terms)
         inputs = Inputs(
             source_terms=formats.parse_term_list(
-                _read(args.source_terms), args.source_terms
+                read_input(args.source_terms, "--source-terms"), source
             ),
             target_terms=formats.parse_term_list(
-                _read(args.target_terms), args.target_terms
+                read_input(args.target_terms, "--target-terms"), target
             ),
         )
-        gold = formats.parse_gold(_read(args.gold), args.gold, inputs)
-        run = self.parse_run(_read(args.run), args.run, inputs, settings)
+        gold = formats.parse_gold(
+            read_input(args.gold, "--gold"), label("--gold", args.gold), inputs
+        )
+        run = self.parse_run(
+            read_input(args.run, "--run", allow_blank=True),
+            label("--run", args.run),
+            inputs,
+            settings,
+        )
         return self.score(run, gold, inputs, settings)
-
-
-def _read(path: str) -> bytes:
-    return Path(path).read_bytes()
 
 
 def _curves(rel: ranking.BoolArray, n_gold: int) -> tuple[Curve, ...]:

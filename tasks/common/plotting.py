@@ -3,15 +3,17 @@ is safe in worker threads). Output is deterministic: no dates, fixed SVG ids."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from tasks.base import Curve, Plot, RunDetail  # noqa: E402
+from tasks.reports import Curve, Plot, RunDetail  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
@@ -24,7 +26,28 @@ def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
     return fig
 
 
+#: Set by :func:`collecting_pdfs`: figure key -> PDF bytes of every figure rendered.
+_pdf_sink: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar(
+    "pdf_sink", default=None
+)
+
+
+@contextlib.contextmanager
+def collecting_pdfs() -> Iterator[dict[str, bytes]]:
+    """Also render every figure drawn inside the block as vector PDF (the offline
+    ``--plots``), keyed like the figures."""
+    sink: dict[str, bytes] = {}
+    token = _pdf_sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _pdf_sink.reset(token)
+
+
 def render(key: str, title: str, fig: Figure) -> Plot:
+    sink = _pdf_sink.get()
+    if sink is not None:
+        sink[key] = render_pdf(fig)
     svg = io.BytesIO()
     fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()
@@ -72,18 +95,28 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
                 curve = next((c for c in run.curves if c.key == template.key), None)
                 if curve is None or s_index >= len(curve.series):
                     continue
-                ax.plot(curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2)
+                ax.plot(
+                    curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2
+                )
             if template.log_x:
                 ax.set_xscale("log")
             if template.marker_x is not None:
                 ax.axvline(template.marker_x, color="0.4", linestyle="--", linewidth=1)
-            title = f"{template.title}: {s_label}" if len(template.series) > 1 else template.title
+            title = (
+                f"{template.title}: {s_label}"
+                if len(template.series) > 1
+                else template.title
+            )
             ax.set_title(title)
             ax.set_xlabel(template.x_label)
             ax.set_ylabel(s_label)
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize="small")
-            key = f"{template.key}_{_slug(s_label)}" if len(template.series) > 1 else template.key
+            key = (
+                f"{template.key}_{_slug(s_label)}"
+                if len(template.series) > 1
+                else template.key
+            )
             plots.append(render(key, title, fig))
     return tuple(plots)
 

@@ -28,13 +28,19 @@ def decode_text(data: bytes, file: str) -> str:
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise FormatError.at(file, line, "contains a NUL byte: this looks like a binary file, not UTF-8 text")
+        raise FormatError.at(
+            file,
+            line,
+            "contains a NUL byte: this looks like a binary file, not UTF-8 text",
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FormatError.at(
-            file, line, f"is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+            file,
+            line,
+            f"is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8",
         ) from None
 
 
@@ -57,7 +63,9 @@ def read_lines(
         if not line.isascii():
             line = unicodedata.normalize("NFC", line)
         if max_chars is not None and len(line) > max_chars:
-            raise FormatError.at(file, i, f"line is {len(line):,} characters long (limit {max_chars:,})")
+            raise FormatError.at(
+                file, i, f"line is {len(line):,} characters long (limit {max_chars:,})"
+            )
         if keep_empty or line.strip():
             lines.append(Line(i, line))
     return lines

@@ -54,6 +54,12 @@ translated = (J - n_u) / J; correct = (J - n_u - n_w - n_m) / J; correct_strict 
 with a defined share; wrong_determiners = nouns tagged ``wd``. Scores are provisional
 while items are pending or proposals unconfirmed. Primary metric: correct, low
 frequency, mean over word classes. Cohen's kappa compares two annotators.
+
+Offline: ``evalhub score mt_lexicon_probe --probes P --run R [--judgements J]
+[--references F] [--json] [--ci] [--plots DIR]``. ``--ci`` adds the platform's bootstrap
+interval over probes (JSON key ``ci``); ``--plots DIR`` writes the run page's figure as
+SVG, PNG and PDF; ``evalhub compare mt_lexicon_probe ... --run A B ...`` prints the
+significance page's overview table.
 """
 
 from __future__ import annotations

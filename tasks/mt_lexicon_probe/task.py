@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar, Literal
 
 from tasks.base import (
@@ -19,6 +18,7 @@ from tasks.base import (
     ScoreReport,
     TaskType,
 )
+from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
 from tasks.mt_lexicon_probe import FORMAT_HELP
 from tasks.mt_lexicon_probe.probes import (
@@ -256,61 +256,40 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         return make_demo(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--probes",
-            required=True,
-            help="probe TSV; a 6th column of references (ref1|ref2) is used to propose c",
-        )
-        parser.add_argument(
-            "--run", required=True, help="translations, one line per probe"
-        )
-        parser.add_argument(
-            "--judgements", help="TSV id<TAB>tag for this run (may be partial)"
-        )
-        parser.add_argument(
-            "--references",
-            help="private references TSV id<TAB>ref1|ref2 (overrides column 6)",
-        )
-        parser.add_argument(
-            "--memory",
-            help="judgement memory TSV id<TAB>translation<TAB>tag from other systems",
-        )
-        parser.add_argument(
-            "--no-proposed",
-            action="store_true",
-            help="do not count proposed c until confirmed",
-        )
+        from tasks.mt_lexicon_probe.cli_args import add_arguments
+
+        add_arguments(parser)
+
+    def cli_settings(self, args: argparse.Namespace) -> MtLexiconProbeSettings:
+        return MtLexiconProbeSettings(count_proposed_correct=not args.no_proposed)
 
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        full = parse_probes(_read(args.probes), args.probes)
+        def read(option: str, path: str) -> tuple[bytes, str]:
+            blank_ok = option in ("--run", "--judgements", "--memory")
+            return read_input(path, option, allow_blank=blank_ok), label(option, path)
+
+        full = parse_probes(*read("--probes", args.probes))
         inputs = full.without_references()
         refs = {p.id: p.references for p in full.probes if p.references}
         if args.references:
             refs.update(
-                parse_references(_read(args.references), args.references, inputs)
+                parse_references(*read("--references", args.references), inputs)
             )
-        run = parse_run(_read(args.run), args.run, inputs)
+        run = parse_run(*read("--run", args.run), inputs)
         judgements = (
-            parse_judgements(_read(args.judgements), args.judgements, inputs)
+            parse_judgements(*read("--judgements", args.judgements), inputs)
             if args.judgements
             else {}
         )
         memory = (
-            _read_memory(_read(args.memory), args.memory, inputs)
+            _read_memory(*read("--memory", args.memory), inputs)
             if args.memory
             else None
         )
-        settings = MtLexiconProbeSettings(count_proposed_correct=not args.no_proposed)
+        settings = self.cli_settings(args)
         return self.score_judged(
             run, Gold(refs), inputs, settings, judgements, memory=memory
         )
-
-
-def _read(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise FormatError.at(path, None, f"cannot read: {exc.strerror}") from None
 
 
 def _read_memory(data: bytes, file: str, inputs: ProbeSet) -> JudgementMemory:

@@ -59,6 +59,12 @@ scores one document and prints ``alignment``, ``sentence``, ``word``, ``char``,
 numerator; equal to ``correct`` except for strict/lax) and ``reference``, plus
 ``documents`` (the same per document), ``f1`` (primary), ``mean_f1``,
 ``primary_granularity`` and ``scorer`` (name and version).
+
+Offline options: ``--ci`` adds the platform's bootstrap interval of the primary F over
+documents (JSON key ``ci``; ``null`` for a single document, as on the platform);
+``--plots DIR`` writes the run page's figure (P/R/F per granularity) as SVG, PNG and PDF;
+``evalhub compare sentence_alignment ... --run A B ...`` prints the significance page's
+overview table (text, CSV, JSON or LaTeX) with the platform's signature line.
 """
 
 from __future__ import annotations

@@ -143,7 +143,33 @@ def unit_counts(sentences: Sequence[str]) -> tuple[IntArray, IntArray]:
 
     >>> [a.tolist() for a in unit_counts(["Le chat, dit-il.", "", " x  y"])]
     [[7, 0, 2], [14, 0, 2]]
+
+    Sentences are counted in blocks of about ``BLOCK_CHARS`` characters, so memory
+    stays bounded on long documents (the counts do not depend on the blocks).
     """
+    n = len(sentences)
+    lengths = np.fromiter((len(s) for s in sentences), np.int64, n)
+    ends = np.cumsum(lengths + 1)
+    if n == 0 or ends[-1] <= BLOCK_CHARS:
+        return _unit_counts_block(sentences)
+    cuts = np.searchsorted(ends, np.arange(BLOCK_CHARS, int(ends[-1]), BLOCK_CHARS))
+    bounds = [0, *sorted({int(c) + 1 for c in cuts if 0 < int(c) + 1 < n}), n]
+    parts = [
+        _unit_counts_block(sentences[lo:hi])
+        for lo, hi in zip(bounds, bounds[1:], strict=False)
+    ]
+    return (
+        np.concatenate([w for w, _ in parts]),
+        np.concatenate([c for _, c in parts]),
+    )
+
+
+#: Characters counted at once by :func:`unit_counts`.
+BLOCK_CHARS = 1 << 20
+
+
+def _unit_counts_block(sentences: Sequence[str]) -> tuple[IntArray, IntArray]:
+    """:func:`unit_counts` on one block of sentences."""
     n = len(sentences)
     text = "\n".join(sentences)
     if not text.strip():

@@ -19,9 +19,9 @@ from tasks.base import (
     ScoreReport,
     TaskType,
 )
+from tasks.common import cli_files
 from tasks.common.resampling import ItemStats
-from tasks.sentence_alignment import FORMAT_HELP, plots
-from tasks.sentence_alignment.demo import build_demo
+from tasks.sentence_alignment import FORMAT_HELP
 from tasks.sentence_alignment.formats import (
     DOC_NAME,
     AlignmentSet,
@@ -208,7 +208,9 @@ class SentenceAlignment(
         self, report: ScoreReport, settings: SentenceAlignmentSettings
     ) -> tuple[Plot, ...]:
         return (
-            plots.run_bars(report.metrics, "Precision, recall and F1 per granularity"),
+            _plots().run_bars(
+                report.metrics, "Precision, recall and F1 per granularity"
+            ),
         )
 
     def comparison_plots(
@@ -217,8 +219,8 @@ class SentenceAlignment(
         if not runs:
             return ()
         return (
-            plots.comparison_bars(runs),
-            plots.comparison_bars(runs, log_scale=True),
+            _plots().comparison_bars(runs),
+            _plots().comparison_bars(runs, log_scale=True),
         )
 
     # ---- demo and CLI -----------------------------------------------------------
@@ -255,45 +257,42 @@ class SentenceAlignment(
         return {"misaligned per document": totals, "misaligned bisegments": rows}
 
     def demo(self, seed: int = 0) -> Demo:
+        from tasks.sentence_alignment.demo import build_demo
+
         return build_demo(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--source", required=True, help="source sentences, one per line"
-        )
-        parser.add_argument(
-            "--target", required=True, help="target sentences, one per line"
-        )
-        parser.add_argument(
-            "--gold", required=True, help="reference bisegments [i, j]:[k], 0-based"
-        )
-        parser.add_argument(
-            "--run", required=True, help="the run's bisegments, same format"
-        )
-        parser.add_argument(
-            "--primary-granularity",
-            choices=ARCADE_LEVELS,
-            default="sentence",
-            help="granularity of the primary F1 (default: sentence)",
-        )
+        from tasks.sentence_alignment.cli_args import add_arguments
+
+        add_arguments(parser)
+
+    def cli_settings(self, args: argparse.Namespace) -> SentenceAlignmentSettings:
+        return self.parse_settings({"primary_granularity": args.primary_granularity})
 
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        source, target = Path(args.source), Path(args.target)
-        name = source.name.split(".")[0] or "document"
+        name = Path(args.source).name.split(".")[0] or "document"
         doc = Document(
             name if _safe_name(name) else "document",
-            parse_sentences(_read(source), source.name),
-            parse_sentences(_read(target), target.name),
+            parse_sentences(
+                cli_files.read_input(args.source, "--source"),
+                cli_files.label("--source", args.source),
+            ),
+            parse_sentences(
+                cli_files.read_input(args.target, "--target"),
+                cli_files.label("--target", args.target),
+            ),
         )
         inputs = Bitexts((doc,))
-        settings = self.parse_settings(
-            {"primary_granularity": args.primary_granularity}
-        )
+        settings = self.cli_settings(args)
         gold = parse_alignments(
-            _read(Path(args.gold)), Path(args.gold).name, inputs.documents
+            cli_files.read_input(args.gold, "--gold"),
+            cli_files.label("--gold", args.gold),
+            inputs.documents,
         )
         run = parse_alignments(
-            _read(Path(args.run)), Path(args.run).name, inputs.documents
+            cli_files.read_input(args.run, "--run", allow_blank=True),
+            cli_files.label("--run", args.run),
+            inputs.documents,
         )
         return self.score(run, gold, inputs, settings)
 
@@ -314,13 +313,12 @@ def _safe_name(name: str) -> bool:
     return DOC_NAME.fullmatch(name) is not None
 
 
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise FormatError.at(
-            path.name, None, f"cannot be read ({exc.strerror})"
-        ) from None
+def _plots():  # noqa: ANN202
+    """The figures module, imported when figures are drawn (matplotlib is slow to
+    import and ``evalhub score`` does not need it)."""
+    from tasks.sentence_alignment import plots
+
+    return plots
 
 
 def _texts(sentences: tuple[str, ...], indices: tuple[int, ...]) -> list[JSON]:

@@ -49,4 +49,12 @@ Metrics
 ``report.detail`` (organiser-only): clusters (gold term, label, line, its output terms
 and distances), unmatched output terms with their nearest gold term, unreached gold
 terms.
+
+Offline: ``evalhub score term_extraction --gold G --run R [--tau T] [--casefold]
+[--json] [--ci] [--plots DIR]``. Distances are compared exactly (rationals), so ties
+and ``d <= tau`` are decided as defined; ``tau`` is read as the decimal it is written as.
+``--ci`` adds the platform's 95 % bootstrap interval of TF over gold terms (JSON key
+``ci``; ``--samples``, ``--seed``); ``--plots DIR`` writes the run page's figures (TP/TR/TF
+and matched terms against tau, P/R against rank) as SVG, PNG and PDF. ``evalhub compare
+term_extraction ... --run A B ...`` prints the significance page's overview table.
 """

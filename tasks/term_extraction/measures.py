@@ -6,7 +6,7 @@ extraction", §4.2-4.3) for TP/TR/TF; TermEval 2020 (ACTER) for the exact-match 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +66,8 @@ def termometer(
     nearest_distance: npt.NDArray[np.float64],
     n_gold: int,
     tau: float,
+    *,
+    matched: npt.NDArray[np.bool_] | None = None,
 ) -> TermoScore:
     """Terminological precision, recall and F at threshold tau.
 
@@ -81,8 +83,12 @@ def termometer(
     Example (seed 000): R = {data base}; O = {data base, table of content}: one part
     {data base} with Pert 1, one part {table of content} with Pert 0 ->
     TP = 1/2, TR = 1/1 (tau = 0.4).
+
+    ``matched`` (d*(e) <= tau, decided exactly by ``Nearest.within``) replaces the
+    float comparison of ``nearest_distance`` with tau.
     """
-    matched = nearest_distance <= tau
+    if matched is None:
+        matched = nearest_distance <= tau
     n_matched = int(np.count_nonzero(matched))
     if n_matched:
         best = np.full(max(n_gold, 1), np.inf)
@@ -102,6 +108,8 @@ def termometer_curve(
     nearest_distance: npt.NDArray[np.float64],
     n_gold: int,
     taus: Sequence[float] = TAU_GRID,
+    *,
+    within: Callable[[float], npt.NDArray[np.bool_]] | None = None,
 ) -> tuple[TermoScore, ...]:
     """:func:`termometer` at every tau of ``taus`` from one nearest-neighbour pass.
 
@@ -112,4 +120,13 @@ def termometer_curve(
     Example: R = {data base}, O = {data bases} (d* = 0.1): TP = 0 for tau < 0.1 and
     TP = 0.9 from tau = 0.1 on; n_matched goes from 0 to 1 at tau = 0.1.
     """
-    return tuple(termometer(nearest_index, nearest_distance, n_gold, t) for t in taus)
+    return tuple(
+        termometer(
+            nearest_index,
+            nearest_distance,
+            n_gold,
+            t,
+            matched=None if within is None else within(t),
+        )
+        for t in taus
+    )

@@ -25,6 +25,12 @@ How it stays exact and gets fast:
    assignment optimum); longer terms go to ``scipy.optimize.linear_sum_assignment``
    one pair at a time.
 5. Per output term the smallest d_t wins, ties to the smallest original gold index.
+   Distances are rationals and the float sums above may differ in the last bits for
+   equal values, so every candidate within ``EPS`` of a row's float minimum is
+   re-evaluated exactly (:func:`~tasks.term_extraction.distance.exact_term_distance`)
+   and the exact minimum wins. Likewise :meth:`Nearest.within` decides ``d <= tau``
+   exactly for the distances within ``EPS`` of tau (tau read as the decimal it is
+   written as: 0.6 = 3/5).
 
 Output terms found verbatim in the gold skip all this (d* = 0).
 """
@@ -32,18 +38,19 @@ Output terms found verbatim in the gold skip all this (d* = 0).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
-from scipy.optimize import linear_sum_assignment
 
-from tasks.term_extraction.distance import DIGITS
+from tasks.term_extraction.distance import exact_term_distance, term_distance_parts
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 #: Output rows per block x gold size is kept near this many cells.
 BLOCK_CELLS = 2_000_000
@@ -51,15 +58,48 @@ BLOCK_CELLS = 2_000_000
 MAX_ENUMERATED = 5
 #: Slack on the pruning test so float rounding can never prune a true nearest term.
 SLACK = 1e-5
+#: Float distances closer than this to a row's minimum or to tau are re-evaluated
+#: exactly (float errors here are below 1e-15).
+EPS = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
 class Nearest:
-    """r*(e) (index into the gold list) and d*(e) for each output term, in order."""
+    """r*(e) (index into the gold list) and d*(e) for each output term, in order.
+
+    ``distance`` is for display and sums (within 1e-15 of the exact value);
+    comparisons with a threshold go through :meth:`within`, which is exact."""
 
     index: IntArray
     distance: FloatArray
-    n_exact: int  # pairs whose exact d_t was computed (for benchmarks)
+    n_exact: int  # pairs whose d_t was computed beyond the bounds (for benchmarks)
+    outputs: tuple[str, ...] = ()
+    gold: tuple[str, ...] = ()
+    #: Exact d*(e) of the rows computed so far (row -> Fraction).
+    exact: dict[int, Fraction] = field(default_factory=dict)
+
+    def exact_distance(self, row: int) -> Fraction:
+        """d*(e) of output term ``row`` as an exact rational."""
+        if row not in self.exact:
+            i = int(self.index[row])
+            self.exact[row] = (
+                Fraction(1)
+                if i < 0
+                else exact_term_distance(self.outputs[row], self.gold[i])
+            )
+        return self.exact[row]
+
+    def within(self, tau: float) -> BoolArray:
+        """d*(e) <= tau for every output term, decided exactly; tau is read as the
+        decimal it is written as (``repr``), so 0.6 means 3/5."""
+        d = self.distance
+        matched = d <= tau - EPS
+        unsure = np.nonzero((d > tau - EPS) & (d < tau + EPS))[0]
+        if len(unsure):
+            exact_tau = Fraction(repr(float(tau)))
+            for row in unsure.tolist():
+                matched[row] = self.exact_distance(row) <= exact_tau
+        return matched
 
 
 class _Side:
@@ -137,7 +177,10 @@ def nearest_gold(outputs: list[str], gold: list[str]) -> Nearest:
     distance = np.zeros(n, dtype=np.float64)
     index[rest] = searched.index
     distance[rest] = searched.distance
-    return Nearest(index, distance, searched.n_exact)
+    exact = {int(rest[row]): d for row, d in searched.exact.items()}
+    return Nearest(
+        index, distance, searched.n_exact, tuple(outputs), tuple(gold), exact
+    )
 
 
 def _search(outputs: list[str], gold: list[str]) -> Nearest:
@@ -145,6 +188,7 @@ def _search(outputs: list[str], gold: list[str]) -> Nearest:
     n, g = len(outputs), len(gold)
     index = np.full(n, -1, dtype=np.int64)
     distance = np.ones(n, dtype=np.float64)
+    exact: dict[int, Fraction] = {}
     if n == 0 or g == 0:
         return Nearest(index, distance, 0)
     # Gold sorted by word count, so |#w(a) - #w(b)| is constant on column segments.
@@ -212,7 +256,48 @@ def _search(outputs: list[str], gold: list[str]) -> Nearest:
         chosen = order[first]
         index[rows[local[chosen]]] = gold_index[chosen]
         distance[rows[local[chosen]]] = d[chosen]
-    return Nearest(index, distance, n_exact)
+        _settle_near_ties(
+            outputs, gold, rows, local, d, gold_index, index, distance, exact
+        )
+    return Nearest(index, distance, n_exact, exact=exact)
+
+
+def _settle_near_ties(
+    outputs: list[str],
+    gold: list[str],
+    rows: IntArray,
+    local: IntArray,
+    d: FloatArray,
+    gold_index: IntArray,
+    index: IntArray,
+    distance: FloatArray,
+    exact: dict[int, Fraction],
+) -> None:
+    """Rows with two or more candidates within ``EPS`` of their float minimum: the
+    exact minimum wins, ties to the first gold term (module docstring, step 5)."""
+    row_min = np.full(len(rows), np.inf)
+    np.minimum.at(row_min, local, d)
+    # A row whose minimum is 1.0 is an exact tie at 1 (d_t <= 1, and a float 1.0
+    # means every character and word differs: exact), already won by the first
+    # gold term.
+    near = np.nonzero((d <= row_min[local] + EPS) & (row_min[local] < 1.0))[0]
+    counts = np.bincount(local[near], minlength=len(rows))
+    tied = near[counts[local[near]] > 1]
+    if len(tied) == 0:
+        return
+    tied = tied[np.argsort(local[tied], kind="stable")]
+    starts = np.flatnonzero(np.diff(local[tied], prepend=-1))
+    for group in np.split(tied, starts[1:]):
+        r = int(local[group[0]])
+        term = outputs[int(rows[r])]
+        best_g, (best_n, best_d) = -1, (2, 1)
+        for g in sorted(gold_index[group].tolist()):
+            n, den = term_distance_parts(term, gold[g])
+            if n * best_d < best_n * den:
+                best_g, best_n, best_d = g, n, den
+        row = int(rows[r])
+        value = Fraction(best_n, best_d)
+        index[row], distance[row], exact[row] = best_g, float(value), value
 
 
 def _exact_ds(
@@ -261,8 +346,8 @@ class _Solver:
             a, b = int(shape // 1000), int(shape % 1000)
             limit = None if cost_limit is None else cost_limit[sel]
             cost[sel] = self._assignment(oi[sel], gi[sel], a, b, limit)
-        d_c = np.round(np.divide(cost, m, out=np.zeros_like(cost), where=m > 0), DIGITS)
-        return np.round((d_s + d_c) / 2, DIGITS)
+        d_c = np.divide(cost, m, out=np.zeros_like(cost), where=m > 0)
+        return (d_s + d_c) / 2
 
     def _assignment(
         self, oi: IntArray, gi: IntArray, a: int, b: int, limit: FloatArray | None
@@ -303,6 +388,8 @@ class _Solver:
         todo = (
             range(len(oi)) if limit is None else np.nonzero(result <= limit + SLACK)[0]
         )
+        from scipy.optimize import linear_sum_assignment  # slow import: only here
+
         for k in todo:
             r, c = linear_sum_assignment(padded[k])
             result[k] = padded[k][r, c].sum()

@@ -45,8 +45,11 @@ def score_run(
     exact = classic(outputs, refs)
 
     nn = nearest_gold(list(terms), list(gold.terms))
-    at_tau = termometer(nn.index, nn.distance, len(gold.terms), settings.tau)
-    curve = termometer_curve(nn.index, nn.distance, len(gold.terms))
+    matched = nn.within(settings.tau)
+    at_tau = termometer(
+        nn.index, nn.distance, len(gold.terms), settings.tau, matched=matched
+    )
+    curve = termometer_curve(nn.index, nn.distance, len(gold.terms), within=nn.within)
 
     ranked = run.scored or settings.ranked
     metrics: dict[str, float | None] = {
@@ -144,7 +147,7 @@ def score_run(
                     log_x=True,
                 )
             )
-    detail = _detail(terms, gold, nn.index, nn.distance, settings.tau)
+    detail = _detail(terms, gold, nn.index, nn.distance, matched, settings.tau)
     return ScoreReport(
         metrics=metrics,
         payload=payload,
@@ -170,7 +173,7 @@ def _label_recall(
         counts = exact[label or NO_LABEL]
         counts[0] += 1
         counts[1] += term in found
-    reached_ids = set(nn.index[nn.distance <= tau].tolist())
+    reached_ids = set(nn.index[nn.within(tau)].tolist())
     near: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # [n_terms, n_reached]
     for i, label in enumerate(gold.labels):
         counts = near[label or NO_LABEL]
@@ -206,14 +209,16 @@ def _detail(
     gold: GoldList,
     index: np.ndarray,
     distance: np.ndarray,
+    matched: np.ndarray,
     tau: float,
 ) -> dict[str, JSON]:
     """Clusters (gold term -> output terms and distances), unmatched outputs,
     unreached gold terms. Organiser-only."""
     members: dict[int, list[tuple[float, str]]] = defaultdict(list)
     unmatched: list[JSON] = []
-    for term, i, d in zip(terms, index.tolist(), distance.tolist(), strict=True):
-        if d <= tau:
+    rows = zip(terms, index.tolist(), distance.tolist(), matched.tolist(), strict=True)
+    for term, i, d, hit in rows:
+        if hit:
             members[i].append((d, term))
         else:
             unmatched.append({"term": term, "nearest": gold.terms[i], "distance": d})

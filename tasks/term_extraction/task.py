@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from tasks.base import (
     Demo,
@@ -15,12 +14,11 @@ from tasks.base import (
     Plot,
     RunDetail,
     ScoreReport,
-    SettingsError,
     TaskType,
 )
+from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
-from tasks.term_extraction import formats, plots
-from tasks.term_extraction.demo import build_demo
+from tasks.term_extraction import formats
 from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
 from tasks.term_extraction.scoring import score_run
 
@@ -139,57 +137,30 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     def plots(
         self, report: ScoreReport, settings: TermExtractionSettings
     ) -> tuple[Plot, ...]:
+        from tasks.term_extraction import plots
+
         return plots.run_plots(report.curves)
 
     def comparison_plots(
         self, runs: Sequence[RunDetail], settings: TermExtractionSettings
     ) -> tuple[Plot, ...]:
         """TP, TR and TF against tau, one line per run (TF is the leaderboard chart)."""
+        from tasks.term_extraction import plots
+
         return plots.leaderboard_plots(runs)
 
     def demo(self, seed: int = 0) -> Demo:
+        from tasks.term_extraction.demo import build_demo
+
         return build_demo(seed)
 
     def add_cli_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--gold", required=True, help="gold term list")
-        parser.add_argument("--run", required=True, help="run: one term per line")
-        parser.add_argument(
-            "--tau", type=float, default=0.4, help="TermoMeter threshold"
-        )
-        parser.add_argument("--casefold", action="store_true", help="ignore case")
-        parser.add_argument(
-            "--mode",
-            choices=("default", "termeval"),
-            default="default",
-            help="termeval: run lowercased, gold as written (TermEval 2020 counts)",
-        )
-        parser.add_argument(
-            "--exclude-label",
-            action="append",
-            default=[],
-            metavar="LABEL",
-            help="drop gold terms with this label (repeatable), e.g. Named_Entity",
-        )
-        parser.add_argument("--cap", type=int, help="evaluate only the first N terms")
-        parser.add_argument(
-            "--accept-format",
-            action="append",
-            default=[],
-            choices=formats.RUN_FORMATS,
-            help="also accept the run as CSV index,term or a JSON list",
-        )
-        parser.add_argument(
-            "--json-list",
-            type=int,
-            metavar="I",
-            help="score list I (0-based) of a JSON list of term lists",
-        )
-        parser.add_argument(
-            "--ranked", action="store_true", help="line order of the run is a ranking"
-        )
+        from tasks.term_extraction.cli_args import add_arguments
 
-    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        settings = self.parse_settings(
+        add_arguments(parser)
+
+    def cli_settings(self, args: argparse.Namespace) -> TermExtractionSettings:
+        return self.parse_settings(
             {
                 "tau": args.tau,
                 "casefold": args.casefold,
@@ -201,10 +172,15 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
                 "ranked": args.ranked,
             }
         )
-        gold_path, run_path = Path(args.gold), Path(args.run)
-        for path in (gold_path, run_path):
-            if not path.is_file():
-                raise SettingsError(f"{path}: no such file")
-        gold = formats.parse_gold(gold_path.read_bytes(), gold_path.name, settings)
-        run = formats.parse_run(run_path.read_bytes(), run_path.name, settings)
+
+    def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        settings = self.cli_settings(args)
+        gold = formats.parse_gold(
+            read_input(args.gold, "--gold"), label("--gold", args.gold), settings
+        )
+        run = formats.parse_run(
+            read_input(args.run, "--run", allow_blank=True),
+            label("--run", args.run),
+            settings,
+        )
         return score_run(run, gold, settings)

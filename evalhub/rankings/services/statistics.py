@@ -86,21 +86,21 @@ def format_interval(metric: Metric, interval: Mapping[str, float] | None) -> str
 
 
 def signature(test_set: TestSet, ranking: PhaseRanking) -> str:
-    """Method, version and parameters behind the numbers (sacrebleu style)."""
+    """Method, version and parameters behind the numbers (sacrebleu style); the
+    same line ``evalhub compare`` prints (:func:`tasks.common.compare.signature`)."""
+    from tasks.common.compare import signature as line
+
     task_type = test_set.phase.task.type
-    parts = [
-        f"{task_type.slug}:{task_type.version}",
-        f"metric:{task_type.primary_metric}",
-        f"gold:{test_set.gold_version}",
-        f"ci:percentile-{CONFIDENCE:g}",
-        f"bootstrap:{ranking.bootstrap_samples}",
-        f"seed:{ranking.seed}",
-        f"ar:{ranking.bootstrap_samples}",
-        f"alpha:{ranking.alpha:g}",
-    ]
-    if ranking.ladder:
-        parts.append(f"ladder:{ranking.ladder_margin:g}se")
-    return "|".join(parts)
+    return line(
+        slug=task_type.slug,
+        version=task_type.version,
+        metric=task_type.primary_metric,
+        gold_version=test_set.gold_version,
+        samples=ranking.bootstrap_samples,
+        seed=ranking.seed,
+        alpha=ranking.alpha,
+        ladder_margin=ranking.ladder_margin if ranking.ladder else None,
+    )
 
 
 def item_stats_of(

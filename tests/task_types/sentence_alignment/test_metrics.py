@@ -243,3 +243,21 @@ def test_vectorised_unit_counts_equal_the_regex(sentences: list[str]) -> None:
     words, chars = metrics.unit_counts(sentences)
     assert words.tolist() == [word_count(s) for s in sentences]
     assert chars.tolist() == [char_count(s) for s in sentences]
+
+
+def test_unit_counts_do_not_depend_on_the_blocks(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import random
+
+    from tasks.sentence_alignment import metrics
+
+    rng = random.Random(7)
+    sentences = [
+        "".join(rng.choice("ab c,.\u00e9 \t-") for _ in range(rng.randint(0, 40)))
+        for _ in range(3000)
+    ]
+    whole = metrics.unit_counts(sentences)
+    monkeypatch.setattr(metrics, "BLOCK_CHARS", 97)
+    blocks = metrics.unit_counts(sentences)
+    assert [a.tolist() for a in blocks] == [a.tolist() for a in whole]
+    assert whole[0].tolist() == [metrics.word_count(s) for s in sentences]
+    assert whole[1].tolist() == [metrics.char_count(s) for s in sentences]

@@ -311,3 +311,16 @@ def test_cli_reports_format_errors(
     errors = json.loads(capsys.readouterr().out)["errors"]
     assert errors[0]["line"] == 2
     assert "out of range" in errors[0]["message"]
+
+
+@pytest.mark.parametrize("i", range(7))
+def test_plain_fast_path_equals_the_line_parser(i: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tasks.sentence_alignment import formats
+
+    doc = _document(f"test{i}")
+    path = _run_path("bertalign", i)
+    fast = formats.parse_alignments(path.read_bytes(), path.name, [doc])
+    monkeypatch.setattr(formats, "_parse_plain", lambda lines, document: None)
+    slow = formats.parse_alignments(path.read_bytes(), path.name, [doc])
+    assert fast == slow
+    assert fast.alignments[0].bisegments

@@ -98,7 +98,7 @@ def test_fast_equals_brute_force_on_random_samples(seed: int) -> None:
     index, distance = nearest_brute_force(outputs, gold)
     fast = nearest_gold(outputs, gold)
     assert fast.index.tolist() == index
-    assert fast.distance.tolist() == distance
+    assert [float(fast.exact_distance(i)) for i in range(len(index))] == distance
 
 
 def test_ties_go_to_the_first_gold_term() -> None:
@@ -124,7 +124,7 @@ def test_fast_equals_brute_force_across_blocks(monkeypatch: pytest.MonkeyPatch) 
     index, distance = nearest_brute_force(outputs, gold)
     fast = nearest.nearest_gold(outputs, gold)
     assert fast.index.tolist() == index
-    assert fast.distance.tolist() == distance
+    assert [float(fast.exact_distance(i)) for i in range(len(index))] == distance
 
 
 _words = st.text(alphabet="abcé-'", min_size=1, max_size=6)
@@ -140,7 +140,7 @@ def test_fast_equals_brute_force_property(gold: list[str], outputs: list[str]) -
     index, distance = nearest_brute_force(outputs, gold)
     fast = nearest_gold(outputs, gold)
     assert fast.index.tolist() == index
-    assert fast.distance.tolist() == distance
+    assert [float(fast.exact_distance(i)) for i in range(len(index))] == distance
 
 
 def test_long_words_use_a_wide_table() -> None:
@@ -151,4 +151,4 @@ def test_long_words_use_a_wide_table() -> None:
     index, distance = nearest_brute_force(outputs, gold)
     fast = nearest_gold(outputs, gold)
     assert fast.index.tolist() == index == [1, 0, 2]
-    assert fast.distance.tolist() == distance
+    assert [float(fast.exact_distance(i)) for i in range(len(index))] == distance

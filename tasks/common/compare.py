@@ -1,0 +1,141 @@
+"""The overview of several runs on one gold, as the platform's significance page
+computes it (``evalhub.rankings.services.statistics.compute``), for ``evalhub
+compare``: every metric, the primary metric's bootstrap interval, pairwise paired
+bootstrap and approximate-randomisation p-values, rank bands, and the signature line.
+
+Order: best first on the primary metric, ties in the order the runs were given (the
+platform breaks ties by submission time). Intervals use resamples shared by all runs
+(a function of seed and number of gold items only), so each run's interval is the one
+the platform shows for it; with fewer than two gold items there is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tasks.common import resampling as rs
+from tasks.reports import JSON, ScoreReport
+
+
+@dataclass(frozen=True, slots=True)
+class System:
+    name: str
+    report: ScoreReport
+
+
+def signature(
+    *,
+    slug: str,
+    version: str,
+    metric: str,
+    gold_version: int,
+    samples: int,
+    seed: int,
+    alpha: float,
+    ladder_margin: float | None = None,
+) -> str:
+    """Method, version and parameters behind the numbers (sacrebleu style); the
+    platform prints the same line for a test set."""
+    parts = [
+        f"{slug}:{version}",
+        f"metric:{metric}",
+        f"gold:{gold_version}",
+        f"ci:percentile-{rs.DEFAULT_CONFIDENCE:g}",
+        f"bootstrap:{samples}",
+        f"seed:{seed}",
+        f"ar:{samples}",
+        f"alpha:{alpha:g}",
+    ]
+    if ladder_margin is not None:
+        parts.append(f"ladder:{ladder_margin:g}se")
+    return "|".join(parts)
+
+
+def overview(
+    task_type,  # noqa: ANN001  (a tasks.base.TaskType)
+    systems: Sequence[System],
+    *,
+    samples: int = rs.DEFAULT_SAMPLES,
+    seed: int = rs.DEFAULT_SEED,
+    alpha: float = rs.DEFAULT_ALPHA,
+    gold_version: int = 1,
+) -> dict[str, JSON]:
+    primary = task_type.primary_metric
+    higher = task_type.metric(primary).higher_is_better
+
+    def sort_key(i: int) -> tuple[float, int]:
+        value = systems[i].report.metrics.get(primary)
+        v = float("-inf") if value is None else (value if higher else -value)
+        return (-v, i)
+
+    order = sorted(range(len(systems)), key=sort_key)
+    stats = [task_type.item_statistics(systems[i].report) for i in order]
+    usable = all(s is not None for s in stats) and len({s.keys for s in stats}) == 1
+    intervals: list[rs.Interval | None] = [None] * len(order)
+    bands: list[int] = list(range(1, len(order) + 1))
+    matrices: dict[str, JSON] = {}
+    if usable and stats:
+        if stats[0].n >= 2:
+            intervals = list(
+                rs.bootstrap_intervals(
+                    stats, samples=samples, seed=seed, confidence=rs.DEFAULT_CONFIDENCE
+                )
+            )
+        result = rs.pairwise(stats, samples=samples, trials=samples, seed=seed)
+        bands = rs.rank_bands(
+            result.values, result.p_randomisation, higher_is_better=higher, alpha=alpha
+        )
+        matrices = {
+            "delta": _rounded(result.delta),
+            "p_bootstrap": _rounded(result.p_bootstrap),
+            "p_randomisation": _rounded(result.p_randomisation),
+            "exact": result.exact,
+        }
+    rows: list[JSON] = []
+    for position, (i, interval, band) in enumerate(
+        zip(order, intervals, bands, strict=True), start=1
+    ):
+        report = systems[i].report
+        rows.append(
+            {
+                "index": position,
+                "name": systems[i].name,
+                "band": band,
+                "metrics": {
+                    m.key: report.metrics.get(m.key) for m in task_type.metrics
+                },
+                "interval": None if interval is None else interval.to_json(),
+            }
+        )
+    return {
+        "task_type": task_type.slug,
+        "metric": primary,
+        "metric_label": task_type.metric(primary).label,
+        "higher_is_better": higher,
+        "metrics": [
+            {"key": m.key, "label": m.label, "count": m.count}
+            for m in task_type.metrics
+        ],
+        "n_items": stats[0].n if usable and stats else 0,
+        "samples": samples,
+        "seed": seed,
+        "confidence": rs.DEFAULT_CONFIDENCE,
+        "alpha": alpha,
+        "signature": signature(
+            slug=task_type.slug,
+            version=task_type.version,
+            metric=primary,
+            gold_version=gold_version,
+            samples=samples,
+            seed=seed,
+            alpha=alpha,
+        ),
+        "systems": rows,
+        **matrices,
+    }
+
+
+def _rounded(matrix: Sequence[Sequence[float]]) -> list[JSON]:
+    """As the platform stores them (12 decimals)."""
+    return [[round(float(v), 12) for v in row] for row in matrix]
