@@ -9,4 +9,9 @@ class CompetitionsConfig(AppConfig):
     verbose_name = "Shared tasks"
 
     def ready(self) -> None:
-        from evalhub.competitions import checks  # noqa: F401  (registers system checks)
+        from evalhub.competitions import (
+            checks,  # noqa: F401  (registers system checks)
+            receivers,
+        )
+
+        receivers.connect()

@@ -19,3 +19,10 @@ registration_decided = Signal()
 test_set_revealed = Signal()
 #: Sent with ``task_id`` when the organisers released a task's gold.
 gold_released = Signal()
+#: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
+#: scores a test set's boards rank may have changed (a run scored or rescored,
+#: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by
+#: ``services/boardcache.invalidate``; receivers recompute what they derive from
+#: the scores (``evalhub.rankings``: intervals, significance and the Ladder) and
+#: must be quick (enqueue a job). Return values are ignored.
+scores_changed = Signal()

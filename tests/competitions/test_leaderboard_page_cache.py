@@ -8,9 +8,16 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from evalhub.competitions.services import datasets, leaderboard, pages, scoring, teams
+from evalhub.competitions.services import (
+    board_pages,
+    datasets,
+    leaderboard,
+    pages,
+    scoring,
+    teams,
+)
 from evalhub.competitions.services import refreshes as refreshes_service
-from evalhub.competitions.services.pages import render_to_string as real_render
+from evalhub.competitions.services.board_pages import render_to_string as real_render
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +45,7 @@ def renders(monkeypatch):  # noqa: ANN001, ANN201
         count[0] += 1
         return real_render(*args, **kwargs)
 
-    monkeypatch.setattr(pages, "render_to_string", counting)
+    monkeypatch.setattr(board_pages, "render_to_string", counting)
     return count
 
 
@@ -282,11 +289,11 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
 @pytest.fixture
 def render_ahead():  # noqa: ANN201
     """This process renders boards ahead, as worker processes do (evalhub.celery)."""
-    pages._noted.clear()
+    board_pages._noted.clear()
     leaderboard.render_ahead_with(pages.warm_leaderboard)
     yield
     leaderboard.render_ahead_with(None)
-    pages._noted.clear()
+    board_pages._noted.clear()
 
 
 def test_a_worker_renders_the_new_public_boards_before_they_show(

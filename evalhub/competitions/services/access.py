@@ -75,10 +75,7 @@ def can_manage_run(user: object, submission: Submission) -> bool:
 
 def can_see_run_scores(user: object, submission: Submission, test_set: TestSet) -> bool:
     """One run's scores and plots on a test set: the run itself, the test set's
-    visibility, and in a Ladder phase only what the Ladder released
-    (evalhub.rankings)."""
-    if not can_see_run(user, submission) or not can_see_scores(user, test_set):
-        return False
-    from evalhub.rankings.services.statistics import ladder_hides
+    visibility and the score gate (the Ladder); defined in ``services/visibility``."""
+    from evalhub.competitions.services import visibility
 
-    return not ladder_hides(submission=submission, test_set=test_set, user=user)
+    return visibility.can_see_run_scores(user, submission, test_set)
