@@ -1,19 +1,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db import transaction
 
 from evalhub.rankings.models import PhaseRanking
 
 
 @admin.register(PhaseRanking)
 class PhaseRankingAdmin(admin.ModelAdmin):
+    """Saving refreshes the phase's statistics and boards (``rankings/receivers``)."""
+
     list_display = ("phase", "ladder", "ladder_margin", "bootstrap_samples", "seed")
     list_filter = ("ladder",)
-
-    def save_model(self, request, obj, form, change) -> None:  # noqa: ANN001
-        super().save_model(request, obj, form, change)
-        from evalhub.rankings import jobs
-
-        for pk in obj.phase.test_sets.values_list("pk", flat=True):
-            transaction.on_commit(lambda pk=pk: jobs.refresh_statistics.delay(pk))
