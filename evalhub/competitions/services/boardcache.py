@@ -196,5 +196,3 @@ def page_key(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> str:
 
 def _digest(value: object) -> str:
     return hashlib.sha256(repr(value).encode()).hexdigest()[:40]
-
-

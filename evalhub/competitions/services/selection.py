@@ -71,9 +71,7 @@ def public_scores(phase: Phase, run_ids: Iterable[int]) -> dict[int, float | Non
     for sub_id, ts_id, value in Score.objects.filter(
         submission_id__in=list(by_run), test_set__in=public, metric=primary
     ).values_list("submission_id", "test_set_id", "value"):
-        by_run[sub_id].append(
-            None if visibility.gated(gates[ts_id], sub_id) else value
-        )
+        by_run[sub_id].append(None if visibility.gated(gates[ts_id], sub_id) else value)
     return {
         pk: sign * sum(v) / len(v)  # type: ignore[arg-type]
         if len(v) == len(public) and public and None not in v

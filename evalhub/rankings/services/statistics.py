@@ -252,7 +252,8 @@ def compare_runs(
     ):
         raise NotComparable
     if not all(
-        visibility.can_see_run_scores(user, found[pk], test_set) for pk in (run_a, run_b)
+        visibility.can_see_run_scores(user, found[pk], test_set)
+        for pk in (run_a, run_b)
     ):
         raise NotComparable  # e.g. a run the Ladder did not release
     ranking = PhaseRanking.for_phase(test_set.phase)
