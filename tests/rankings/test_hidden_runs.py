@@ -5,11 +5,10 @@ changes no Ladder decision."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from django.contrib.auth.models import AnonymousUser
-
 from evalhub.competitions.services import leaderboard, visibility
 from evalhub.rankings import jobs
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
