@@ -23,6 +23,6 @@ gold_released = Signal()
 #: scores a test set's boards rank may have changed (a run scored or rescored,
 #: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by
 #: ``services/boardcache.invalidate``; receivers recompute what they derive from
-#: the scores (``evalhub.rankings``: intervals, significance and the Ladder) and
+#: the scores (the rankings app: intervals, significance and the Ladder) and
 #: must be quick (enqueue a job). Return values are ignored.
 scores_changed = Signal()

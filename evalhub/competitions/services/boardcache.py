@@ -46,7 +46,7 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
     """Drop the cached board once the transaction commits (see the module
     docstring). Scores changed (a scored or rescored run, replaced gold, new
     judgements, a run hidden or chosen), so by default ``signals.scores_changed``
-    is sent after the commit too: ``evalhub.rankings`` recomputes intervals,
+    is sent after the commit too: the rankings app recomputes intervals,
     p-values and the Ladder (coalesced, see ``services/refreshes.py``) and then
     invalidates the board again without asking for another refresh.
 

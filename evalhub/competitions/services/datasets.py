@@ -91,7 +91,7 @@ def _gold_replaced(test_set: TestSet) -> None:
     """Bump the gold version in the database (``F()``: two concurrent replacements
     give two versions) and rescore every run with scores on the test set, so that
     intervals, bands and the Ladder (replayed in submission order, see
-    ``evalhub.rankings.services.ladder``) cover every run again on the new gold.
+    the rankings app's ``services/ladder.py``) cover every run again on the new gold.
     The runs leave the boards until they are rescored; the old scores are kept
     (the rescoring page shows both)."""
     from evalhub.competitions.services import scoring

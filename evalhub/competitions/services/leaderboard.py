@@ -6,8 +6,8 @@ metric (ties between a team's runs: the earlier one), standard competition ranki
 private test sets, the Ladder) in ``services/visibility.py``.
 
 Rows carry the primary metric's bootstrap interval and rank band when a feature app
-provides them (``evalhub.rankings`` registers a ``StatisticsSource`` at start-up).
-In Ladder mode (a per-phase setting of ``evalhub.rankings``) a *public* test set
+provides them (the rankings app registers a ``StatisticsSource`` at start-up).
+In Ladder mode (a per-phase setting of the rankings app) a *public* test set
 shows, per team, only the run the Ladder released; private test sets are unaffected."""
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ _jobs: dict[str, object] = {}
 def register(kind: str, job: object) -> None:
     """Declare the Celery task (``job.apply_async((test_set_id,), countdown=...)``)
     that refreshes ``kind``; feature apps call it from ``AppConfig.ready()`` (e.g.
-    ``evalhub.rankings`` for ``STATISTICS``)."""
+    the rankings app for ``STATISTICS``)."""
     _jobs[kind] = job
 
 

@@ -7,7 +7,7 @@ A run's score on a test set is *public* when all of these hold:
 - the run is not hidden (its team's choice);
 - the test set's scores are public (a public test set, or a private one revealed);
 - no **score gate** withholds it. A gate is a rule a feature app adds to this one:
-  ``evalhub.rankings`` registers the Ladder (Blum & Hardt 2015), which on the public
+  the rankings app registers the Ladder (Blum & Hardt 2015), which on the public
   test sets of a Ladder phase releases at most one run per competitor, decided from
   the competitor's submission history alone (every run, hidden or not, in
   submission order, on the current gold), so no later choice can release more.
