@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import leaderboard, visibility
+from evalhub.competitions.services import access, leaderboard, visibility
 from evalhub.rankings import jobs
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 
@@ -55,6 +55,6 @@ def test_a_hidden_run_leaves_the_ladder_and_the_matrix(
     assert client.get(chart).status_code == 200
     # Neither run's public score is shown to others; the team keeps seeing the
     # score the Ladder released to it, and no other.
-    assert not visibility.can_see_run_scores(AnonymousUser(), second, test_set)
-    assert not visibility.can_see_run_scores(participant, first, test_set)
-    assert visibility.can_see_run_scores(participant, second, test_set)
+    assert not access.can_see_run_scores(AnonymousUser(), second, test_set)
+    assert not access.can_see_run_scores(participant, first, test_set)
+    assert access.can_see_run_scores(participant, second, test_set)

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AnonymousUser
 from evalhub.api.services import resources
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services import (
+    access,
     board_pages,
     compare,
     datasets,
@@ -56,7 +57,7 @@ def _public_runs(phase, test_set) -> set[int]:  # noqa: ANN001
     for sub in Submission.objects.filter(phase=phase):
         if test_set.slug in resources.run_status(submission=sub, user=ANON)["scores"]:
             seen.add(sub.pk)
-        if visibility.can_see_run_scores(ANON, sub, test_set):
+        if access.can_see_run_scores(ANON, sub, test_set):
             seen.add(sub.pk)
     return seen
 
@@ -97,7 +98,7 @@ def test_hiding_earlier_runs_releases_nothing(
     finals.set_hidden(submission=first, user=participant, hidden=True)
     jobs.refresh_statistics(test_set.pk)
     assert noisy.pk not in _public_runs(phase, test_set)
-    assert not visibility.can_see_run_scores(participant, noisy, test_set)
+    assert not access.can_see_run_scores(participant, noisy, test_set)
     finals.set_hidden(submission=first, user=participant, hidden=False)
     jobs.refresh_statistics(test_set.pk)
     assert _public_runs(phase, test_set) == {first.pk}

@@ -164,13 +164,13 @@ def test_ladder_hides_superseded_and_unreleased_run_scores(
 ):
     from django.contrib.auth.models import AnonymousUser
 
-    from evalhub.competitions.services import visibility
+    from evalhub.competitions.services import access, visibility
 
     first, second, other = stats
     user = AnonymousUser() if role == "anonymous" else request.getfixturevalue(role)
 
     def sees(sub, ts, u=user) -> bool:  # noqa: ANN001
-        return visibility.can_see_run_scores(u, sub, ts)
+        return access.can_see_run_scores(u, sub, ts)
 
     assert [sees(s, test_set) for s in stats] == [False, True, True]
     # The Ladder gates public test sets only; private ones follow their reveal.

@@ -26,7 +26,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils.safestring import SafeString, mark_safe
 
-from evalhub.competitions import signals
+from evalhub.competitions import queue, signals
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 
 log = logging.getLogger(__name__)
@@ -84,8 +84,6 @@ def invalidate_phase(*, phase: Phase | int, refresh_statistics: bool = True) -> 
     """Every board of the phase (and its bands, Ladder and comparison plots)
     follows: a team changed its final runs or a run's visibility, or a setting of
     the phase changed."""
-    from evalhub.competitions import jobs
-
     phase_id = phase if isinstance(phase, int) else phase.pk
     for test_set_id in TestSet.objects.filter(phase_id=phase_id).values_list(
         "pk", flat=True
@@ -93,7 +91,7 @@ def invalidate_phase(*, phase: Phase | int, refresh_statistics: bool = True) -> 
         invalidate(test_set_id=test_set_id, refresh_statistics=refresh_statistics)
         if refresh_statistics:
             transaction.on_commit(
-                lambda pk=test_set_id: jobs.refresh_analyses.delay(pk)
+                lambda pk=test_set_id: queue.job(queue.REFRESH_ANALYSES).delay(pk)
             )
 
 

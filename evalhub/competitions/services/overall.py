@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
-from evalhub.competitions.services import access, leaderboard, visibility
+from evalhub.competitions.services import access, leaderboard
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ def overall(*, phase: Phase, user: object) -> Overall:
         runs = runs.filter(hidden=False)
     subs = {s.pk: s for s in runs}
     allowed = {
-        ts.pk: visibility.visible_runs(user=user, test_set=ts, runs=subs.values())
+        ts.pk: access.visible_runs(user=user, test_set=ts, runs=subs.values())
         for ts in visible
     }
     values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}

@@ -76,7 +76,9 @@ def register(kind: str, job: object) -> None:
 
 def _sender(kind: str) -> Callable[[int, float], None]:
     if kind == ANALYSES:
-        from evalhub.competitions.jobs import refresh_analyses as job
+        from evalhub.competitions import queue
+
+        job = queue.job(queue.REFRESH_ANALYSES)
     else:
         job = _jobs[kind]
     return lambda pk, delay: job.apply_async((pk,), countdown=delay)  # type: ignore[attr-defined]

@@ -29,7 +29,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from evalhub.competitions import signals
+from evalhub.competitions import queue, signals
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -343,8 +343,6 @@ def _snapshot_if_superseded(
 
 def rescore(*, submission_ids: list[int]) -> int:
     """Put final runs back in the queue (e.g. after gold or scorer changes)."""
-    from evalhub.competitions import jobs
-
     count = 0
     for pk in submission_ids:
         updated = Submission.objects.filter(
@@ -357,7 +355,9 @@ def rescore(*, submission_ids: list[int]) -> int:
         )
         if updated:
             count += 1
-            transaction.on_commit(lambda pk=pk: jobs.score_submission.delay(pk))
+            transaction.on_commit(
+                lambda pk=pk: queue.job(queue.SCORE_SUBMISSION).delay(pk)
+            )
     return count
 
 
@@ -367,8 +367,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
     worker: re-queue them, or fail them after the last attempt. Rows ``queued`` whose
     message may have been lost with the broker are enqueued again; the atomic claim
     makes duplicates harmless."""
-    from evalhub.competitions import jobs
-
+    jobs = queue.job(queue.SCORE_SUBMISSION)
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "reenqueued": 0}
     stale_before = now - timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER)
@@ -423,11 +422,11 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
     return counts
 
 
-def _enqueue(jobs, pk: int) -> None:  # noqa: ANN001
+def _enqueue(jobs, pk: int) -> None:  # noqa: ANN001 - the scoring job
     """Send a scoring job; with the broker down the row stays queued and the next
     sweep (its ``enqueued_at`` is old again by then) tries once more."""
     try:
-        jobs.score_submission.delay(pk)
+        jobs.delay(pk)
     except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
         log.warning("could not enqueue submission %s; the sweeper will retry", pk)
         Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(

@@ -214,10 +214,10 @@ def submit_baseline(
 def _enqueue(submission_id: int) -> None:
     """Send the scoring job. The row is already stored: if the broker is down the
     participant still gets their run page, and the sweeper sends the job later."""
-    from evalhub.competitions import jobs
+    from evalhub.competitions import queue
 
     try:
-        jobs.score_submission.delay(submission_id)
+        queue.job(queue.SCORE_SUBMISSION).delay(submission_id)
     except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
         log.warning(
             "broker unavailable; run %s will be enqueued by the sweeper", submission_id

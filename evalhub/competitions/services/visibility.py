@@ -13,18 +13,19 @@ A run's score on a test set is *public* when all of these hold:
   submission order, on the current gold), so no later choice can release more.
 
 Organisers see every score; a run's team sees its hidden runs, but neither private
-scores before reveal nor a score the gate withholds. The gate is the core's
+scores before reveal nor a score the gate withholds: the viewer's side of the rule is
+``access.can_see_run_scores`` (and its bulk form ``access.visible_runs``), built on
+this module. The gate is the core's
 extension point: the core declares it here and never imports the feature app;
 exactly one gate is registered, from the feature app's ``AppConfig.ready()``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Protocol
 
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import access
 
 
 class ScoreGate(Protocol):
@@ -66,33 +67,3 @@ def public_score(
         and test_set.scores_public
         and not gated(released_runs, submission.pk)
     )
-
-
-def can_see_run_scores(user: object, submission: Submission, test_set: TestSet) -> bool:
-    """One run's scores and plots on a test set, for this viewer."""
-    if not access.can_see_run(user, submission) or not access.can_see_scores(
-        user, test_set
-    ):
-        return False
-    if access.is_organiser(user, test_set.phase.task):
-        return True
-    return not gated(released(test_set), submission.pk)
-
-
-def visible_runs(
-    *, user: object, test_set: TestSet, runs: Iterable[Submission]
-) -> set[int]:
-    """The runs among ``runs`` whose scores on ``test_set`` this viewer may see (the
-    bulk form of ``can_see_run_scores``, for rankings over many runs)."""
-    runs = list(runs)
-    if not access.can_see_scores(user, test_set):
-        return set()
-    task = test_set.phase.task
-    if access.is_organiser(user, task):
-        return {r.pk for r in runs}
-    gate = released(test_set)
-    return {
-        r.pk
-        for r in runs
-        if not gated(gate, r.pk) and (not r.hidden or access.can_see_run(user, r))
-    }

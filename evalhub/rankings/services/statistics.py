@@ -239,7 +239,7 @@ def compare_runs(
     test set, with the phase's samples and seed. Leak rules: the test set's scores
     must be visible to ``user``; in Ladder mode a non-organiser may only compare runs
     the public board shows (comparing unreleased runs would reveal their scores)."""
-    from evalhub.competitions.services import access, visibility
+    from evalhub.competitions.services import access
 
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
@@ -252,8 +252,7 @@ def compare_runs(
     ):
         raise NotComparable
     if not all(
-        visibility.can_see_run_scores(user, found[pk], test_set)
-        for pk in (run_a, run_b)
+        access.can_see_run_scores(user, found[pk], test_set) for pk in (run_a, run_b)
     ):
         raise NotComparable  # e.g. a run the Ladder did not release
     ranking = PhaseRanking.for_phase(test_set.phase)
