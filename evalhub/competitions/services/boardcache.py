@@ -61,7 +61,9 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
         if refresh_statistics:
             signals.scores_changed.send(sender=TestSet, test_set_id=test_set_id)
 
-    transaction.on_commit(committed)
+    # robust: the change is committed; a cache or broker failure here is logged
+    # (the versions then expire with the cache) rather than failing the request.
+    transaction.on_commit(committed, robust=True)
 
 
 def _render_then_bump(test_set_id: int) -> None:
