@@ -1,7 +1,7 @@
 """Celery jobs looked up by name, so that the services that enqueue them never import
 the ``jobs`` modules (which import the services: no import circle). The names are
-the jobs' explicit ``shared_task(name=...)``; the Celery app registers every app's
-``jobs`` module on first use (``app.autodiscover_tasks``)."""
+the jobs' explicit ``shared_task(name=...)``; every app's ``jobs`` module is
+registered by the Celery app (``app.autodiscover_tasks``), imported on first use."""
 
 from __future__ import annotations
 
@@ -11,5 +11,12 @@ REFRESH_ANALYSES = "evalhub.competitions.jobs.refresh_analyses"
 
 def job(name: str):  # noqa: ANN201 - a celery Task
     from celery import current_app
+    from celery.exceptions import NotRegistered
 
-    return current_app.tasks[name]
+    try:
+        return current_app.tasks[name]
+    except NotRegistered:
+        # Outside a worker the autodiscovered ``jobs`` modules are imported on
+        # demand (``autodiscover_tasks`` is lazy).
+        current_app.loader.import_default_modules()
+        return current_app.tasks[name]
