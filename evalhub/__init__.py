@@ -3,7 +3,7 @@
 Importing the package is light on purpose: the ``evalhub`` console script
 (``evalhub.cli``; ``evalhub score`` runs without Django or Celery) lives here. The
 Celery app (:mod:`evalhub.celery`) is created when Django starts
-(``CompetitionsConfig.ready``), so ``@shared_task`` jobs bind to it; ``celery -A
+(``evalhub.apps.EvalhubConfig.ready``), so ``@shared_task`` jobs bind to it; ``celery -A
 evalhub`` finds it as ``evalhub.celery:app``; ``evalhub.celery_app`` still works."""
 
 

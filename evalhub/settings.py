@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "evalhub.apps.EvalhubConfig",  # project wiring: the Celery app
     "evalhub.accounts",
     "evalhub.competitions",
     "evalhub.annotations",

@@ -9,5 +9,9 @@ class CompetitionsConfig(AppConfig):
     verbose_name = "Shared tasks"
 
     def ready(self) -> None:
-        from evalhub import celery  # noqa: F401  (@shared_task jobs bind to its app)
-        from evalhub.competitions import checks  # noqa: F401  (registers system checks)
+        from evalhub.competitions import (
+            checks,  # noqa: F401  (registers system checks)
+            receivers,
+        )
+
+        receivers.connect()

@@ -24,3 +24,10 @@ gold_released = Signal()
 #: being ``(label, url)`` pairs: what a feature app offers for this task (e.g. the
 #: annotation pages of an mt_lexicon_probe task). Receivers must not write.
 dashboard_links = Signal()
+#: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
+#: scores a test set's boards rank may have changed (a run scored or rescored,
+#: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by
+#: ``services/boardcache.invalidate``; receivers recompute what they derive from
+#: the scores (the rankings app: intervals, significance and the Ladder) and
+#: must be quick (enqueue a job). Return values are ignored.
+scores_changed = Signal()

@@ -207,19 +207,27 @@ def test_ladder_mode_still_shapes_public_boards_and_ignores_hidden_runs(
 ):
     from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 
-    PhaseRanking.objects.create(phase=phase, ladder=True)
+    ranking = PhaseRanking.objects.create(phase=phase, ladder=True)
     key = leaderboard.team_key(runs["middle"].team_id, False)
     TestSetStatistics.objects.create(
-        test_set=test_set, data={"ladder": {"shown": {key: runs["middle"].pk}}}
+        test_set=test_set,
+        data={
+            "ladder": {
+                "shown": {key: runs["middle"].pk},
+                "gold_version": test_set.gold_version,
+                "margin": ranking.ladder_margin,
+            }
+        },
     )
     board = leaderboard.compute(test_set=test_set)
     assert board.ladder and _ids(test_set) == [runs["middle"].pk]
-    # The private board is not the Ladder's: the fallback (best public score).
-    assert _ids(private_test_set) == [runs["best_public"].pk]
-    # The released run hidden: the public board falls back to the team's first
-    # shown run (always released), never to the hidden one.
+    # The private board's fallback is the best score the public may see: the
+    # Ladder withholds the others' public scores, so it is the released run.
+    assert _ids(private_test_set) == [runs["middle"].pk]
+    # The released run hidden: the team has no public row; no other run of it
+    # (the first one, or the best one) takes the hidden one's place.
     finals.set_hidden(submission=runs["middle"], user=participant, hidden=True)
-    assert _ids(test_set) == [runs["best_public"].pk]
+    assert _ids(test_set) == []
 
 
 def test_teams_choices_are_listed_for_organisers(runs, phase, participant):

@@ -8,9 +8,16 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from evalhub.competitions.services import datasets, leaderboard, pages, scoring, teams
+from evalhub.competitions.services import (
+    board_pages,
+    datasets,
+    leaderboard,
+    pages,
+    scoring,
+    teams,
+)
 from evalhub.competitions.services import refreshes as refreshes_service
-from evalhub.competitions.services.pages import render_to_string as real_render
+from evalhub.competitions.services.board_pages import render_to_string as real_render
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +45,7 @@ def renders(monkeypatch):  # noqa: ANN001, ANN201
         count[0] += 1
         return real_render(*args, **kwargs)
 
-    monkeypatch.setattr(pages, "render_to_string", counting)
+    monkeypatch.setattr(board_pages, "render_to_string", counting)
     return count
 
 
@@ -282,11 +289,11 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
 @pytest.fixture
 def render_ahead():  # noqa: ANN201
     """This process renders boards ahead, as worker processes do (evalhub.celery)."""
-    pages._noted.clear()
+    board_pages._noted.clear()
     leaderboard.render_ahead_with(pages.warm_leaderboard)
     yield
     leaderboard.render_ahead_with(None)
-    pages._noted.clear()
+    board_pages._noted.clear()
 
 
 def test_a_worker_renders_the_new_public_boards_before_they_show(
@@ -317,8 +324,11 @@ def test_a_worker_renders_the_new_public_boards_before_they_show(
     client.get(_url(phase))  # someone reads the board (an empty one)
     assert renders[0] == 1
     sub = submit_run(demo_run, method="warmed-method")
+    before = cache.get(f"leaderboard:version:{test_set.pk}") or 0
     _score(sub.pk, django_capture_on_commit_callbacks)
-    assert seen == [(0, 1)] and renders[0] == 2
+    # Bumped at once inside the scoring transaction (v -> v + 1), rendered ahead
+    # as v + 2 once it commits, then bumped to v + 2.
+    assert seen == [(before + 1, before + 2)] and renders[0] == 2
     assert b"warmed-method" in client.get(_url(phase)).content
     client.force_login(participant)  # not an organiser: the public boards too
     assert b"warmed-method" in client.get(_url(phase)).content
@@ -354,7 +364,8 @@ def test_boards_are_rendered_ahead_only_in_the_zones_viewers_use(
     del client.cookies["tz"]
     client.get(_url(phase))  # UTC: a miss
     assert renders[0] == 3
-    leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     assert renders[0] == 5  # Paris and UTC
     client.get(_url(phase))
     assert renders[0] == 5

@@ -34,15 +34,15 @@ def _rendered_ahead(phase, submission_id: int, monkeypatch) -> bool:  # noqa: AN
     from django.contrib.auth.models import AnonymousUser
     from django.utils import timezone
 
-    from evalhub.competitions.services import pages
+    from evalhub.competitions.services import board_pages
 
     def not_here(*args: object, **kwargs: object) -> str:
         raise LookupError("not rendered ahead")
 
     with monkeypatch.context() as m, timezone.override(zoneinfo.ZoneInfo("UTC")):
-        m.setattr(pages, "render_to_string", not_here)
+        m.setattr(board_pages, "render_to_string", not_here)
         try:
-            html = pages.boards_fragment(
+            html = board_pages.boards_fragment(
                 phase=phase, test_sets=list(phase.test_sets.all()), user=AnonymousUser()
             )
         except LookupError:

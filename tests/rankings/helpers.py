@@ -11,6 +11,14 @@ def scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001
     sub = submit.submit_run(
         phase=phase, user=user, filename="run.tsv", data=data, method_name=method
     )
+    return rescored(sub)
+
+
+def rescored(sub: Submission) -> Submission:
+    """Score a queued run (a new one, or one queued again for rescoring) now."""
+    phase = sub.phase
+    with sub.file.open("rb") as handle:
+        data = handle.read()
     assert Submission.claim(sub.pk)
     test_sets = list(phase.test_sets.all())
     contexts = [taskdata.load_inputs(ts) for ts in test_sets]

@@ -1,16 +1,16 @@
-"""Hidden runs and the statistics: a hidden run never climbs the Ladder, leaves the
-significance matrix and chart, and is filtered out of a stale matrix until the
-worker recomputes it."""
+"""Hidden runs and the statistics: a hidden run leaves the significance matrix and
+chart (filtered out of a stale matrix until the worker recomputes it), and hiding
+changes no Ladder decision."""
 
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import leaderboard
+from evalhub.competitions.services import access, leaderboard, visibility
 from evalhub.rankings import jobs
-from evalhub.rankings.services import statistics
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -41,20 +41,20 @@ def test_a_hidden_run_leaves_the_ladder_and_the_matrix(
     client.force_login(organiser)
     assert client.get(chart).status_code == 200
     client.logout()
-    # Recomputed: the Ladder shows the team's first run; the hidden one is nowhere.
+    # Recomputed: the Ladder's decisions do not depend on what is hidden now, so
+    # the team's released run is still the hidden one and the team has no public
+    # row (hiding never releases another run); the hidden run leaves the matrix.
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
-    cached = statistics.cached(test_set=test_set)
     key = leaderboard.team_key(first.team_id, False)
-    assert cached.shown[key] == first.pk
+    assert visibility.released(test_set)[key] == second.pk
     matrix_runs = set(test_set.statistics.data["matrix"]["runs"])
-    assert second.pk not in matrix_runs and first.pk in matrix_runs
+    assert second.pk not in matrix_runs and first.pk not in matrix_runs
     board = leaderboard.board(test_set=test_set)
-    assert [r.submission_id for r in board.rows if r.team == first.team.name] == [
-        first.pk
-    ]
+    assert [r.submission_id for r in board.rows if r.team == first.team.name] == []
     assert all(r.band is not None for r in board.rows)
     assert client.get(chart).status_code == 200
-    # In Ladder mode the team gets no public score for its hidden run.
-    assert statistics.ladder_hides(
-        submission=second, test_set=test_set, user=participant
-    )
+    # Neither run's public score is shown to others; the team keeps seeing the
+    # score the Ladder released to it, and no other.
+    assert not access.can_see_run_scores(AnonymousUser(), second, test_set)
+    assert not access.can_see_run_scores(participant, first, test_set)
+    assert access.can_see_run_scores(participant, second, test_set)

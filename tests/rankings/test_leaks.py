@@ -162,17 +162,22 @@ def test_organiser_compares_unreleased_runs(client, stats, test_set, organiser):
 def test_ladder_hides_superseded_and_unreleased_run_scores(
     role, request, stats, test_set, private_test_set, organiser
 ):
-    from evalhub.rankings.services import statistics
+    from django.contrib.auth.models import AnonymousUser
+
+    from evalhub.competitions.services import access, visibility
 
     first, second, other = stats
-    user = None if role == "anonymous" else request.getfixturevalue(role)
+    user = AnonymousUser() if role == "anonymous" else request.getfixturevalue(role)
 
-    def hides(sub, ts, u=user) -> bool:  # noqa: ANN001
-        return statistics.ladder_hides(submission=sub, test_set=ts, user=u)
+    def sees(sub, ts, u=user) -> bool:  # noqa: ANN001
+        return access.can_see_run_scores(u, sub, ts)
 
-    assert [hides(s, test_set) for s in stats] == [True, False, False]
-    assert [hides(s, private_test_set) for s in stats] == [False] * 3
-    assert [hides(s, test_set, organiser) for s in stats] == [False] * 3
+    assert [sees(s, test_set) for s in stats] == [False, True, True]
+    # The Ladder gates public test sets only; private ones follow their reveal.
+    released = visibility.released(private_test_set)
+    assert released is None
+    assert [sees(s, private_test_set) for s in stats] == [False] * 3
+    assert [sees(s, test_set, organiser) for s in stats] == [True] * 3
 
 
 def test_run_page_and_plots_hide_what_the_ladder_did_not_release(

@@ -4,11 +4,16 @@
   (the run's own team included);
 - run files and failure messages: the run's team and the organisers;
 - a hidden run (its team's choice): its team and the organisers only, everywhere
-  (leaderboards, run pages, plots, comparisons, exports, the API)."""
+  (leaderboards, run pages, plots, comparisons, exports, the API);
+- a run's score: the rule of ``services/visibility.py`` (with the score gate, the
+  Ladder), for this viewer (``can_see_run_scores``, ``visible_runs``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
+from evalhub.competitions.services import visibility
 
 
 def is_organiser(user: object, task: SharedTask) -> bool:
@@ -74,11 +79,28 @@ def can_manage_run(user: object, submission: Submission) -> bool:
 
 
 def can_see_run_scores(user: object, submission: Submission, test_set: TestSet) -> bool:
-    """One run's scores and plots on a test set: the run itself, the test set's
-    visibility, and in a Ladder phase only what the Ladder released
-    (evalhub.rankings)."""
+    """One run's scores and plots on a test set, for this viewer."""
     if not can_see_run(user, submission) or not can_see_scores(user, test_set):
         return False
-    from evalhub.rankings.services.statistics import ladder_hides
+    if is_organiser(user, test_set.phase.task):
+        return True
+    return not visibility.gated(visibility.released(test_set), submission.pk)
 
-    return not ladder_hides(submission=submission, test_set=test_set, user=user)
+
+def visible_runs(
+    *, user: object, test_set: TestSet, runs: Iterable[Submission]
+) -> set[int]:
+    """The runs among ``runs`` whose scores on ``test_set`` this viewer may see (the
+    bulk form of ``can_see_run_scores``, for rankings over many runs)."""
+    runs = list(runs)
+    if not can_see_scores(user, test_set):
+        return set()
+    task = test_set.phase.task
+    if is_organiser(user, task):
+        return {r.pk for r in runs}
+    gate = visibility.released(test_set)
+    return {
+        r.pk
+        for r in runs
+        if not visibility.gated(gate, r.pk) and (not r.hidden or can_see_run(user, r))
+    }

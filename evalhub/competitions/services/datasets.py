@@ -7,10 +7,10 @@ import hashlib
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
+from evalhub.competitions.models import Evaluation, SharedTask, TestSet, TestSetFile
 from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import FormatError
 
@@ -92,15 +92,36 @@ def store_file(
         try:
             obj.save()
             if private and existing is not None:
-                TestSet.objects.filter(pk=test_set.pk).update(
-                    gold_version=test_set.gold_version + 1
-                )
+                _gold_replaced(test_set)
         except BaseException:
             storage.delete(new_name)
             raise
         if old_name and old_name != new_name:
             transaction.on_commit(lambda: storage.delete(old_name))
     return obj, warnings
+
+
+def _gold_replaced(test_set: TestSet) -> None:
+    """Bump the gold version in the database (``F()``: two concurrent replacements
+    give two versions) and rescore every run with scores on the test set, so that
+    intervals, bands and the Ladder (replayed in submission order, see
+    the rankings app's ``services/ladder.py``) cover every run again on the new gold.
+    The runs leave the boards until they are rescored; the old scores are kept
+    (the rescoring page shows both)."""
+    from evalhub.competitions.services import scoring
+
+    TestSet.objects.filter(pk=test_set.pk).update(gold_version=F("gold_version") + 1)
+    test_set.refresh_from_db(fields=["gold_version"])
+    scoring.rescore(
+        submission_ids=sorted(
+            set(
+                Evaluation.objects.filter(test_set=test_set).values_list(
+                    "submission_id", flat=True
+                )
+            )
+        )
+    )
+    leaderboard.invalidate_phase(phase=test_set.phase_id)
 
 
 def delete_stored(files: list[TestSetFile]) -> None:
@@ -154,6 +175,7 @@ def release_gold(*, task: SharedTask, confirm_unrevealed: bool = False) -> bool:
             raise GoldReleaseRefused(unrevealed)
     if changed:
         pk = task.pk
+        leaderboard.invalidate_task(task=pk)
         transaction.on_commit(
             lambda: signals.gold_released.send(sender=SharedTask, task_id=pk)
         )

@@ -1,8 +1,10 @@
 """A team's choices about its runs: which runs are its final runs in a phase (at most
 ``Phase.max_final_runs``, until the phase closes) and which runs are hidden from
 everyone but the team and the organisers. Which runs a leaderboard then ranks is
-decided in ``services/leaderboard.py`` (``final_runs``/``_select``); every change
-here invalidates the phase's boards."""
+decided in ``services/selection.py``; every change here invalidates the phase's
+boards once its transaction commits (``services/boardcache.py``). Neither choice is an
+input of the Ladder (``services/visibility.py``): hiding or choosing a run never
+releases a score."""
 
 from __future__ import annotations
 

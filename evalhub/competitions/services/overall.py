@@ -1,8 +1,10 @@
 """The overall ranking of a phase: each run's primary metric averaged over the test
 sets the organiser marks as counted (ARCADE's overall ranking left TECH out), best run
 per team (or, in a phase with final runs, each team's final runs: the leaderboards'
-rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the viewer may see are
-averaged, and the page says which."""
+rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the
+viewer may see are averaged, and the page says which; a run is ranked only if the
+viewer may see its score on every one of them (``services/visibility.py``: hidden
+runs, and in a Ladder phase the runs the Ladder did not release, are left out)."""
 
 from __future__ import annotations
 
@@ -43,11 +45,16 @@ def overall(*, phase: Phase, user: object) -> Overall:
     if not access.can_see_hidden_runs(user, phase.task):
         runs = runs.filter(hidden=False)
     subs = {s.pk: s for s in runs}
+    allowed = {
+        ts.pk: access.visible_runs(user=user, test_set=ts, runs=subs.values())
+        for ts in visible
+    }
     values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}
     for sub_id, ts_id, value in Score.objects.filter(
         submission_id__in=subs, test_set__in=visible, metric=metric.key
     ).values_list("submission_id", "test_set_id", "value"):
-        values[sub_id][ts_id] = value
+        if sub_id in allowed[ts_id]:
+            values[sub_id][ts_id] = value
     sign = 1.0 if metric.higher_is_better else -1.0
     means: dict[int, float] = {}
     for pk, by_ts in values.items():

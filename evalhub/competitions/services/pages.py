@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import time
-import zoneinfo
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AnonymousUser
-from django.core.cache import cache
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.safestring import SafeString
 
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
-    Phase,
     Registration,
     SharedTask,
     Submission,
-    TaskArtefact,
     TestSet,
 )
-from evalhub.competitions.services import access, finals, leaderboard, submit
-from evalhub.precompiled import Precompiled, fields, instance
+from evalhub.competitions.services import access, finals, submit
+from evalhub.competitions.services.board_pages import (  # noqa: F401  (the views' API)
+    BoardView,
+    anonymous_leaderboard,
+    boards_fragment,
+    leaderboard_export,
+    leaderboard_page,
+    leaderboard_phase,
+    warm_leaderboard,
+)
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
@@ -69,281 +67,6 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
         "registration": registration,
         "is_organiser": organiser,
     }
-
-
-@dataclass(frozen=True, slots=True)
-class BoardView:
-    test_set: TestSet
-    board: leaderboard.Board | None  # None when hidden from this viewer
-    plots: tuple[TaskArtefact, ...]
-    analysis: TaskArtefact | None
-    show_private_analysis: bool
-
-
-def leaderboard_phase(*, slug: str, phase_slug: str) -> tuple[Phase, list[TestSet]]:
-    """The leaderboard page's phase (its task loaded) and test sets, in one
-    precompiled query (see ``evalhub.precompiled``: this page is the site's busiest,
-    and compiling its queries had cost more than running them). Raises
-    ``Phase.DoesNotExist``; the caller checks the task's visibility."""
-    rows = _PAGE_ROWS.rows(slug=slug, phase_slug=phase_slug)
-    if not rows:  # no such phase, or one without test sets yet
-        phase = Phase.objects.select_related("task").get(
-            task__slug=slug, slug=phase_slug
-        )
-        return phase, []
-    n_ts, n_phase = len(_TEST_SET_FIELDS), len(_PHASE_FIELDS)
-    first = rows[0]
-    phase = instance(Phase, first[n_ts : n_ts + n_phase])
-    phase.task = instance(SharedTask, first[n_ts + n_phase :])
-    test_sets = []
-    for row in rows:
-        test_set = instance(TestSet, row[:n_ts])
-        test_set.phase = phase
-        test_sets.append(test_set)
-    return phase, test_sets
-
-
-_TEST_SET_FIELDS = fields(TestSet)
-_PHASE_FIELDS = fields(Phase, "phase__")
-_PAGE_ROWS = Precompiled(
-    lambda slug, phase_slug: TestSet.objects.filter(
-        phase__task__slug=slug, phase__slug=phase_slug
-    ).values_list(
-        *_TEST_SET_FIELDS, *_PHASE_FIELDS, *fields(SharedTask, "phase__task__")
-    ),
-    slug="\x00task-slug",
-    phase_slug="\x00phase-slug",
-)
-
-
-def leaderboard_page(
-    *, phase: Phase, test_sets: list[TestSet], user: object
-) -> dict[str, object]:
-    """The page around the boards, and the boards' HTML from the fragment cache
-    (see ``boards_fragment``; ``phase`` and ``test_sets`` from
-    ``leaderboard_phase``)."""
-    task = phase.task
-    return {
-        "task": task,
-        "phase": phase,
-        "boards_html": boards_fragment(phase=phase, test_sets=test_sets, user=user),
-        "primary": task.type.metric(task.type.primary_metric),
-        "finals": leaderboard.finals_apply(phase),
-        "has_private": any(
-            ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
-        ),
-        "is_organiser": access.is_organiser(user, task),
-    }
-
-
-def boards_fragment(
-    *,
-    phase: Phase,
-    test_sets: list[TestSet],
-    user: object,
-    viewer: bool = True,
-) -> SafeString:
-    """The leaderboard page's boards as ``user`` may see them, in the current time
-    zone, from the fragment cache (``leaderboard.fragment``): a hit costs two cache
-    reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
-    is noted for ``warm_leaderboard``."""
-    task = phase.task
-    primary = task.type.metric(task.type.primary_metric)
-    # Everything the fragment may show a viewer is decided by these flags (the leak
-    # rules of services/access.py); viewers with the same flags share one fragment.
-    audience = (
-        tuple(access.can_see_scores(user, ts) for ts in test_sets),
-        access.can_see_detail(user, task),
-        access.can_see_hidden_runs(user, task),
-    )
-    zone = timezone.get_current_timezone_name()
-    if viewer:
-        _note_view(phase.pk, zone)
-
-    def render() -> str:
-        return render_to_string(
-            "competitions/phase_leaderboard_boards.html",
-            {
-                "boards": _board_views(test_sets, user, *audience),
-                "primary": primary,
-            },
-        )
-
-    return leaderboard.fragment(
-        test_sets=test_sets, vary_on=(phase.pk, zone, audience), render=render
-    )
-
-
-#: Seconds after its last view that a phase's public boards are still rendered
-#: ahead in a time zone, and how many time zones at most (the most recent).
-VIEWED_WINDOW = 600
-WARM_ZONES = 5
-#: Seconds between two notes of the same view by one process.
-_NOTE_EVERY = 60
-_noted: dict[tuple[int, str], float] = {}  # process-local: (phase, zone) -> last note
-
-
-def warm_leaderboard(test_set_id: int) -> None:
-    """Render the public boards of the test set's phase, in each time zone they were
-    viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there.
-    ``leaderboard.invalidate`` calls it in worker processes, just before a new
-    version of the board shows (see ``leaderboard.render_ahead_with``), so that no
-    viewer's request renders them; a board nobody reads costs nothing.
-
-    Public boards are what anonymous visitors see, and what every signed-in viewer
-    who does not organise the task sees (the same audience flags, the same
-    fragment); organisers' boards are rendered on their first request."""
-    phase = Phase.objects.select_related("task").filter(test_sets=test_set_id).first()
-    if phase is None:
-        return
-    now = time.time()
-    seen = cache.get(_zones_key(phase.pk)) or {}
-    zones = [z for z, at in seen.items() if now - at < VIEWED_WINDOW]
-    if not zones:
-        return
-    test_sets = list(phase.test_sets.all())
-    for name in zones:
-        try:
-            zone = zoneinfo.ZoneInfo(name)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            continue
-        with timezone.override(zone):
-            boards_fragment(
-                phase=phase, test_sets=test_sets, user=AnonymousUser(), viewer=False
-            )
-
-
-def _zones_key(phase_id: int) -> str:
-    return f"leaderboard:viewed:{phase_id}"
-
-
-def _note_view(phase_id: int, zone: str) -> None:
-    """Note that the phase's boards were viewed in ``zone``: at most once a minute
-    per process and zone (a cache read and write), so pages served from the cache
-    stay as cheap."""
-    now = time.monotonic()
-    if now - _noted.get((phase_id, zone), float("-inf")) < _NOTE_EVERY:
-        return
-    _noted[(phase_id, zone)] = now
-    key = _zones_key(phase_id)
-    seen = {**(cache.get(key) or {}), zone: time.time()}
-    latest = sorted(seen.items(), key=lambda item: item[1], reverse=True)[:WARM_ZONES]
-    cache.set(key, dict(latest), timeout=VIEWED_WINDOW)
-
-
-def anonymous_leaderboard(
-    *, phase: Phase, test_sets: list[TestSet], path: str, render: Callable[[], bytes]
-) -> bytes:
-    """The whole leaderboard page as anonymous visitors see it, shared by all of
-    them (the caller checks there is nothing of the viewer's on it: no CSRF token,
-    no messages) and rendered by ``render`` once per change of anything it shows.
-
-    The key holds all of that (task title, type and state, phase name and
-    final-run rule, each test set's name, visibility, reveal and board version), so
-    a change shows at once; with the phase and test sets read fresh on every
-    request, a page served from the cache costs one query and two cache reads."""
-    task = phase.task
-    _note_view(phase.pk, timezone.get_current_timezone_name())
-    key = leaderboard.page_key(
-        test_sets=test_sets,
-        vary_on=(
-            "anonymous",
-            path,
-            timezone.get_current_timezone_name(),
-            task.title,
-            task.task_type,
-            task.state,
-            phase.name,
-            phase.max_final_runs,
-        ),
-    )
-    html = cache.get(key)
-    if html is None:
-        html = render()
-        cache.set(key, html, leaderboard.FRAGMENT_TIMEOUT)
-    return html
-
-
-def _board_views(
-    test_sets: list[TestSet],
-    user: object,
-    shown: tuple[bool, ...],
-    detail: bool,
-    hidden_runs: bool,
-) -> list[BoardView]:
-    """What the fragment shows; it depends on ``user`` only through the audience
-    flags (``shown``, ``detail``, ``hidden_runs``), which key the cache."""
-    views = []
-    for ts, visible in zip(test_sets, shown, strict=True):
-        if not visible:
-            views.append(BoardView(ts, None, (), None, False))
-            continue
-        artefacts = list(ts.task_artefacts.all())
-        plots = tuple(
-            a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
-        )
-        analysis = next(
-            (
-                a
-                for a in artefacts
-                if a.key == "analysis" and access.can_see_task_artefact(user, a)
-            ),
-            None,
-        )
-        views.append(
-            BoardView(
-                ts,
-                leaderboard.board(test_set=ts, include_hidden=hidden_runs),
-                plots,
-                analysis,
-                detail,
-            )
-        )
-    return views
-
-
-def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
-    out: dict[str, object] = {
-        "task": phase.task.slug,
-        "phase": phase.slug,
-        "test_sets": [],
-    }
-    organiser = access.can_see_hidden_runs(user, phase.task)
-    for ts in phase.test_sets.all():
-        if not access.can_see_scores(user, ts):
-            continue
-        board = leaderboard.board_for(test_set=ts, user=user)
-        out["test_sets"].append(  # type: ignore[attr-defined]
-            {
-                "test_set": ts.slug,
-                "primary_metric": board.primary_metric,
-                "signature": board.signature,
-                "rows": [_export_row(r, organiser) for r in board.rows],
-            }
-        )
-    return out
-
-
-def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
-    """One ranked run: the primary metric's bootstrap interval (``interval_low``,
-    ``interval_high``: None until computed) and rank band; for organisers also the
-    team's choices (``hidden``, ``final``)."""
-    row: dict[str, object] = {
-        "rank": r.rank,
-        "team": r.team,
-        "run": r.submission_id,
-        "method": r.method_name,
-        "submitted_at": r.submitted_at.isoformat(),
-        "baseline": r.is_baseline,
-        **{k: v for k, v, _ in r.metrics},
-        "interval_low": r.low,
-        "interval_high": r.high,
-        "band": r.band,
-    }
-    if organiser:
-        row["hidden"] = r.hidden
-        row["final"] = r.final
-    return row
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,18 +63,32 @@ def delay(*, kind: str, test_set_id: int) -> float:
     return max(float(settings.REFRESH_DELAY), settings.REFRESH_BACKOFF * last)
 
 
-def _sender(kind: str) -> Callable[[int, float], None]:
-    if kind == STATISTICS:
-        from evalhub.rankings.jobs import refresh_statistics as job
-    else:
-        from evalhub.competitions.jobs import refresh_analyses as job
+#: Jobs of the kinds declared by feature apps (``register``): kind -> Celery task.
+_jobs: dict[str, object] = {}
 
-    return lambda pk, delay: job.apply_async((pk,), countdown=delay)
+
+def register(kind: str, job: object) -> None:
+    """Declare the Celery task (``job.apply_async((test_set_id,), countdown=...)``)
+    that refreshes ``kind``; feature apps call it from ``AppConfig.ready()`` (e.g.
+    the rankings app for ``STATISTICS``)."""
+    _jobs[kind] = job
+
+
+def _sender(kind: str) -> Callable[[int, float], None]:
+    if kind == ANALYSES:
+        from evalhub.competitions import queue
+
+        job = queue.job(queue.REFRESH_ANALYSES)
+    else:
+        job = _jobs[kind]
+    return lambda pk, delay: job.apply_async((pk,), countdown=delay)  # type: ignore[attr-defined]
 
 
 def request(*, kind: str, test_set_id: int) -> bool:
     """Ask for a refresh; returns whether this call sent the job. With the broker
     down the marker is dropped again, so the next request retries."""
+    if kind != ANALYSES and kind not in _jobs:
+        return False  # no app refreshes this kind
     key = _pending(kind, test_set_id)
     if not cache.add(key, 1, timeout=PENDING_TIMEOUT):
         return False

@@ -1,4 +1,5 @@
-"""Scoring a submission on every test set of its phase, and the sweeper.
+"""Scoring a submission on every test set of its phase (the sweeper that finishes
+stuck rows is ``services/sweeper.py``).
 
 Idempotent: a worker must first win the claim (queued -> scoring, recording which
 worker holds the row), results are written with ``update_or_create``, and a job for a
@@ -19,16 +20,15 @@ import os
 import socket
 import threading
 import uuid
-from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
-from evalhub.competitions import finite, logs, signals
+from evalhub.competitions import finite, logs, queue, signals
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -37,7 +37,8 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import leaderboard, refreshes, taskdata
+from evalhub.competitions.services import leaderboard, refreshes, sweeper, taskdata
+from evalhub.competitions.services.sweeper import sweep  # noqa: F401  (the job's API)
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)
@@ -94,14 +95,8 @@ def _fail(pk: int, token: str, *, category: str, message: str) -> bool:
         == 1
     )
     if done:
-        _send_failed(pk)
+        sweeper.send_failed(pk)
     return done
-
-
-def _send_failed(pk: int) -> None:
-    transaction.on_commit(
-        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk)
-    )
 
 
 class _Heartbeat:
@@ -341,8 +336,6 @@ def _snapshot_if_superseded(
 
 def rescore(*, submission_ids: list[int]) -> int:
     """Put final runs back in the queue (e.g. after gold or scorer changes)."""
-    from evalhub.competitions import jobs
-
     count = 0
     for pk in submission_ids:
         updated = Submission.objects.filter(
@@ -355,81 +348,7 @@ def rescore(*, submission_ids: list[int]) -> int:
         )
         if updated:
             count += 1
-            transaction.on_commit(lambda pk=pk: jobs.score_submission.delay(pk))
+            transaction.on_commit(
+                lambda pk=pk: queue.job(queue.SCORE_SUBMISSION).delay(pk)
+            )
     return count
-
-
-def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
-    """Finish or retry stuck rows. Rows in ``scoring`` whose heartbeat stopped (or,
-    as a backstop, that started before the hard time limit) were lost with their
-    worker: re-queue them, or fail them after the last attempt. Rows ``queued`` whose
-    message may have been lost with the broker are enqueued again; the atomic claim
-    makes duplicates harmless."""
-    from evalhub.competitions import jobs
-    from evalhub.competitions.services import validation
-
-    now = now or timezone.now()
-    counts = {"requeued": 0, "failed": 0, "reenqueued": 0}
-    stale_before = now - timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER)
-    stuck_before = now - timedelta(seconds=settings.SCORING_TIME_LIMIT + 30)
-    lost_workers = Submission.objects.filter(
-        Q(heartbeat_at__lt=stale_before)
-        | Q(heartbeat_at__isnull=True, started_at__lt=stale_before)
-        | Q(started_at__lt=stuck_before),
-        status=Submission.Status.SCORING,
-    )
-    for sub in lost_workers:
-        # Compare-and-set on what we read: a heartbeat that arrives meanwhile wins.
-        same = Submission.objects.filter(
-            pk=sub.pk,
-            status=Submission.Status.SCORING,
-            worker=sub.worker,
-            heartbeat_at=sub.heartbeat_at,
-        )
-        if sub.attempts >= settings.SCORING_MAX_ATTEMPTS:
-            if same.update(
-                status=Submission.Status.FAILED,
-                failure_category=Submission.Failure.INFRASTRUCTURE,
-                failure_message=(
-                    f"Scoring did not finish after {sub.attempts} attempts (the "
-                    "worker stopped responding each time, e.g. it ran out of memory)."
-                ),
-                finished_at=now,
-            ):
-                counts["failed"] += 1
-                log.warning("submission %s failed: worker lost", sub.pk)
-                _send_failed(sub.pk)
-        elif same.update(
-            status=Submission.Status.QUEUED,
-            started_at=None,
-            finished_at=None,
-            heartbeat_at=None,
-            worker="",
-            enqueued_at=now,
-        ):
-            counts["requeued"] += 1
-            log.warning("submission %s requeued: worker %s lost", sub.pk, sub.worker)
-            _enqueue(jobs, sub.pk)
-    lost_before = now - timedelta(seconds=settings.QUEUED_REENQUEUE_AFTER)
-    lost = Submission.objects.filter(
-        Q(enqueued_at__lt=lost_before) | Q(enqueued_at__isnull=True),
-        status=Submission.Status.QUEUED,
-    )
-    for pk in lost.values_list("pk", flat=True):
-        Submission.objects.filter(pk=pk).update(enqueued_at=now)
-        _enqueue(jobs, pk)
-        counts["reenqueued"] += 1
-    counts["reenqueued"] += validation.resend_lost(now=now, before=lost_before)
-    return counts
-
-
-def _enqueue(jobs, pk: int) -> None:  # noqa: ANN001
-    """Send a scoring job; with the broker down the row stays queued and the next
-    sweep (its ``enqueued_at`` is old again by then) tries once more."""
-    try:
-        jobs.score_submission.delay(pk)
-    except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
-        log.warning("could not enqueue submission %s; the sweeper will retry", pk)
-        Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(
-            enqueued_at=None
-        )

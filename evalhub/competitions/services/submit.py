@@ -10,13 +10,12 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-import kombu.exceptions
-import redis.exceptions
 from django.conf import settings as django_settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
+from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team
 from evalhub.competitions.services import validation
 from tasks.base import FormatError, Problem
@@ -190,7 +189,7 @@ def submit_run(
             f"{digest[:16]}-{_safe_name(filename)}", ContentFile(data), save=False
         )
         submission.save()
-        job = enqueue if checked else enqueue_validation
+        job = queue.enqueue_scoring if checked else queue.enqueue_validation
         transaction.on_commit(lambda: job(submission.pk))
     return submission
 
@@ -224,30 +223,6 @@ def submit_baseline(
         team=team,
         is_baseline=True,
     )
-
-
-def enqueue(submission_id: int) -> None:
-    """Send the scoring job. The row is already stored: if the broker is down the
-    participant still gets their run page, and the sweeper sends the job later."""
-    from evalhub.competitions import jobs
-
-    _send(jobs.score_submission, submission_id)
-
-
-def enqueue_validation(submission_id: int) -> None:
-    """Send the validation job of a ``validating`` row (the sweeper re-sends it)."""
-    from evalhub.competitions import jobs
-
-    _send(jobs.validate_submission, submission_id)
-
-
-def _send(job, submission_id: int) -> None:  # noqa: ANN001
-    try:
-        job.delay(submission_id)
-    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
-        log.warning(
-            "broker unavailable; run %s will be enqueued by the sweeper", submission_id
-        )
 
 
 def _check_allowance(*, phase: Phase, team: Team, now: datetime) -> None:

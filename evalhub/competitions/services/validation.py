@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from evalhub.competitions import archives, sandbox
+from evalhub.competitions import archives, queue, sandbox
 from evalhub.competitions.models import Phase, Submission
 from evalhub.competitions.services import taskdata
 from tasks.base import FormatError, Problem
@@ -140,8 +140,6 @@ def _one(file: str, message: str) -> dict:
 
 
 def _decide(sub: Submission, found: dict | None) -> str:
-    from evalhub.competitions.services import submit
-
     pending = Submission.objects.filter(pk=sub.pk, status=Submission.Status.VALIDATING)
     if found is not None:
         problems, _ = to_problems(found)
@@ -154,7 +152,7 @@ def _decide(sub: Submission, found: dict | None) -> str:
         return "rejected"
     with transaction.atomic():
         if pending.update(status=Submission.Status.QUEUED, enqueued_at=timezone.now()):
-            transaction.on_commit(lambda: submit.enqueue(sub.pk))
+            transaction.on_commit(lambda: queue.enqueue_scoring(sub.pk))
             return "queued"
     return "skipped"
 
@@ -162,7 +160,6 @@ def _decide(sub: Submission, found: dict | None) -> str:
 def resend_lost(*, now: datetime, before: datetime) -> int:
     """Re-send the job of rows ``validating`` since before ``before`` (the message
     may be lost with the broker; the job is a no-op for a row already decided)."""
-    from evalhub.competitions.services import submit
 
     lost = Submission.objects.filter(
         Q(enqueued_at__lt=before) | Q(enqueued_at__isnull=True),
@@ -171,5 +168,5 @@ def resend_lost(*, now: datetime, before: datetime) -> int:
     ids = list(lost.values_list("pk", flat=True))
     for pk in ids:
         Submission.objects.filter(pk=pk).update(enqueued_at=now)
-        submit.enqueue_validation(pk)
+        queue.enqueue_validation(pk)
     return len(ids)

@@ -15,7 +15,6 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -24,6 +23,8 @@ from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
 from evalhub.competitions.services import leaderboard, refreshes
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
+from evalhub.rankings.services import ladder
+from evalhub.rankings.services.ladder import ladder_applies
 from tasks.base import JSON, Metric, ScoreReport, TaskType
 from tasks.common import resampling as rs
 
@@ -31,42 +32,28 @@ CONFIDENCE = rs.DEFAULT_CONFIDENCE
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class Cached:
-    """What a leaderboard needs from the cached statistics."""
-
-    signature: str = ""
-    intervals: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
-    bands: Mapping[int, int] = field(default_factory=dict)
-    shown: Mapping[str, int] = field(default_factory=dict)
-    ladder_applies: bool = False
-    has_chart: bool = False
-
-
-def ladder_applies(test_set: TestSet, ranking: PhaseRanking) -> bool:
-    """Ladder mode shapes public test sets only; private scores are unaffected."""
-    return ranking.ladder and test_set.visibility == TestSet.Visibility.PUBLIC
-
-
-def cached(*, test_set: TestSet) -> Cached:
-    ranking = PhaseRanking.for_phase(test_set.phase)
+def cached(*, test_set: TestSet) -> leaderboard.Statistics:
+    """What a board shows from the stored statistics (registered as the core's
+    ``leaderboard.register_statistics`` source)."""
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
-    applies = ladder_applies(test_set, ranking)
     if row is None or not row.data:
-        return Cached(ladder_applies=applies)
+        return leaderboard.Statistics()
     data = row.data
     matrix = data.get("matrix", {})
-    return Cached(
+    task_type = test_set.phase.task.type
+    metric = task_type.metric(task_type.primary_metric)
+    return leaderboard.Statistics(
         signature=row.signature,
-        intervals={int(k): v for k, v in data.get("intervals", {}).items()},
+        intervals={
+            int(k): (v["low"], v["high"], format_interval(metric, v))
+            for k, v in data.get("intervals", {}).items()
+        },
         bands={
             int(pk): int(b)
             for pk, b in zip(
                 matrix.get("runs", []), matrix.get("bands", []), strict=True
             )
         },
-        shown={k: int(v) for k, v in data.get("ladder", {}).get("shown", {}).items()},
-        ladder_applies=applies,
         has_chart=bool(row.chart_svg) and not draws_hidden_runs(row),
     )
 
@@ -176,37 +163,17 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         if runs and runs[0][1].n >= 2
         else []
     )
-    by_team: dict[str, list[tuple[str, rs.ItemStats]]] = {}
-    for sub, stats in runs:
-        if sub.hidden:
-            # A hidden run never climbs the Ladder: its public score would be
-            # feedback no board shows (and the Ladder exists to limit feedback).
-            continue
-        key = leaderboard.team_key(sub.team_id, sub.is_baseline)
-        by_team.setdefault(key, []).append((str(sub.pk), stats))
-    steps: list[JSON] = []
-    shown: dict[str, JSON] = {}
-    for key, team_runs in by_team.items():
-        team_steps = rs.ladder(
-            team_runs, higher_is_better=higher, margin=ranking.ladder_margin
-        )
-        shown[key] = int(team_steps[-1].shown)
-        steps.extend(
-            {
-                "team": key,
-                "run": int(s.run),
-                "value": s.value,
-                "released": s.released,
-                "shown": int(s.shown),
-                "threshold": s.threshold,
-            }
-            for s in team_steps
-        )
-
+    # Every run counts, hidden or not, in submission order (services/ladder.py).
+    shown, steps = ladder.decide(
+        test_set=test_set,
+        stats_of={sub.pk: st for sub, st in runs},
+        higher_is_better=higher,
+        margin=ranking.ladder_margin,
+    )
     applies = ladder_applies(test_set, ranking)
     board = leaderboard.select_runs(
         test_set=test_set,
-        shown={k: int(v) for k, v in shown.items()} if applies else None,  # type: ignore[arg-type]
+        shown=shown if applies else None,
     )
     stats_of = {sub.pk: s for sub, s in runs}
     board = [pk for pk in board if pk in stats_of]
@@ -236,7 +203,8 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
             "enabled": ranking.ladder,
             "applies": applies,
             "margin": ranking.ladder_margin,
-            "shown": shown,
+            "gold_version": test_set.gold_version,
+            "shown": shown,  # type: ignore[dict-item]
             "steps": steps,
         },
         "matrix": {
@@ -325,11 +293,11 @@ def compare_runs(
         pk in found and access.can_see_run(user, found[pk]) for pk in (run_a, run_b)
     ):
         raise NotComparable
+    if not all(
+        access.can_see_run_scores(user, found[pk], test_set) for pk in (run_a, run_b)
+    ):
+        raise NotComparable  # e.g. a run the Ladder did not release
     ranking = PhaseRanking.for_phase(test_set.phase)
-    if ladder_applies(test_set, ranking) and not access.is_organiser(user, task):
-        shown = set(cached(test_set=test_set).shown.values())
-        if not {run_a, run_b} <= shown:
-            raise NotComparable
     stats = {sub.pk: s for sub, s in item_stats_of(test_set)}
     if run_a not in stats or run_b not in stats:
         raise NotComparable
@@ -352,34 +320,3 @@ def compare_runs(
         "p_randomisation": p_rand,
         "signature": signature(test_set, ranking),
     }
-
-
-def ladder_hides(*, submission: Submission, test_set: TestSet, user: object) -> bool:
-    """In Ladder mode a run's score on a public test set is for organisers only
-    unless the Ladder released it (shows it on the board): pages and APIs that show
-    a single run's scores ask this first."""
-    from evalhub.competitions.services import access
-
-    ranking = PhaseRanking.for_phase(test_set.phase)
-    if not ladder_applies(test_set, ranking):
-        return False
-    if access.is_organiser(user, test_set.phase.task):
-        return False
-    key = leaderboard.team_key(submission.team_id, submission.is_baseline)
-    shown = cached(test_set=test_set).shown
-    if key not in shown:
-        # Not yet seen by the Ladder: only a competitor's first run is released.
-        first = (
-            Submission.objects.filter(
-                phase=test_set.phase,
-                team_id=submission.team_id,
-                is_baseline=submission.is_baseline,
-                status=Submission.Status.SCORED,
-                hidden=False,
-            )
-            .order_by("created_at", "pk")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        return first != submission.pk
-    return shown[key] != submission.pk

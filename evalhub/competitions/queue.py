@@ -1,0 +1,50 @@
+"""Celery jobs looked up by name, so that the services that enqueue them never import
+the ``jobs`` modules (which import the services: no import circle). The names are
+the jobs' explicit ``shared_task(name=...)``; every app's ``jobs`` module is
+registered by the Celery app (``app.autodiscover_tasks``), imported on first use."""
+
+from __future__ import annotations
+
+import logging
+
+import kombu.exceptions
+import redis.exceptions
+
+log = logging.getLogger(__name__)
+
+SCORE_SUBMISSION = "evalhub.competitions.jobs.score_submission"
+VALIDATE_SUBMISSION = "evalhub.competitions.jobs.validate_submission"
+REFRESH_ANALYSES = "evalhub.competitions.jobs.refresh_analyses"
+
+
+def job(name: str):  # noqa: ANN201 - a celery Task
+    from celery import current_app
+    from celery.exceptions import NotRegistered
+
+    try:
+        return current_app.tasks[name]
+    except NotRegistered:
+        # Outside a worker the autodiscovered ``jobs`` modules are imported on
+        # demand (``autodiscover_tasks`` is lazy).
+        current_app.loader.import_default_modules()
+        return current_app.tasks[name]
+
+
+def enqueue_scoring(submission_id: int) -> None:
+    """Send the scoring job. The row is already stored: if the broker is down the
+    participant still gets their run page, and the sweeper sends the job later."""
+    _send(SCORE_SUBMISSION, submission_id)
+
+
+def enqueue_validation(submission_id: int) -> None:
+    """Send the validation job of a ``validating`` row (the sweeper re-sends it)."""
+    _send(VALIDATE_SUBMISSION, submission_id)
+
+
+def _send(name: str, submission_id: int) -> None:
+    try:
+        job(name).delay(submission_id)
+    except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
+        log.warning(
+            "broker unavailable; run %s will be enqueued by the sweeper", submission_id
+        )

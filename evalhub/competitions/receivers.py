@@ -1,0 +1,55 @@
+"""Boards follow every saved change of what they show, whichever page, admin action
+or script saves it: test sets (visibility, reveal, counted, gold), phases (final-run
+count, dates), tasks (state, gold release, title), gold and input files, and runs
+edited or deleted outside the services (the services invalidate themselves). The
+invalidation happens after the transaction commits (``services/boardcache.py``).
+Connected in ``CompetitionsConfig.ready``."""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_delete, post_save
+
+from evalhub.competitions.models import (
+    Phase,
+    SharedTask,
+    Submission,
+    TestSet,
+    TestSetFile,
+)
+from evalhub.competitions.services import boardcache
+
+
+def _test_set(*, instance: TestSet, **_: object) -> None:
+    # A public test set's visibility also decides the final-run fallback on the
+    # phase's private ones: the whole phase follows.
+    boardcache.invalidate_phase(phase=instance.phase_id)
+
+
+def _phase(*, instance: Phase, **_: object) -> None:
+    boardcache.invalidate_phase(phase=instance.pk)
+
+
+def _task(*, instance: SharedTask, **_: object) -> None:
+    boardcache.invalidate_task(task=instance.pk)
+
+
+def _file(*, instance: TestSetFile, **_: object) -> None:
+    boardcache.invalidate(test_set_id=instance.test_set_id)
+
+
+def _run(*, instance: Submission, created: bool = False, **_: object) -> None:
+    if not created:
+        boardcache.invalidate_phase(phase=instance.phase_id)
+
+
+def connect() -> None:
+    for model, receiver in (
+        (TestSet, _test_set),
+        (Phase, _phase),
+        (SharedTask, _task),
+        (TestSetFile, _file),
+        (Submission, _run),
+    ):
+        uid = f"boards-{model.__name__}"
+        post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")
+        post_delete.connect(receiver, sender=model, dispatch_uid=uid + "-delete")

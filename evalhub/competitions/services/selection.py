@@ -1,0 +1,170 @@
+"""Which runs a ranking lists, decided here and only here (used by the boards, the
+statistics worker, the overall ranking and every export):
+
+- public test sets: the best run per team; in a phase with a score gate (the
+  Ladder, see ``services/visibility.py``), the run the gate released per team and
+  nothing else (a team whose released run is hidden, or that has none yet, is not
+  on the public board: hiding never puts another run in its place);
+- private test sets of a phase with ``max_final_runs`` > 0: each team's chosen final
+  runs; a team that chose none is ranked by its run with the best *public* score
+  (the primary metric averaged over the phase's public test sets, counting only
+  scores the public may see, so the fallback never reveals a score the Ladder
+  withholds; without public test sets, its latest run); with ``max_final_runs`` = 0
+  the best run per team;
+- hidden runs: a board for anyone but organisers is computed as if they did not
+  exist (ranks, fallbacks and bands included), so it cannot reveal them. The
+  organisers' board lists them, marked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from evalhub.competitions.models import Phase, Score, Submission, TestSet
+from evalhub.competitions.services import visibility
+
+
+def team_key(team_id: int, is_baseline: bool) -> str:
+    """The leaderboard's competitor: a team, its baseline runs counted apart."""
+    return f"{team_id}:{int(is_baseline)}"
+
+
+def scored_runs(
+    test_set: TestSet, include_hidden: bool = False
+) -> tuple[dict[int, Submission], dict[int, dict[str, float | None]]]:
+    runs = Submission.objects.filter(
+        phase=test_set.phase,
+        status=Submission.Status.SCORED,
+        evaluations__test_set=test_set,
+    ).select_related("team")
+    if not include_hidden:
+        runs = runs.filter(hidden=False)
+    subs = {s.pk: s for s in runs}
+    values: dict[int, dict[str, float | None]] = {pk: {} for pk in subs}
+    for sub_id, metric, value in Score.objects.filter(
+        test_set=test_set, submission_id__in=subs
+    ).values_list("submission_id", "metric", "value"):
+        values[sub_id][metric] = value
+    return subs, values
+
+
+def finals_apply(phase: Phase) -> bool:
+    """The phase ranks chosen final runs (on its private test sets and overall)."""
+    return phase.max_final_runs > 0
+
+
+def public_scores(phase: Phase, run_ids: Iterable[int]) -> dict[int, float | None]:
+    """Each run's public score: the primary metric averaged over the phase's public
+    test sets, signed so that higher is better; None when a value is missing or
+    withheld by the score gate (the Ladder) on one of them."""
+    task_type = phase.task.type
+    primary = task_type.primary_metric
+    sign = 1.0 if task_type.metric(primary).higher_is_better else -1.0
+    public = list(
+        phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).select_related(
+            "phase__task"
+        )
+    )
+    gates = {ts.pk: visibility.released(ts) for ts in public}
+    by_run: dict[int, list[float | None]] = {pk: [] for pk in run_ids}
+    for sub_id, ts_id, value in Score.objects.filter(
+        submission_id__in=list(by_run), test_set__in=public, metric=primary
+    ).values_list("submission_id", "test_set_id", "value"):
+        by_run[sub_id].append(None if visibility.gated(gates[ts_id], sub_id) else value)
+    return {
+        pk: sign * sum(v) / len(v)  # type: ignore[arg-type]
+        if len(v) == len(public) and public and None not in v
+        else None
+        for pk, v in by_run.items()
+    }
+
+
+def final_runs(phase: Phase, subs: Mapping[int, Submission]) -> dict[str, list[int]]:
+    """The runs among ``subs`` that represent each competitor in a final ranking:
+    its chosen final runs, or, when it chose none, its run with the best public
+    score (ties: the earlier run; no public test set: its latest run). A competitor
+    whose chosen runs are all missing from ``subs`` (hidden, or still being scored)
+    has none; a chosen run that failed does not count as a choice."""
+    chosen: dict[str, list[int]] = {}
+    for team_id, is_baseline, pk in (
+        Submission.objects.filter(phase=phase, final_selected=True)
+        .exclude(status__in=[Submission.Status.FAILED, Submission.Status.REJECTED])
+        .values_list("team_id", "is_baseline", "pk")
+    ):
+        chosen.setdefault(team_key(team_id, is_baseline), []).append(pk)
+    scores = public_scores(phase, subs)
+    has_public = phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).exists()
+
+    def fallback_key(pk: int) -> tuple[float, float, int]:
+        if not has_public:
+            return (0.0, -subs[pk].created_at.timestamp(), -pk)
+        score = scores.get(pk)
+        return (
+            float("inf") if score is None else -score,
+            subs[pk].created_at.timestamp(),
+            pk,
+        )
+
+    out: dict[str, list[int]] = {}
+    for pk in sorted(subs, key=fallback_key):
+        key = team_key(subs[pk].team_id, subs[pk].is_baseline)
+        if key in chosen:
+            if pk in chosen[key]:
+                out.setdefault(key, []).append(pk)
+        else:
+            out.setdefault(key, [pk])
+    return out
+
+
+def ranked_runs(
+    *,
+    phase: Phase,
+    subs: Mapping[int, Submission],
+    sort_key: Callable[[int], Any],
+    final: bool,
+) -> list[int]:
+    """The runs among ``subs`` a ranking lists, best first by ``sort_key``: with
+    ``final`` (a private test set or the overall ranking) and final runs in the
+    phase, each competitor's final runs (``final_runs``); otherwise each
+    competitor's best run by ``sort_key``."""
+    if final and finals_apply(phase):
+        ranked = final_runs(phase, subs).values()
+        return sorted((pk for pks in ranked for pk in pks), key=sort_key)
+    best: dict[str, int] = {}
+    for pk in sorted(subs, key=sort_key):
+        best.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
+    return sorted(best.values(), key=sort_key)
+
+
+def select(
+    test_set: TestSet,
+    subs: Mapping[int, Submission],
+    values: Mapping[int, Mapping[str, float | None]],
+    shown: Mapping[str, int] | None,
+) -> list[int]:
+    """The runs a board ranks, best first (the rules are in the module docstring).
+    ``shown`` (a score gate applies): the released run per competitor, shown
+    when it is among ``subs`` (scored, and visible to the board's audience)."""
+    task_type = test_set.phase.task.type
+    primary = task_type.primary_metric
+    higher = task_type.metric(primary).higher_is_better
+
+    def sort_key(pk: int) -> tuple[float, datetime, int]:
+        value = values[pk].get(primary)
+        v = float("-inf") if value is None else (value if higher else -value)
+        return (-v, subs[pk].created_at, pk)
+
+    if shown is None:
+        final = test_set.visibility == TestSet.Visibility.PRIVATE
+        return ranked_runs(
+            phase=test_set.phase, subs=subs, sort_key=sort_key, final=final
+        )
+    return sorted((pk for pk in set(shown.values()) if pk in subs), key=sort_key)
+
+
+def select_runs(*, test_set: TestSet, shown: Mapping[str, int] | None) -> list[int]:
+    """Submission ids the public board of ``test_set`` shows, best first (see
+    ``select``)."""
+    subs, values = scored_runs(test_set)
+    return select(test_set, subs, values, shown)

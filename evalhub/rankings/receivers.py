@@ -1,0 +1,33 @@
+"""How rankings plugs into the core's flows (connected in ``RankingsConfig.ready``):
+the Ladder as the core's score gate, the board statistics source, the statistics
+refresh after every change of a test set's scores, and the boards following a
+change of the phase's ranking settings."""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_delete, post_save
+
+from evalhub.competitions import signals
+from evalhub.competitions.services import boardcache, leaderboard, refreshes, visibility
+from evalhub.rankings.models import PhaseRanking
+
+
+def _scores_changed(*, test_set_id: int, **_: object) -> None:
+    refreshes.request(kind=refreshes.STATISTICS, test_set_id=test_set_id)
+
+
+def _ranking_changed(*, instance: PhaseRanking, **_: object) -> None:
+    # The Ladder switched or its margin changed: the decisions are replayed.
+    boardcache.invalidate_phase(phase=instance.phase_id)
+
+
+def connect() -> None:
+    from evalhub.rankings import jobs
+    from evalhub.rankings.services import ladder, statistics
+
+    visibility.register_score_gate(ladder.LadderGate())
+    leaderboard.register_statistics(lambda ts: statistics.cached(test_set=ts))
+    refreshes.register(refreshes.STATISTICS, jobs.refresh_statistics)
+    signals.scores_changed.connect(_scores_changed, dispatch_uid="rankings-refresh")
+    post_save.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-save")
+    post_delete.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-del")
