@@ -19,6 +19,10 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # task-type tests run without Django (-p no:django)
     from django.conf import settings
 
+    # Django's advice for test suites: hash the test users' passwords cheaply (the
+    # production hasher takes a good part of a second per user, and the fixtures
+    # create several users for most tests). Nothing here tests the hasher.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker:
         _own_broker_keys(f"test-{worker}:")
@@ -52,6 +56,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from evalhub import embedded_redis
 
         embedded_redis.stop(handle)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _figures_rendered_once():  # noqa: ANN202
+    """Each distinct figure is rendered once per test process (tests/plot_memo.py)."""
+    from tests import plot_memo
+
+    with pytest.MonkeyPatch.context() as mp:
+        plot_memo.install(mp)
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -303,30 +317,21 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
 def worker(isolated_storage):  # noqa: ANN001, ANN201
     """A real Celery worker process on the test database, the test's storage and
     cache namespace, consuming every queue the settings route jobs to."""
-    import os
     import subprocess
-    import sys
 
-    from django.conf import settings
-
+    from tests import workers
     from tests.paths import REPO_ROOT
 
-    queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
-    queues.update(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())
     env = {
         **os.environ,
         **database_env(),
         "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
         "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
     }
+    name = f"test-{uuid.uuid4().hex[:8]}@%h"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "evalhub", "worker",
-         "-Q", ",".join(sorted(queues)), "-c", "1", "--without-mingle",
-         "--without-gossip", "--loglevel", "WARNING",
-         "-n", f"test-{uuid.uuid4().hex[:8]}@%h"],
-        cwd=REPO_ROOT,
-        env=env,
-    )  # fmt: skip
+        workers.command(name, workers.all_queues()), cwd=REPO_ROOT, env=env
+    )
     yield proc
     proc.terminate()
     try:
