@@ -58,16 +58,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         embedded_redis.stop(handle)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _figures_rendered_once():  # noqa: ANN202
-    """Each distinct figure is rendered once per test process (tests/plot_memo.py)."""
-    from tests import plot_memo
-
-    with pytest.MonkeyPatch.context() as mp:
-        plot_memo.install(mp)
-        yield
-
-
 @pytest.fixture(autouse=True)
 def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
     """Every test reads and writes its own cache namespace: nothing cached by an
