@@ -179,6 +179,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SCORING_TIME_LIMIT * 2}
+# Processes that share one Redis database but not one database of rows (parallel test
+# runs) keep their queues apart with a prefix on every broker key.
+if env_str("EVALHUB_BROKER_KEY_PREFIX"):
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = env_str(
+        "EVALHUB_BROKER_KEY_PREFIX"
+    )
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "evalhub.competitions.jobs.score_submission": {"queue": "scoring"},

@@ -7,6 +7,7 @@ with REDIS_URL and DATABASE_URL (as in CI) the tests use the real services.
 
 from __future__ import annotations
 
+import os
 import uuid
 from datetime import timedelta
 
@@ -18,12 +19,35 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # task-type tests run without Django (-p no:django)
     from django.conf import settings
 
-    if getattr(settings, "USING_EMBEDDED_REDIS", False):
+    # Django's advice for test suites: hash the test users' passwords cheaply (the
+    # production hasher takes a good part of a second per user, and the fixtures
+    # create several users for most tests). Nothing here tests the hasher.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        _own_broker_keys(f"test-{worker}:")
+    elif getattr(settings, "USING_EMBEDDED_REDIS", False):
+        # One embedded Redis for the whole run, started by the process that
+        # outlives the xdist workers (or by the only process).
         from evalhub import embedded_redis
 
         config._evalhub_redis = embedded_redis.start(  # type: ignore[attr-defined]
             settings.EMBEDDED_REDIS_SOCKET, settings.VAR_DIR / "redis-test.db"
         )
+
+
+def _own_broker_keys(prefix: str) -> None:
+    """Each xdist worker has its own test database, so its jobs and the Celery
+    workers it starts use broker keys of their own: a worker of another xdist
+    process (on another database) never takes them."""
+    from django.conf import settings
+
+    from evalhub.celery import app
+
+    os.environ["EVALHUB_BROKER_KEY_PREFIX"] = prefix  # the child processes
+    options = {**settings.CELERY_BROKER_TRANSPORT_OPTIONS, "global_keyprefix": prefix}
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = options
+    app.conf.broker_transport_options = options
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -43,6 +67,12 @@ def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
     settings = request.getfixturevalue("settings")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    # The process's record of boards viewed lately (noted in the cache at most once
+    # a minute) belongs to the old namespace: an earlier test of this process on the
+    # same phase id (SQLite reuses ids) would keep this one from noting its views.
+    from evalhub.competitions.services import pages
+
+    pages._noted.clear()  # noqa: SLF001
     return prefix
 
 
@@ -186,18 +216,7 @@ def submit_run(phase, participant, team, test_set):  # noqa: ANN001, ANN201
     return _submit
 
 
-# --- real processes: a Celery worker and Debian's Chromium ---------------------------
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+# --- real processes: a Celery worker, a live server, Chromium -----------------------
 
 
 def database_env() -> dict[str, str]:
@@ -274,21 +293,17 @@ def _process_with_port(port: int | None) -> str:
     return "no local process"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def database_sessions_end_before_the_test_database_is_dropped(request):  # noqa: ANN001, ANN201
-    """Child processes (workers, gunicorn) of the last tests may still hold a session
-    for a moment after they exit; dropping the test database then fails. Wait for
-    them at the end, and name any session that stays (a connection a test left
-    open)."""
-    if not request.config.pluginmanager.hasplugin("django"):
-        yield
-        return
-    request.getfixturevalue("django_db_setup")
-    blocker = request.getfixturevalue("django_db_blocker")
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
+    """pytest-django's test database (created only when a test asks for the
+    database), and at the end, before it is dropped: the child processes
+    (workers, gunicorn) of the last tests may hold a session for a moment after
+    they exit; wait for them, and name any session that stays (a connection a
+    test left open)."""
     yield
     import warnings
 
-    with blocker.unblock():
+    with django_db_blocker.unblock():
         left = wait_for_database_sessions_to_end()
     if left:
         warnings.warn(f"database sessions left open at the end: {left!r}", stacklevel=1)
@@ -298,30 +313,21 @@ def database_sessions_end_before_the_test_database_is_dropped(request):  # noqa:
 def worker(isolated_storage):  # noqa: ANN001, ANN201
     """A real Celery worker process on the test database, the test's storage and
     cache namespace, consuming every queue the settings route jobs to."""
-    import os
     import subprocess
-    import sys
 
-    from django.conf import settings
-
+    from tests import workers
     from tests.paths import REPO_ROOT
 
-    queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
-    queues.update(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())
     env = {
         **os.environ,
         **database_env(),
         "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
         "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
     }
+    name = f"test-{uuid.uuid4().hex[:8]}@%h"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "evalhub", "worker",
-         "-Q", ",".join(sorted(queues)), "-c", "1", "--without-mingle",
-         "--without-gossip", "--loglevel", "WARNING",
-         "-n", f"test-{uuid.uuid4().hex[:8]}@%h"],
-        cwd=REPO_ROOT,
-        env=env,
-    )  # fmt: skip
+        workers.command(name, workers.all_queues()), cwd=REPO_ROOT, env=env
+    )
     yield proc
     proc.terminate()
     try:
@@ -343,23 +349,55 @@ def screenshots(tmp_path):  # noqa: ANN001, ANN201
     return folder
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201, ARG001
+    report = yield
+    from tests import browsers
+
+    browsers.fold(report)
+    return report
+
+
+@pytest.fixture(scope="session")
+def chromium_path():  # noqa: ANN201
+    """Debian's Chromium, else Playwright's own, else None (tests/browsers.py)."""
+    from tests import browsers
+
+    return browsers.find_chromium()
+
+
+@pytest.fixture(autouse=True)
+def _browser_tests_need_chromium(request):  # noqa: ANN001, ANN202
+    """Skip a browser test before its servers and workers start when there is no
+    Chromium (one folded line in the summary); fail it under CI=true."""
+    if "browser" in request.fixturenames:
+        if request.getfixturevalue("chromium_path") is None:
+            from tests import browsers
+
+            browsers.missing()
+
+
 @pytest.fixture
-def browser(monkeypatch):  # noqa: ANN001, ANN201
-    """Debian's Chromium driven by Playwright. Request it (or ``page``) last:
-    Playwright's sync API runs an event loop in this thread, and the database
-    fixtures must be set up before it starts."""
-    from pathlib import Path
+def browser(monkeypatch, chromium_path):  # noqa: ANN001, ANN201
+    """Chromium driven by Playwright. Request it (or ``page``) last: Playwright's
+    sync API runs an event loop in this thread, and the database fixtures must be
+    set up before it starts."""
+    from django.db import connections
+    from playwright.sync_api import sync_playwright
+
+    from tests import browsers
 
     # Teardown of the transactional test database runs while the loop object exists.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = pw.chromium.launch(executable_path=chromium_path, args=browsers.ARGS)
         yield chromium
         chromium.close()
+        # While Playwright's event loop runs in this thread, Django keeps database
+        # connections per async context: a query in the test body opened one of
+        # its own, which no database fixture closes (it held a session open when
+        # the test database was dropped). Close it while that context is current.
+        connections.close_all()
 
 
 @pytest.fixture

@@ -16,10 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from tests import workers
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
 from tests.reliability import probe
 
+#: Runs celery with the probe task type registered.
+MAIN = "tests.reliability.worker_main"
 DEADLINE_SECONDS = 240  # generous: CI machines may be loaded
 
 #: Short timings so faults are noticed in seconds (production defaults are minutes).
@@ -125,13 +128,13 @@ class Cluster:
         }
 
     def _spawn(
-        self, key: str, args: list[str], env: dict[str, str]
+        self, key: str, cmd: list[str], env: dict[str, str]
     ) -> subprocess.Popen[bytes]:
         log = self.tmp / f"{key}.log"
         self.logs[key] = log
         with log.open("wb") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.reliability.worker_main", "-A", "evalhub", *args],
+                cmd,
                 cwd=REPO_ROOT,
                 env={**self.env, **env},
                 stdout=out,
@@ -144,13 +147,12 @@ class Cluster:
     def worker(self, key: str, *, queues: str = "scoring,default", **env: str) -> str:
         """Start a worker; returns its node name (``<key>-<nonce>@<host>``)."""
         name = f"{key}-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
-        self._spawn(key, ["worker", "-Q", queues, "-c", "1", "--without-mingle",
-                          "--without-gossip", "--loglevel", "INFO", "-n", name], env)  # fmt: skip
+        self._spawn(key, workers.command(name, queues, loglevel="INFO", main=MAIN), env)
         return name
 
     def beat(self) -> None:
-        self._spawn("beat", ["beat", "-s", str(self.tmp / "beat-schedule"),
-                             "--loglevel", "WARNING"], {})  # fmt: skip
+        self._spawn("beat", [sys.executable, "-m", MAIN, "-A", "evalhub", "beat", "-s",
+                             str(self.tmp / "beat-schedule"), "--loglevel", "WARNING"], {})  # fmt: skip
 
     def wait_ready(self, *names: str) -> None:
         def ready() -> bool:

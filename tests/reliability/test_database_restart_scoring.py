@@ -17,6 +17,7 @@ import urllib.request
 
 import pytest
 
+from tests import workers
 from tests.paths import REPO_ROOT
 from tests.reliability.conftest import FAST_ENV, free_port, wait_for
 from tests.reliability.test_database_restart import pg_cluster  # noqa: F401 - fixture
@@ -88,18 +89,18 @@ def test_runs_in_flight_survive_a_database_restart_under_traffic(
     port = free_port()
     procs = []
 
-    def spawn(*args: str) -> None:
+    def spawn(*cmd: str) -> None:
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", *args], cwd=REPO_ROOT, env=env,
+            cmd, cwd=REPO_ROOT, env=env,
             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         ))  # fmt: skip
 
-    spawn("gunicorn", "evalhub.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1",
-          "--threads", "4", "--log-level", "warning")  # fmt: skip
+    spawn(sys.executable, "-m", "gunicorn", "evalhub.wsgi", "-b", f"127.0.0.1:{port}",
+          "-w", "1", "--threads", "4", "--log-level", "warning")  # fmt: skip
     for name in ("pg-a", "pg-b"):
-        spawn("celery", "-A", "evalhub", "worker", "-Q", "scoring,default", "-c", "1",
-              "--without-mingle", "--without-gossip", "-n", f"{name}@%h")  # fmt: skip
-    spawn("celery", "-A", "evalhub", "beat", "-s", str(tmp_path / "beat"))
+        spawn(*workers.command(f"{name}@%h", "scoring,default"))
+    spawn(sys.executable, "-m", "celery", "-A", "evalhub", "beat", "-s",
+          str(tmp_path / "beat"))  # fmt: skip
     statuses: list[tuple[float, int]] = []
     stop = threading.Event()
 
