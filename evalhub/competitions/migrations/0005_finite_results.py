@@ -73,7 +73,10 @@ class Migration(migrations.Migration):
             constraint=models.CheckConstraint(
                 condition=models.Q(
                     ("value__isnull", True),
-                    models.Q(("value__gt", float("-inf")), ("value__lt", float("inf"))),
+                    models.Q(
+                        ("value__gte", -1.7976931348623157e308),
+                        ("value__lte", 1.7976931348623157e308),
+                    ),
                     _connector="OR",
                 ),
                 name="score_value_finite",

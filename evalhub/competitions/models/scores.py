@@ -3,6 +3,8 @@ and the scores kept from before a rescore."""
 
 from __future__ import annotations
 
+import sys
+
 from django.db import models
 from django.db.models import Q
 
@@ -59,9 +61,11 @@ class Score(models.Model):
             models.UniqueConstraint(
                 fields=["submission", "test_set", "metric"], name="score_unique"
             ),
-            models.CheckConstraint(  # PostgreSQL sorts NaN above infinity
+            # Bounded by the largest finite double, not by infinity (SQLite has no
+            # literal for it); PostgreSQL sorts NaN above every number.
+            models.CheckConstraint(
                 condition=Q(value__isnull=True)
-                | Q(value__gt=float("-inf"), value__lt=float("inf")),
+                | Q(value__gte=-sys.float_info.max, value__lte=sys.float_info.max),
                 name="score_value_finite",
             ),
         ]
