@@ -120,6 +120,12 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     )
     metrics: ClassVar[tuple[Metric, ...]] = _metrics()
     primary_metric: ClassVar[str] = "correct_low_mean"
+    board_metrics: ClassVar[tuple[str, ...]] = (
+        "correct_low_mean",
+        "correct_medium_mean",
+        "correct_high_mean",
+        "judged_share",
+    )
     format_help: ClassVar[str] = FORMAT_HELP
 
     # ---- files ------------------------------------------------------------------

@@ -10,6 +10,7 @@ counts leave hidden runs and baselines out. Boards are read from the board cache
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,7 +18,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from evalhub.competitions.models import Phase, Registration, SharedTask, Submission
+from evalhub.competitions.models import (
+    Phase,
+    Registration,
+    SharedTask,
+    Submission,
+    TestSet,
+)
 from evalhub.competitions.services import access, leaderboard
 
 
@@ -50,11 +57,15 @@ class Card:
 _ORDER = {"open": 0, "upcoming": 1, "closed": 2, "none": 3}
 
 
-def phase_leader(phase: Phase) -> Leader | None:
+def phase_leader(
+    phase: Phase, test_sets: Sequence[TestSet] | None = None
+) -> Leader | None:
     """The best non-baseline row of the public board of ``phase``'s first test set
-    whose scores the public may see, or None (no such test set, no scored run)."""
+    whose scores the public may see, or None (no such test set, no scored run).
+    ``test_sets``: the phase's, when the caller has them (no query then; the board
+    comes from the board cache)."""
     public = AnonymousUser()
-    for test_set in phase.test_sets.all():
+    for test_set in phase.test_sets.all() if test_sets is None else test_sets:
         test_set.phase = phase
         if not access.can_see_scores(public, test_set):
             continue

@@ -13,6 +13,7 @@ import nh3
 from django import template
 from django.utils.text import Truncator
 
+from evalhub.competitions.services import board_layout as layout
 from evalhub.competitions.services import home
 
 register = template.Library()
@@ -32,12 +33,18 @@ def plain_summary(text: str, chars: int = DESCRIPTION_CHARS) -> str:
 
 
 @register.simple_tag
-def public_leader(phase):  # noqa: ANN001, ANN201
+def public_leader(phase, test_sets=None):  # noqa: ANN001, ANN201
     """The phase's leader as the public sees it (see ``home.phase_leader``)."""
-    return home.phase_leader(phase)
+    return home.phase_leader(phase, test_sets)
 
 
 @register.simple_tag
 def home_cards(tasks):  # noqa: ANN001, ANN201
     """The home page's cards for ``tasks`` (see ``home.task_cards``)."""
     return home.task_cards(tasks=tasks)
+
+
+@register.simple_tag
+def board_layout(test_set, board):  # noqa: ANN001, ANN201
+    """The table layout of ``board`` (see ``board_layout.layout``)."""
+    return layout.layout(task_type=test_set.phase.task.type, board=board)
