@@ -41,3 +41,19 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
     ranked, baselines = html.split('<tbody class="baselines">')
     assert "dictionary" in ranked and "dictionary" not in baselines
     assert ">base</a>" in baselines
+
+
+@pytest.mark.django_db
+def test_bucc_difficulty_bins_are_a_table_of_their_own(
+    client, phase, test_set, participant, team, bucc_demo
+):  # noqa: ANN001
+    scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    from evalhub.competitions.services import analyses
+
+    assert "analysis" in analyses.refresh(test_set_id=test_set.pk)
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    assert "Difficulty of the gold pairs" in html
+    assert '<th scope="row">bin<sub>0</sub></th>' in html
+    assert 'class="analysis"' not in html  # not the generic dump

@@ -48,3 +48,11 @@ def home_cards(tasks):  # noqa: ANN001, ANN201
 def board_layout(test_set, board):  # noqa: ANN001, ANN201
     """The table layout of ``board`` (see ``board_layout.layout``)."""
     return layout.layout(task_type=test_set.phase.task.type, board=board)
+
+
+@register.filter
+def analysis_templates(test_set) -> list[str]:  # noqa: ANN001
+    """The templates that may render ``test_set``'s analysis, the task type's own
+    first (``competitions/analyses/<slug>.html``), then the generic one."""
+    slug = test_set.phase.task.task_type
+    return [f"competitions/analyses/{slug}.html", "competitions/analyses/generic.html"]
