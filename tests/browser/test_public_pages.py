@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import demo, teams
+from evalhub.competitions.services import analyses, demo, teams
 from evalhub.rankings import jobs
 from tests.rankings.helpers import scored
 
@@ -33,6 +33,7 @@ def demo_tasks(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
             runs.append(scored(phase, user, next(iter(files.values())), method))
         for test_set in phase.test_sets.all():
             jobs.refresh_statistics(test_set.pk)
+            analyses.refresh(test_set_id=test_set.pk)
     return tasks, runs
 
 
@@ -77,8 +78,26 @@ def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  #
                 if clipped:
                     problems.append(f"{path}: tables clipped at 1280 px: {clipped}")
     assert not problems, "\n".join(problems)
-    assert not errors, "\n".join(errors)
 
+    # Figures: one at a time, chosen in a list, each shown at the size it is drawn
+    # (text as large as drawn: at least 11 px).
+    page.set_viewport_size(DESKTOP)
+    for path in boards:
+        page.goto(live_server.url + path)
+        select = page.locator(".figure-choice select").first
+        options = select.locator("option").count()
+        assert options >= 2, path
+        for i in range(options):
+            select.select_option(str(i))
+            shown = page.locator(".figure-area").first.locator(
+                "figure:not([hidden]) img"
+            )
+            assert shown.count() == 1, (path, i)
+            shown.scroll_into_view_if_needed()
+            page.wait_for_function("img => img.complete", arg=shown.element_handle())
+            natural, width = shown.evaluate("i => [i.naturalWidth, i.clientWidth]")
+            assert width >= natural - 1, (path, i, natural, width)
+    assert not errors, "\n".join(errors)
     context.close()
 
     # The other metrics are one click away, without JavaScript.
