@@ -1,9 +1,17 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
+from django.views.generic import RedirectView
 
 urlpatterns = [
+    # Browsers and crawlers ask for /favicon.ico whatever the pages link to.
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url=lazy(static, str)("favicon.svg"), permanent=True),
+    ),
     path("admin/", admin.site.urls),
     path("accounts/", include("evalhub.accounts.urls")),
     path("", include("evalhub.api.urls")),

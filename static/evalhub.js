@@ -90,3 +90,35 @@
     });
   });
 })();
+
+// Figure areas: one figure at a time, chosen in a list (without JavaScript every
+// figure is shown, one below the other).
+(function () {
+  "use strict";
+  document.querySelectorAll("[data-figure-selector]").forEach(function (area, n) {
+    var figures = Array.prototype.slice.call(area.querySelectorAll(":scope > figure"));
+    if (figures.length < 2) return;
+    var wrap = document.createElement("p");
+    var label = document.createElement("label");
+    var select = document.createElement("select");
+    select.id = "figure-select-" + n;
+    label.htmlFor = select.id;
+    label.textContent = "Figure: ";
+    figures.forEach(function (figure, i) {
+      var option = document.createElement("option");
+      var img = figure.querySelector("img");
+      option.value = String(i);
+      option.textContent = img ? img.alt : "Figure " + (i + 1);
+      select.appendChild(option);
+    });
+    var show = function () {
+      figures.forEach(function (figure, i) { figure.hidden = String(i) !== select.value; });
+    };
+    select.addEventListener("change", show);
+    wrap.className = "figure-choice";
+    wrap.appendChild(label); wrap.appendChild(select);
+    area.parentNode.insertBefore(wrap, area);
+    area.classList.add("one-figure");
+    show();
+  });
+})();

@@ -90,6 +90,10 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     submission_role: ClassVar[FileRole]
     metrics: ClassVar[tuple[Metric, ...]]
     primary_metric: ClassVar[str]
+    #: Metric keys a leaderboard shows by default (the primary metric and the few
+    #: the paper reports), so that the table fits a laptop screen; readers reveal
+    #: the rest. Empty (the default): every metric.
+    board_metrics: ClassVar[tuple[str, ...]] = ()
     #: Markdown shown on the task page under "Submission format".
     format_help: ClassVar[str]
 

@@ -90,6 +90,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         ),
     )
     primary_metric: ClassVar[str] = "ap"
+    board_metrics: ClassVar[tuple[str, ...]] = ("ap", "f1", "p_at_100", "map_source")
     format_help: ClassVar[str] = FORMAT_HELP
 
     # ---- files ----------------------------------------------------------------

@@ -120,6 +120,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     )
     metrics: ClassVar[tuple[Metric, ...]] = _metrics()
     primary_metric: ClassVar[str] = "correct_low_mean"
+    board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
     format_help: ClassVar[str] = FORMAT_HELP
 
     # ---- files ------------------------------------------------------------------

@@ -119,6 +119,7 @@ class SentenceAlignment(
     )
     metrics = _metrics()
     primary_metric = "f1"
+    board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
     format_help = FORMAT_HELP
 
     # ---- files ----------------------------------------------------------------

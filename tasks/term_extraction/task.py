@@ -88,6 +88,7 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
         Metric("average_precision", "AP", "Average precision of a ranked run"),
     )
     primary_metric = "term_f1"
+    board_metrics = ("term_f1", "term_precision", "term_recall", "f1")
     format_help = FORMAT_HELP
 
     def parse_inputs(

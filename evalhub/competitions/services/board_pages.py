@@ -77,6 +77,7 @@ def leaderboard_page(
     return {
         "task": task,
         "phase": phase,
+        "test_sets": test_sets,
         "boards_html": boards_fragment(phase=phase, test_sets=test_sets, user=user),
         "primary": task.type.metric(task.type.primary_metric),
         "finals": leaderboard.finals_apply(phase),

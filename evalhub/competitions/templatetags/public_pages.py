@@ -1,0 +1,58 @@
+"""Template tags of the public pages: what a page says about itself to search
+engines and link previews (meta description, Open Graph: plain text only, never
+markup) and the home page's task cards. Each tag is one service call
+(``services/home.py``)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import markdown as md
+import nh3
+from django import template
+from django.utils.text import Truncator
+
+from evalhub.competitions.services import board_layout as layout
+from evalhub.competitions.services import home
+
+register = template.Library()
+
+#: Characters of a meta description (search engines show about 155).
+DESCRIPTION_CHARS = 160
+
+
+@register.filter
+def plain_summary(text: str, chars: int = DESCRIPTION_CHARS) -> str:
+    """Markdown as one line of plain text, cut at a word boundary: every tag
+    dropped, entities decoded (the template escapes the result again)."""
+    rendered = md.markdown(text or "", extensions=["tables", "fenced_code"])
+    plain = html.unescape(nh3.clean(rendered, tags=set()))
+    plain = re.sub(r"\s+", " ", plain).strip()
+    return Truncator(plain).chars(int(chars))
+
+
+@register.simple_tag
+def public_leader(phase, test_sets=None):  # noqa: ANN001, ANN201
+    """The phase's leader as the public sees it (see ``home.phase_leader``)."""
+    return home.phase_leader(phase, test_sets)
+
+
+@register.simple_tag
+def home_cards(tasks):  # noqa: ANN001, ANN201
+    """The home page's cards for ``tasks`` (see ``home.task_cards``)."""
+    return home.task_cards(tasks=tasks)
+
+
+@register.simple_tag
+def board_layout(test_set, board):  # noqa: ANN001, ANN201
+    """The table layout of ``board`` (see ``board_layout.layout``)."""
+    return layout.layout(task_type=test_set.phase.task.type, board=board)
+
+
+@register.filter
+def analysis_templates(test_set) -> list[str]:  # noqa: ANN001
+    """The templates that may render ``test_set``'s analysis, the task type's own
+    first (``competitions/analyses/<slug>.html``), then the generic one."""
+    slug = test_set.phase.task.task_type
+    return [f"competitions/analyses/{slug}.html", "competitions/analyses/generic.html"]

@@ -1,0 +1,114 @@
+"""The public pages of the four demo tasks in a real browser (Debian's Chromium via
+Playwright): no console error (the favicon included) on the home, task,
+leaderboard and run pages; at 1280 px every leaderboard table's default columns fit
+its box (nothing clipped behind a scroll bar) and "Show all metrics" reveals the
+rest without JavaScript; at 390 px no page scrolls sideways."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from evalhub.competitions.services import analyses, demo, teams
+from evalhub.rankings import jobs
+from tests.rankings.helpers import scored
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def demo_tasks(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
+    """The four demo tasks with their demo runs scored (no worker: the scorer is
+    called directly) and their boards' intervals and bands computed."""
+    tasks = demo.seed_demo(with_runs=False)
+    runs = []
+    for task in tasks:
+        phase = task.phases.get()
+        for i, (team_name, method, files) in enumerate(task.type.demo(seed=0).runs):
+            user = django_user_model.objects.create_user(f"{task.pk}-{i}")
+            teams.register(task=task, user=user, new_team_name=f"{team_name} {task.pk}")
+            runs.append(scored(phase, user, next(iter(files.values())), method))
+        for test_set in phase.test_sets.all():
+            jobs.refresh_statistics(test_set.pk)
+            analyses.refresh(test_set_id=test_set.pk)
+    return tasks, runs
+
+
+def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  # noqa: ANN001
+    tasks, runs = demo_tasks
+    boards = [
+        reverse("competitions:leaderboard-detail", args=[t.slug, "evaluation"])
+        for t in tasks
+    ]
+    pages = [
+        reverse("competitions:task-list"),
+        *(reverse("competitions:task-detail", args=[t.slug]) for t in tasks),
+        *boards,
+        reverse("competitions:run-detail", args=[runs[0].pk]),
+    ]
+    context = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Paris")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on(
+        "console",
+        lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    problems: list[str] = []
+    for path in pages:
+        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+            page.set_viewport_size(size)
+            response = page.goto(live_server.url + path)
+            assert response is not None and response.status == 200, path
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - window.innerWidth"
+            )
+            if overflow > 1:
+                problems.append(f"{path} ({name}) scrolls sideways by {overflow}px")
+            if path in boards and name == "desktop":
+                clipped = page.evaluate(
+                    """() => [...document.querySelectorAll('section.board table')]
+                    .filter(t => t.scrollWidth > t.parentElement.clientWidth)
+                    .map(t => t.scrollWidth + ' > ' + t.parentElement.clientWidth)"""
+                )
+                if clipped:
+                    problems.append(f"{path}: tables clipped at 1280 px: {clipped}")
+    assert not problems, "\n".join(problems)
+
+    # Figures: one at a time, chosen in a list, each shown at the size it is drawn
+    # (text as large as drawn: at least 11 px).
+    page.set_viewport_size(DESKTOP)
+    for path in boards:
+        page.goto(live_server.url + path)
+        select = page.locator(".figure-choice select").first
+        options = select.locator("option").count()
+        assert options >= 2, path
+        for i in range(options):
+            select.select_option(str(i))
+            shown = page.locator(".figure-area").first.locator(
+                "figure:not([hidden]) img"
+            )
+            assert shown.count() == 1, (path, i)
+            shown.scroll_into_view_if_needed()
+            page.wait_for_function("img => img.complete", arg=shown.element_handle())
+            natural, width = shown.evaluate("i => [i.naturalWidth, i.clientWidth]")
+            assert width >= natural - 1, (path, i, natural, width)
+    assert not errors, "\n".join(errors)
+    context.close()
+
+    # The other metrics are one click away, without JavaScript.
+    context = browser.new_context(viewport=DESKTOP, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(live_server.url + boards[0])
+    extra = page.locator("table.board-table th.metric-extra").first
+    assert not extra.is_visible()
+    page.locator("label.all-metrics-label").first.click()
+    assert extra.is_visible()
+    context.close()
+
+    favicon = browser.new_page().request.get(live_server.url + "/favicon.ico")
+    assert favicon.ok and favicon.headers["content-type"].startswith("image/svg")

@@ -1,0 +1,59 @@
+"""The leaderboard's default columns: each task type declares the few metrics a
+board shows by default (they exist, the primary metric among them); the others are
+in the page, marked to be revealed by the reader."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from evalhub.competitions.services import board_layout
+from tasks import registry
+from tests.rankings.helpers import scored
+
+
+@pytest.mark.parametrize("slug", registry.slugs())
+def test_each_task_type_declares_a_few_default_metrics_including_the_primary(slug):  # noqa: ANN001
+    task_type = registry.get(slug)
+    keys = {m.key for m in task_type.metrics}
+    assert set(task_type.board_metrics) <= keys
+    shown = board_layout.default_metrics(task_type)
+    assert task_type.primary_metric in shown
+    assert len(shown) <= 6 < len(keys) or len(keys) <= 6
+
+
+@pytest.mark.django_db
+def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
+    client, phase, test_set, participant, team, organiser, bucc_demo
+):  # noqa: ANN001
+    scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    baseline = scored(phase, participant, bucc_demo.runs[1][2]["test"], "base")
+    type(baseline).objects.filter(pk=baseline.pk).update(is_baseline=True)
+    from evalhub.competitions.services import leaderboard
+
+    leaderboard.invalidate(test_set_id=test_set.pk)
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    assert '<abbr title="Precision of the first 100 pairs.">P@100</abbr>' in html
+    assert 'class="num metric-extra"><abbr title="Gold pairs retrieved.">TP' in html
+    assert "Show all 13 metrics" in html
+    ranked, baselines = html.split('<tbody class="baselines">')
+    assert "dictionary" in ranked and "dictionary" not in baselines
+    assert ">base</a>" in baselines
+
+
+@pytest.mark.django_db
+def test_bucc_difficulty_bins_are_a_table_of_their_own(
+    client, phase, test_set, participant, team, bucc_demo
+):  # noqa: ANN001
+    scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    from evalhub.competitions.services import analyses
+
+    assert "analysis" in analyses.refresh(test_set_id=test_set.pk)
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    assert "Difficulty of the gold pairs" in html
+    assert '<th scope="row">bin<sub>0</sub></th>' in html
+    assert 'class="analysis"' not in html  # not the generic dump
