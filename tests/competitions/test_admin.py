@@ -90,6 +90,8 @@ def test_dashboard_shows_queue_and_failures_to_organisers_only(
     from evalhub.competitions.models import Submission
 
     queued = submit_run(demo_run, method="waiting")
+    checking = submit_run(demo_run, method="large")
+    Submission.objects.filter(pk=checking.pk).update(status="validating")
     failed = submit_run(demo_run, method="broken")
     Submission.objects.filter(pk=failed.pk).update(
         status="failed",
@@ -102,3 +104,5 @@ def test_dashboard_shows_queue_and_failures_to_organisers_only(
     client.force_login(organiser)
     page = client.get(url).content.decode()
     assert f"#{queued.pk}" in page and "Scoring took longer than 600 s." in page
+    assert f"#{checking.pk}" in page
+    assert "being checked" in page  # a large run waiting for its worker check

@@ -53,7 +53,9 @@ def dashboard(*, task: SharedTask) -> Dashboard:
             runs.filter(status=Submission.Status.SCORING).order_by("started_at")
         ),
         queued=tuple(
-            runs.filter(status=Submission.Status.QUEUED).order_by("created_at")[:50]
+            runs.filter(
+                status__in=[Submission.Status.VALIDATING, Submission.Status.QUEUED]
+            ).order_by("created_at")[:50]
         ),
         failed=tuple(
             runs.filter(
