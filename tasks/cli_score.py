@@ -46,7 +46,8 @@ def _statistics_defaults(args: argparse.Namespace) -> None:
 
 def score(args: argparse.Namespace) -> int:
     task_type = registry.get(args.slug)
-    _statistics_defaults(args)
+    if args.ci:  # only the interval needs them (resampling imports numpy)
+        _statistics_defaults(args)
     try:
         settings = task_type.cli_settings(args)
         report = task_type.cli_score(args)
@@ -126,7 +127,8 @@ def compare(args: argparse.Namespace) -> int:
     from tasks.common import tables
 
     task_type = registry.get(args.slug)
-    _statistics_defaults(args)
+    if args.ci:  # only the interval needs them (resampling imports numpy)
+        _statistics_defaults(args)
     runs: list[str] = list(args.run)
     names = list(args.name) or [Path(r).name for r in runs]
     if len(names) != len(runs):

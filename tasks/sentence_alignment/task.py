@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tasks.base import (
     JSON,
@@ -20,7 +20,6 @@ from tasks.base import (
     TaskType,
 )
 from tasks.common import cli_files
-from tasks.common.resampling import ItemStats
 from tasks.sentence_alignment import FORMAT_HELP
 from tasks.sentence_alignment.formats import (
     DOC_NAME,
@@ -39,6 +38,9 @@ from tasks.sentence_alignment.metrics import (
     micro,
     score_document,
 )
+
+if TYPE_CHECKING:
+    from tasks.common.resampling import ItemStats
 
 _TEXT_LIMIT = 300
 
