@@ -149,6 +149,8 @@ def _side(
     return tuple(distinct)
 
 
+#: Characters of bisegment lines decoded at once by :func:`_parse_plain_text`.
+_CHUNK_CHARS = 1 << 16
 #: A document's lines when every one is a plain ``[i, j]:[k]`` bisegment.
 _PLAIN = re.compile(r"(?:\[[0-9, ]*\]:\[[0-9, ]*\](?:\n|\Z))*")
 
@@ -166,38 +168,50 @@ def _parse_plain_text(
     joined: str, numbers: Sequence[int] | None, document: Document
 ) -> Alignment | None:
     """:func:`_parse_plain` on the lines' text joined with newlines (the lines
-    rewritten as one JSON array); ``numbers`` are their line numbers (None: 1, 2,
+    rewritten as JSON arrays, a chunk at a time); ``numbers`` are their line
+    numbers (None: 1, 2,
     ...)."""
-    if not joined or _PLAIN.fullmatch(joined) is None:
+    if not joined or joined.endswith("\n") or _PLAIN.fullmatch(joined) is None:
         return None
-    try:
-        pairs = json.loads(
-            "[[" + joined.replace("]:[", "],[").replace("\n", "],[") + "]]"
-        )
-    except ValueError:
-        return None
-    if numbers is None:
-        numbers = range(1, len(pairs) + 1)
-    if len(pairs) != len(numbers) or any(len(pair) != 2 for pair in pairs):
-        return None  # e.g. a blank line
     n_src, n_tgt = len(document.source), len(document.target)
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
     kept: list[Bisegment] = []
-    for number, (src, tgt) in zip(numbers, pairs, strict=True):
-        s = tuple(src) if len(src) < 2 else tuple(sorted(set(src)))
-        t = tuple(tgt) if len(tgt) < 2 else tuple(sorted(set(tgt)))
-        key = (s, t)
-        if (
-            len(s) != len(src)
-            or len(t) != len(tgt)
-            or not (s or t)
-            or (s and s[-1] >= n_src)
-            or (t and t[-1] >= n_tgt)
-            or key in seen
-        ):
+    start = 0
+    while start < len(joined):
+        # A chunk of lines at a time: the decoded lists stay small.
+        end = joined.find("\n", start + _CHUNK_CHARS)
+        end = len(joined) if end < 0 else end
+        chunk = joined[start:end].replace("]:[", "],[").replace("\n", "],[")
+        start = end + 1
+        try:
+            pairs = json.loads("[[" + chunk + "]]")
+        except ValueError:
             return None
-        seen.add(key)
-        kept.append(Bisegment(s, t, number))
+        if any(len(pair) != 2 for pair in pairs):
+            return None  # e.g. a blank line
+        for src, tgt in pairs:
+            s = tuple(src) if len(src) < 2 else tuple(sorted(set(src)))
+            t = tuple(tgt) if len(tgt) < 2 else tuple(sorted(set(tgt)))
+            key = (s, t)
+            if (
+                len(s) != len(src)
+                or len(t) != len(tgt)
+                or not (s or t)
+                or (s and s[-1] >= n_src)
+                or (t and t[-1] >= n_tgt)
+                or key in seen
+            ):
+                return None
+            seen.add(key)
+            kept.append(Bisegment(s, t, len(kept) + 1))
+    if numbers is not None:
+        if len(numbers) != len(kept):
+            return None
+        if numbers[-1] != len(kept):  # not 1, 2, ...: renumber
+            kept = [
+                Bisegment(b.source, b.target, n)
+                for b, n in zip(kept, numbers, strict=True)
+            ]
     return Alignment(document.name, tuple(kept), 0)
 
 

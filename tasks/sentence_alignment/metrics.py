@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 from tasks.base import JSON
 from tasks.sentence_alignment.formats import Alignment, Bisegment, Document
@@ -222,16 +221,51 @@ class Units:
         return cls(source_words, target_words, source_chars, target_chars)
 
 
-def _pairs(segments: Sequence[Bisegment], m: int) -> list[list[int]]:
-    """The sentence pairs (cross product, source-major) of each bisegment, as
+def _keys(b: Bisegment, m: int) -> list[int]:
+    """The sentence pairs (cross product, source-major) of a bisegment, as
     ``s * m + t``."""
-    out: list[list[int]] = []
+    src, tgt = b.source, b.target
+    if len(src) == 1 and len(tgt) == 1:
+        return [src[0] * m + tgt[0]]
+    return [s * m + t for s in src for t in tgt]
+
+
+def _strict_key(b: Bisegment, m: int) -> object:
+    """What makes a bisegment itself: its sides; a one-to-one bisegment (most of
+    them) as the int of its pair, which takes a third of a tuple's memory."""
+    src, tgt = b.source, b.target
+    if len(src) == 1 and len(tgt) == 1:
+        return src[0] * m + tgt[0]
+    return (src, tgt)
+
+
+def _pair_set(segments: Sequence[Bisegment], m: int) -> set[int]:
+    """A': the sentence pairs of all the bisegments."""
+    out: set[int] = set()
+    add = out.add
     for b in segments:
         src, tgt = b.source, b.target
         if len(src) == 1 and len(tgt) == 1:
-            out.append([src[0] * m + tgt[0]])
+            add(src[0] * m + tgt[0])
         else:
-            out.append([s * m + t for s in src for t in tgt])
+            out.update(_keys(b, m))
+    return out
+
+
+def _lax(
+    segments: Sequence[Bisegment], strict: list[bool], other: set[int], m: int
+) -> list[bool]:
+    """For each bisegment: strict hit, or one of its pairs is in ``other``. Pairs
+    are recomputed here rather than kept (memory at 100,000 bisegments)."""
+    out: list[bool] = []
+    for b, hit in zip(segments, strict, strict=True):
+        if not hit:
+            src, tgt = b.source, b.target
+            if len(src) == 1 and len(tgt) == 1:
+                hit = src[0] * m + tgt[0] in other
+            else:
+                hit = not other.isdisjoint(_keys(b, m))
+        out.append(hit)
     return out
 
 
@@ -272,15 +306,15 @@ def score_document(
     units = units or Units.of(doc)
     m = max(len(doc.target), 1)
     g_segs, r_segs = gold.bisegments, run.bisegments
-    g_keys = [b.key for b in g_segs]
-    r_keys = [b.key for b in r_segs]
-    g_set, r_set = set(g_keys), set(r_keys)
+    g_set = {_strict_key(b, m) for b in g_segs}
+    r_set = {_strict_key(b, m) for b in r_segs}
     common = len(g_set & r_set)
     alignment = Counts(common, len(r_set), common, len(g_set))
+    r_strict = [_strict_key(b, m) in g_set for b in r_segs]
+    g_strict = [_strict_key(b, m) in r_set for b in g_segs]
+    del g_set, r_set
 
-    gp, rp = _pairs(g_segs, m), _pairs(r_segs, m)
-    g_pairs = set(chain.from_iterable(gp))
-    r_pairs = set(chain.from_iterable(rp))
+    g_pairs, r_pairs = _pair_set(g_segs, m), _pair_set(r_segs, m)
     both = g_pairs & r_pairs
     sentence = Counts(len(both), len(r_pairs), len(both), len(g_pairs))
     (w_both, c_both), (w_run, c_run), (w_gold, c_gold) = (
@@ -289,10 +323,9 @@ def score_document(
     word = Counts(w_both, w_run, w_both, w_gold)
     char = Counts(c_both, c_run, c_both, c_gold)
 
-    r_strict = [key in g_set for key in r_keys]
-    g_strict = [key in r_set for key in g_keys]
-    r_lax = [s or not g_pairs.isdisjoint(p) for s, p in zip(r_strict, rp, strict=True)]
-    g_lax = [s or not r_pairs.isdisjoint(p) for s, p in zip(g_strict, gp, strict=True)]
+    r_lax = _lax(r_segs, r_strict, g_pairs, m)
+    g_lax = _lax(g_segs, g_strict, r_pairs, m)
+    del g_pairs, r_pairs, both
     g_full = [bool(b.source and b.target) for b in g_segs]
     n_full = sum(g_full)
     strict = Counts(
