@@ -127,8 +127,7 @@ def compare(args: argparse.Namespace) -> int:
     from tasks.common import tables
 
     task_type = registry.get(args.slug)
-    if args.ci:  # only the interval needs them (resampling imports numpy)
-        _statistics_defaults(args)
+    _statistics_defaults(args)
     runs: list[str] = list(args.run)
     names = list(args.name) or [Path(r).name for r in runs]
     if len(names) != len(runs):
