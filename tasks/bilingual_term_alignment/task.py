@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -307,15 +308,20 @@ def _detail(
     """Organiser-only: rank of each gold pair (sorted gold order, -1 = missed) and,
     per gold source term, the run's best-ranked wrong targets ``[target, rank]``."""
     pairs = run.pairs
-    rank_of = {pairs[i]: i + 1 for i, r in enumerate(rel) if r}
+    rank_of = {pairs[i]: i + 1 for i in itertools.compress(range(len(rel)), rel)}
     wrong: dict[str, list[JSON]] = {}
     if n_candidates:
         first: dict[int, list[int]] = {}  # gold source number -> its wrong ranks
-        for i, (r, source_id) in enumerate(zip(rel, index.ids, strict=True)):
-            if source_id >= 0 and not r:
-                ranks = first.setdefault(source_id, [])
-                if len(ranks) < n_candidates:
-                    ranks.append(i)
+        ids = index.ids
+        for i in itertools.compress(range(len(rel)), [not r for r in rel]):
+            source_id = ids[i]
+            if source_id < 0:
+                continue
+            ranks = first.get(source_id)
+            if ranks is None:
+                first[source_id] = [i]
+            elif len(ranks) < n_candidates:
+                ranks.append(i)
         for source_id in sorted(first):
             for i in first[source_id]:
                 source, target = pairs[i]

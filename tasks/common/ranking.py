@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     Relevance = Sequence[bool] | Sequence[int] | npt.NDArray[np.generic]
 
 
-def _as_list(rel: Relevance) -> list[bool]:
+def _as_list(rel: Relevance) -> list[bool] | list[int]:
+    if type(rel) is list:
+        return rel  # only its truth values are read
     tolist = getattr(rel, "tolist", None)
     return [bool(r) for r in (tolist() if tolist is not None else rel)]
 
 
-def _precisions(rel: list[bool]) -> list[float]:
+def _precisions(rel: list[bool] | list[int]) -> list[float]:
     """P@k at each relevant rank k, in rank order."""
     out: list[float] = []
     hits = 0
