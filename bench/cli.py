@@ -257,6 +257,11 @@ def probe_case(tmp: Path, copies: int) -> tuple[Command, Command | None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=11)
+    parser.add_argument(
+        "--cases",
+        default="",
+        help="only the cases whose name contains this text (e.g. MAC-Test)",
+    )
     args = parser.parse_args()
     vecalign = os.environ.get("VECALIGN_SCORE")
     vec_cwd = Path(vecalign).resolve().parents[1] if vecalign else None
@@ -272,11 +277,14 @@ def main() -> None:
         ("mt_lexicon_probe demo", lambda t: probe_case(t, 1)),
         ("mt_lexicon_probe demo x10", lambda t: probe_case(t, 10)),
     ]  # fmt: skip
+    print(f"load average before: {os.getloadavg()}")
     print(
         f"{'case':42} {'ours s':>8} {'MiB':>6} {'ref s':>8} {'MiB':>6} {'ref/ours':>8}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for name, build in cases:
+            if args.cases not in name:
+                continue
             ours, ref = build(Path(tmp))
             cwd = vec_cwd if ref and "vecalign.score" in ref else None
             (t, mem), theirs = measure(ours, ref, args.pairs, cwd)
@@ -284,6 +292,7 @@ def main() -> None:
             if theirs is not None:
                 line += f" {theirs[0]:8.3f} {theirs[1]:6.0f} {theirs[0] / t:7.2f}x"
             print(line, flush=True)
+    print(f"load average after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
