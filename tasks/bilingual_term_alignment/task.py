@@ -21,6 +21,7 @@ from tasks.base import (
 )
 from tasks.common import ranking
 from tasks.common.cli_files import label, read_input
+from tasks.common.gcpause import gc_paused
 
 from . import FORMAT_HELP, formats, metrics
 from .formats import Gold, Inputs, Run, Settings
@@ -108,14 +109,14 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     def parse_run(
         self, data: bytes, filename: str, inputs: Inputs, settings: Settings
     ) -> Run:
-        with formats.gc_paused():
+        with gc_paused():
             return formats.parse_run(data, filename, inputs, settings)
 
     # ---- scoring --------------------------------------------------------------
     def score(
         self, run: Run, gold: Gold, inputs: Inputs, settings: Settings
     ) -> ScoreReport:
-        with formats.gc_paused():
+        with gc_paused():
             return self._score(run, gold, settings)
 
     def _score(
@@ -248,7 +249,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             inputs,
             settings,
         )
-        with formats.gc_paused():
+        with gc_paused():
             return self._score(
                 run, gold, settings, curves=bool(getattr(args, "plots", None))
             )

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tasks import registry
 from tasks.base import RunDetail
 from tasks.bilingual_term_alignment import formats, metrics
+from tasks.common.gcpause import gc_paused
 from tests.paths import shared_data
 
 TT = registry.get("bilingual_term_alignment")
@@ -74,12 +75,12 @@ def test_fast_and_slow_line_splitting_agree(lines, crlf):
 
 def test_gc_paused_restores_state():
     assert gc.isenabled()
-    with formats.gc_paused():
+    with gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
     gc.disable()
     try:
-        with formats.gc_paused():
+        with gc_paused():
             pass
         assert not gc.isenabled()
     finally:
