@@ -12,7 +12,8 @@ Reference tools (never vendored; fetch them yourself):
   ``vecalign.dp_utils``, whose Cython ``dp_core`` must be built or stubbed: score.py
   does not call it).
 
-Each case runs ``--pairs`` times (default 11), ours and the reference alternating
+Both sides' modules are compiled to bytecode first (:func:`compile_bytecode`). Each
+case runs ``--pairs`` times (default 11), ours and the reference alternating
 (the order flips every pair, so drift in the machine's load hits both alike); the
 table shows medians of wall time and of peak RSS (``wait4``'s ``ru_maxrss``), and the
 ratio reference / ours of the medians. Each process is started from a small
@@ -27,6 +28,7 @@ lexicon probes the demo and ten copies of it; ``--help`` alone.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -254,12 +256,30 @@ def probe_case(tmp: Path, copies: int) -> tuple[Command, Command | None]:
     return cmd + ["--json"], None
 
 
+def compile_bytecode(vecalign: str | None) -> None:
+    """Write the ``.pyc`` files of both sides first, as ``pip install`` does (an
+    editable checkout, or ``PYTHONDONTWRITEBYTECODE``, would otherwise compile our
+    modules, and vecalign's, in every run; a script run by path, like
+    ``evaluation.py``, is compiled every time whatever one does)."""
+    compileall.compile_dir(ROOT / "tasks", quiet=1)
+    for name in ("__init__.py", "cli.py"):
+        compileall.compile_file(ROOT / "evalhub" / name, quiet=1)
+    if vecalign:
+        compileall.compile_dir(Path(vecalign).resolve().parent, quiet=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=11)
+    parser.add_argument(
+        "--cases",
+        default="",
+        help="only the cases whose name contains this text (e.g. MAC-Test)",
+    )
     args = parser.parse_args()
     vecalign = os.environ.get("VECALIGN_SCORE")
     vec_cwd = Path(vecalign).resolve().parents[1] if vecalign else None
+    compile_bytecode(vecalign)
     cases: list[tuple[str, Callable[[Path], tuple[Command, Command | None]]]] = [
         ("--help (sentence_alignment)", lambda t: (
             [*evalhub_command(), "score", "sentence_alignment", "--help"], None)),
@@ -272,11 +292,14 @@ def main() -> None:
         ("mt_lexicon_probe demo", lambda t: probe_case(t, 1)),
         ("mt_lexicon_probe demo x10", lambda t: probe_case(t, 10)),
     ]  # fmt: skip
+    print(f"load average before: {os.getloadavg()}")
     print(
         f"{'case':42} {'ours s':>8} {'MiB':>6} {'ref s':>8} {'MiB':>6} {'ref/ours':>8}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for name, build in cases:
+            if args.cases not in name:
+                continue
             ours, ref = build(Path(tmp))
             cwd = vec_cwd if ref and "vecalign.score" in ref else None
             (t, mem), theirs = measure(ours, ref, args.pairs, cwd)
@@ -284,6 +307,7 @@ def main() -> None:
             if theirs is not None:
                 line += f" {theirs[0]:8.3f} {theirs[1]:6.0f} {theirs[0] / t:7.2f}x"
             print(line, flush=True)
+    print(f"load average after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -8,11 +8,8 @@ error can reveal the gold.
 
 from __future__ import annotations
 
-import gc
 import re
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -82,19 +79,6 @@ class Run:
     n_oov: int
     n_truncated: int
     warnings: tuple[str, ...]
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large lists of tuples
-    (it would otherwise scan them again and again; nothing here makes cycles)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def cap_size(inputs: Inputs, settings: Settings) -> int:

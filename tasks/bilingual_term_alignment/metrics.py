@@ -12,9 +12,6 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
-
 from tasks.common import ranking
 
 from .formats import Pair
@@ -38,9 +35,9 @@ class Scores:
     fn: int
 
 
-def relevance(pairs: Sequence[Pair], gold: frozenset[Pair]) -> ranking.BoolArray:
+def relevance(pairs: Sequence[Pair], gold: frozenset[Pair]) -> list[bool]:
     """rel vector: rel[k-1] is True if the pair at rank k is a gold pair."""
-    return np.fromiter(map(gold.__contains__, pairs), dtype=np.bool_, count=len(pairs))
+    return list(map(gold.__contains__, pairs))
 
 
 def precision_recall_f1(tp: int, n_sys: int, n_gold: int) -> tuple[float, float, float]:
@@ -94,9 +91,6 @@ def map_over_sources(pairs: Sequence[Pair], gold: frozenset[Pair]) -> float:
     return total / len(m_by_source)
 
 
-IntArray = npt.NDArray[np.int64]
-
-
 @dataclass(frozen=True, slots=True)
 class SourceIndex:
     """Gold source terms (sorted) numbered 0..Q-1, their gold translation counts
@@ -104,8 +98,8 @@ class SourceIndex:
     source)."""
 
     names: tuple[str, ...]
-    n_gold: IntArray
-    ids: IntArray
+    n_gold: tuple[int, ...]
+    ids: list[int]
 
 
 def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
@@ -114,75 +108,42 @@ def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
         counts[s] = counts.get(s, 0) + 1
     names = tuple(sorted(counts))
     number = {name: i for i, name in enumerate(names)}
-    sources = [p[0] for p in pairs]
-    ids = np.fromiter(
-        map(number.get, sources, itertools.repeat(-1)),
-        dtype=np.int64,
-        count=len(pairs),
-    )
-    n_gold = np.array([counts[name] for name in names], dtype=np.int64)
-    return SourceIndex(names, n_gold, ids)
+    ids = list(map(number.get, [p[0] for p in pairs], itertools.repeat(-1)))
+    return SourceIndex(names, tuple(counts[name] for name in names), ids)
 
 
-@dataclass(frozen=True, slots=True)
-class Groups:
-    """Items stably sorted by group number: ``order`` (positions in the input),
-    ``ids`` (sorted group numbers), ``pos`` (1-based position inside the group),
-    ``starts`` and ``lengths`` of the groups."""
-
-    order: IntArray
-    ids: IntArray
-    pos: IntArray
-    starts: IntArray
-    lengths: IntArray
-
-
-def group_positions(ids: IntArray) -> Groups:
-    """Stable grouping of ``ids`` with each item's 1-based position in its group.
-
-    Example: ids = [2, 0, 2, 1, 0] -> order [1, 4, 3, 0, 2], pos [1, 2, 1, 1, 2],
-    lengths [2, 1, 2] (a test).
-    """
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids[order]
-    n = len(sorted_ids)
-    if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return Groups(order, sorted_ids, empty, empty, empty)
-    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    pos = np.arange(n) - np.repeat(starts, lengths) + 1
-    return Groups(order, sorted_ids, pos, starts, lengths)
-
-
-def map_from_index(rel: ranking.BoolArray, index: SourceIndex) -> float:
-    """:func:`map_over_sources` vectorised (same definition, formula, edge cases and
-    citation; sums may differ in the last bits). A property test checks both agree.
+def map_from_index(rel: Sequence[bool], index: SourceIndex) -> float:
+    """:func:`map_over_sources` on the source index (same definition, formula, edge
+    cases and citation; sums may differ in the last bits). A property test checks
+    both agree.
 
     Example: the :func:`map_over_sources` example gives 19/24 here too (a test).
     """
-    if len(index.names) == 0:
+    q = len(index.names)
+    if q == 0:
         return 0.0
-    mask = index.ids >= 0
-    groups = group_positions(index.ids[mask])
-    r = rel[mask][groups.order]
-    cum = np.cumsum(r, dtype=np.int64)
-    before = cum[groups.starts] - r[groups.starts]
-    hits = cum - np.repeat(before, groups.lengths)
-    contrib = np.where(r, hits / np.maximum(groups.pos, 1), 0.0)
-    sums = np.bincount(groups.ids, weights=contrib, minlength=len(index.names))
-    return float(np.mean(sums / index.n_gold))
+    seen = [0] * q
+    hits = [0] * q
+    sums = [0.0] * q
+    for r, i in zip(rel, index.ids, strict=True):
+        if i < 0:
+            continue
+        seen[i] += 1
+        if r:
+            hits[i] += 1
+            sums[i] += hits[i] / seen[i]
+    return sum(total / m for total, m in zip(sums, index.n_gold, strict=True)) / q
 
 
 def compute(
     pairs: Sequence[Pair], gold: frozenset[Pair]
-) -> tuple[Scores, ranking.BoolArray, SourceIndex]:
+) -> tuple[Scores, list[bool], SourceIndex]:
     """All metrics of a run (already filtered and de-duplicated), its rel vector and
     its source index."""
     rel = relevance(pairs, gold)
     index = source_index(pairs, gold)
     n, m = len(pairs), len(gold)
-    tp = int(np.count_nonzero(rel))
+    tp = sum(rel)
     p, r, f1 = precision_recall_f1(tp, n, m)
     scores = Scores(
         ap=ranking.average_precision(rel, m),

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, ClassVar
 
 from tasks.base import (
     JSON,
@@ -22,10 +21,13 @@ from tasks.base import (
 )
 from tasks.common import ranking
 from tasks.common.cli_files import label, read_input
-from tasks.common.resampling import ItemStats
+from tasks.common.gcpause import gc_paused
 
 from . import FORMAT_HELP, formats, metrics
 from .formats import Gold, Inputs, Run, Settings
+
+if TYPE_CHECKING:
+    from tasks.common.resampling import ItemStats
 
 
 class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
@@ -108,17 +110,21 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     def parse_run(
         self, data: bytes, filename: str, inputs: Inputs, settings: Settings
     ) -> Run:
-        with formats.gc_paused():
+        with gc_paused():
             return formats.parse_run(data, filename, inputs, settings)
 
     # ---- scoring --------------------------------------------------------------
     def score(
         self, run: Run, gold: Gold, inputs: Inputs, settings: Settings
     ) -> ScoreReport:
-        with formats.gc_paused():
+        with gc_paused():
             return self._score(run, gold, settings)
 
-    def _score(self, run: Run, gold: Gold, settings: Settings) -> ScoreReport:
+    def _score(
+        self, run: Run, gold: Gold, settings: Settings, *, curves: bool = True
+    ) -> ScoreReport:
+        """The report; ``curves=False`` leaves the figures' data out (numpy is
+        imported only for them: ``evalhub score`` without ``--plots``)."""
         scores, rel, index = metrics.compute(run.pairs, gold.pairs)
         values: dict[str, float | None] = {
             "ap": scores.ap,
@@ -158,7 +164,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         return ScoreReport(
             metrics=values,
             payload=payload,
-            curves=_curves(rel, scores.n_gold),
+            curves=_curves(rel, scores.n_gold) if curves else (),
             warnings=run.warnings,
             detail=_detail(run, gold, rel, index, settings.detail_candidates),
         )
@@ -244,10 +250,13 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             inputs,
             settings,
         )
-        return self.score(run, gold, inputs, settings)
+        with gc_paused():
+            return self._score(
+                run, gold, settings, curves=bool(getattr(args, "plots", None))
+            )
 
 
-def _curves(rel: ranking.BoolArray, n_gold: int) -> tuple[Curve, ...]:
+def _curves(rel: list[bool], n_gold: int) -> tuple[Curve, ...]:
     """P/R/F1 against examined pairs (linear and log x) and accumulated AP, thinned
     to a few hundred points; the last point is always the exact final value."""
     if len(rel) == 0:
@@ -294,21 +303,31 @@ def _curves(rel: ranking.BoolArray, n_gold: int) -> tuple[Curve, ...]:
 def _detail(
     run: Run,
     gold: Gold,
-    rel: ranking.BoolArray,
+    rel: list[bool],
     index: metrics.SourceIndex,
     n_candidates: int,
 ) -> dict[str, JSON]:
     """Organiser-only: rank of each gold pair (sorted gold order, -1 = missed) and,
     per gold source term, the run's best-ranked wrong targets ``[target, rank]``."""
     pairs = run.pairs
-    rank_of = {pairs[i]: int(i) + 1 for i in np.flatnonzero(rel)}
+    rank_of = {pairs[i]: i + 1 for i in itertools.compress(range(len(rel)), rel)}
     wrong: dict[str, list[JSON]] = {}
     if n_candidates:
-        candidates = np.flatnonzero((index.ids >= 0) & ~rel)
-        groups = metrics.group_positions(index.ids[candidates])
-        for i in candidates[groups.order][groups.pos <= n_candidates].tolist():
-            source, target = pairs[i]
-            wrong.setdefault(source, []).append([target, i + 1])
+        first: dict[int, list[int]] = {}  # gold source number -> its wrong ranks
+        ids = index.ids
+        for i in itertools.compress(range(len(rel)), [not r for r in rel]):
+            source_id = ids[i]
+            if source_id < 0:
+                continue
+            ranks = first.get(source_id)
+            if ranks is None:
+                first[source_id] = [i]
+            elif len(ranks) < n_candidates:
+                ranks.append(i)
+        for source_id in sorted(first):
+            for i in first[source_id]:
+                source, target = pairs[i]
+                wrong.setdefault(source, []).append([target, i + 1])
     return {
         "gold_ranks": [rank_of.get(p, -1) for p in gold.sorted_pairs],
         "wrong_candidates": wrong,

@@ -4,6 +4,9 @@ Input is the relevance vector ``rel`` of the ranked list (``rel[k-1] = 1`` if th
 at rank k is relevant) and ``n_relevant`` = m, the number of relevant items (gold size).
 Shared by ``bilingual_term_alignment`` (BUCC 2022 AP) and ``term_extraction`` (ranked
 runs). All functions return 0.0 for 0/0. ``rel`` may be any 0/1 or boolean sequence.
+The scalar measures are plain Python, summed in rank order as the official scorer
+sums (so they equal its numbers to the last bit, and the command line needs no
+numpy); the curves use numpy, imported when they are drawn.
 
 Checked against the official BUCC 2022 scorer (github PierreZweigenbaum/bucc2022,
 ``evaluation.py`` v1.1: ``average_precision_uninterpolated`` and
@@ -13,26 +16,52 @@ Checked against the official BUCC 2022 scorer (github PierreZweigenbaum/bucc2022
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
+    BoolArray = npt.NDArray[np.bool_]
+    FloatArray = npt.NDArray[np.float64]
+    Relevance = Sequence[bool] | Sequence[int] | npt.NDArray[np.generic]
+
+
+def _as_list(rel: Relevance) -> list[bool] | list[int]:
+    if type(rel) is list:
+        return rel  # only its truth values are read
+    tolist = getattr(rel, "tolist", None)
+    return [bool(r) for r in (tolist() if tolist is not None else rel)]
+
+
+def _precisions(rel: list[bool] | list[int]) -> list[float]:
+    """P@k at each relevant rank k, in rank order."""
+    out: list[float] = []
+    hits = 0
+    for k, r in enumerate(rel, start=1):
+        if r:
+            hits += 1
+            out.append(hits / k)
+    return out
 
 
 def _as_bool(rel: npt.ArrayLike) -> BoolArray:
+    import numpy as np
+
     return np.asarray(rel, dtype=np.bool_).reshape(-1)
 
 
 def _cum(rel: BoolArray) -> tuple[FloatArray, FloatArray]:
+    import numpy as np
+
     hits = np.cumsum(rel, dtype=np.float64)
     ranks = np.arange(1, len(rel) + 1, dtype=np.float64)
     return hits, ranks
 
 
-def precision_at_k(rel: npt.ArrayLike, k: int) -> float:
+def precision_at_k(rel: Relevance, k: int) -> float:
     """P@k = (sum_{i<=k} rel(i)) / k: the share of relevant items in the top k.
 
     Edge cases: a list shorter than k is padded with misses (trec_eval convention);
@@ -42,10 +71,10 @@ def precision_at_k(rel: npt.ArrayLike, k: int) -> float:
     """
     if k <= 0:
         return 0.0
-    return float(np.count_nonzero(_as_bool(rel)[:k])) / k
+    return float(sum(_as_list(rel[:k]))) / k
 
 
-def average_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+def average_precision(rel: Relevance, n_relevant: int) -> float:
     """Uninterpolated AP = (1/m) sum_{k: rel(k)=1} P@k, m = number of relevant items;
     relevant items never retrieved contribute 0 (BUCC 2022 official measure, seed
     002, section 4.2; official ``evaluation.py``, ``average_precision_uninterpolated``).
@@ -55,14 +84,15 @@ def average_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
 
     Example: rel = [1, 0, 1], m = 3 -> (1/1 + 2/3) / 3 = 0.5555...
     """
-    rel = _as_bool(rel)
     if n_relevant <= 0 or len(rel) == 0:
         return 0.0
-    hits, ranks = _cum(rel)
-    return float(np.sum((hits / ranks)[rel]) / n_relevant)
+    total = 0.0
+    for p in _precisions(_as_list(rel)):
+        total += p
+    return total / n_relevant
 
 
-def interpolated_average_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+def interpolated_average_precision(rel: Relevance, n_relevant: int) -> float:
     """Interpolated AP = (1/m) sum_{k: rel(k)=1} max_{k' >= k, rel(k')=1} P@k': each
     P@k in the AP sum is replaced by the best precision at any later relevant rank
     (official ``evaluation.py``, ``average_precision_interpolated``: the maximum is
@@ -72,18 +102,21 @@ def interpolated_average_precision(rel: npt.ArrayLike, n_relevant: int) -> float
 
     Example: rel = [0, 1, 1], m = 2 -> P@2 = 1/2, P@3 = 2/3 -> (2/3 + 2/3) / 2 = 2/3.
     """
-    rel = _as_bool(rel)
     if n_relevant <= 0 or len(rel) == 0:
         return 0.0
-    hits, ranks = _cum(rel)
-    p = (hits / ranks)[rel]
-    if len(p) == 0:
+    p = _precisions(_as_list(rel))
+    if not p:
         return 0.0
-    interp = np.maximum.accumulate(p[::-1])[::-1]
-    return float(np.sum(interp) / n_relevant)
+    best = 0.0
+    for i in range(len(p) - 1, -1, -1):  # the maximum over later relevant ranks
+        best = p[i] = max(best, p[i])
+    total = 0.0
+    for v in p:
+        total += v
+    return total / n_relevant
 
 
-def r_precision(rel: npt.ArrayLike, n_relevant: int) -> float:
+def r_precision(rel: Relevance, n_relevant: int) -> float:
     """R-precision = P@m (m = number of relevant items), padded with misses.
 
     Edge cases: m = 0 -> 0.0. Citation: trec_eval ``Rprec``.
@@ -111,6 +144,8 @@ def rank_curves(rel: npt.ArrayLike, n_relevant: int) -> RankCurves:
 
     Example: rel = [1, 0], m = 2 -> P = [1, 1/2], R = [1/2, 1/2], AP = [1/2, 1/2].
     """
+    import numpy as np
+
     rel = _as_bool(rel)
     hits, ranks = _cum(rel)
     precision = hits / ranks if len(rel) else np.zeros(0)
@@ -127,6 +162,8 @@ def rank_curves(rel: npt.ArrayLike, n_relevant: int) -> RankCurves:
 def downsample_indices(n: int, max_points: int = 400) -> npt.NDArray[np.int64]:
     """Indices 0..n-1 thinned to about ``max_points``, log-spaced at the head (so log-x
     plots stay smooth) and always keeping the last point."""
+    import numpy as np
+
     if n <= max_points:
         return np.arange(n, dtype=np.int64)
     log_idx = np.unique(np.geomspace(1, n, max_points // 2).astype(np.int64) - 1)

@@ -69,3 +69,21 @@ def read_lines(
         if keep_empty or line.strip():
             lines.append(Line(i, line))
     return lines
+
+
+def read_texts(data: bytes, file: str, *, max_chars: int | None = None) -> list[str]:
+    """The texts of :func:`read_lines` (empty lines kept), without a ``Line`` per
+    line: when the whole text is NFC already (splitting at newlines keeps it so: a
+    newline never composes), it is split once at C speed; otherwise, and for
+    errors, :func:`read_lines` does the work."""
+    text = decode_text(data, file)
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        return [line.text for line in read_lines(data, file, max_chars=max_chars)]
+    raw = text.split("\n")
+    if raw and raw[-1] == "":
+        raw.pop()
+    if "\r" in text:
+        raw = [line[:-1] if line.endswith("\r") else line for line in raw]
+    if max_chars is not None and raw and max(map(len, raw)) > max_chars:
+        read_lines(data, file, max_chars=max_chars)  # raises, naming the line
+    return raw

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import io
 import stat
-import zipfile
-import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tasks.base import FormatError
+
+if TYPE_CHECKING:
+    import zipfile
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _CHUNK = 1 << 16
@@ -66,6 +68,8 @@ def read_zip(
     folder (what zipping a folder gives). Deeper nesting, two folders, unexpected
     extensions, duplicate names, links, encryption and oversize members are rejected.
     """
+    import zipfile  # here: a plain-text alignment file never needs it
+
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
@@ -149,6 +153,9 @@ def read_zip(
 def _read_member(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: str, limit: int
 ) -> bytes:
+    import zipfile
+    import zlib
+
     chunks: list[bytes] = []
     size = 0
     try:

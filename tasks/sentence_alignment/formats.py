@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tasks.base import FormatError, ProblemCollector
-from tasks.common.textio import Line, read_lines
+from tasks.common.textio import Line, decode_text, read_lines, read_texts
 from tasks.sentence_alignment.archive import is_zip, read_zip
 
 #: Document names: what may appear before ``.src``/``.tgt``/``.align`` and after ``#``.
@@ -68,8 +68,8 @@ class AlignmentSet:
 
 def parse_sentences(data: bytes, file: str) -> tuple[str, ...]:
     """One sentence per line; a trailing space/CR is stripped, empty lines are kept."""
-    lines = read_lines(data, file, max_chars=MAX_SENTENCE_CHARS, keep_empty=True)
-    return tuple(line.text.rstrip(" \r") for line in lines)
+    lines = read_texts(data, file, max_chars=MAX_SENTENCE_CHARS)
+    return tuple(line.rstrip(" \r") for line in lines)
 
 
 def parse_documents(data: bytes, file: str) -> tuple[Document, ...]:
@@ -149,42 +149,69 @@ def _side(
     return tuple(distinct)
 
 
+#: Characters of bisegment lines decoded at once by :func:`_parse_plain_text`.
+_CHUNK_CHARS = 1 << 16
 #: A document's lines when every one is a plain ``[i, j]:[k]`` bisegment.
 _PLAIN = re.compile(r"(?:\[[0-9, ]*\]:\[[0-9, ]*\](?:\n|\Z))*")
 
 
 def _parse_plain(lines: Sequence[Line], document: Document) -> Alignment | None:
-    """:func:`parse_bisegments` for the common well-formed file, decoded at C speed
-    (the lines rewritten as one JSON array); None when anything is unusual (a score
-    column, a blank line, a bad, repeated or out-of-range number, an empty or
-    repeated bisegment), and the line-by-line parser then names the problems."""
+    """:func:`parse_bisegments` for the common well-formed file, decoded at C speed;
+    None when anything is unusual (a score column, a blank line, a bad, repeated
+    or out-of-range number, an empty or repeated bisegment), and the line-by-line
+    parser then names the problems."""
     joined = "\n".join(line.text for line in lines)
-    if not joined or _PLAIN.fullmatch(joined) is None:
+    return _parse_plain_text(joined, [line.number for line in lines], document)
+
+
+def _parse_plain_text(
+    joined: str, numbers: Sequence[int] | None, document: Document
+) -> Alignment | None:
+    """:func:`_parse_plain` on the lines' text joined with newlines (the lines
+    rewritten as JSON arrays, a chunk at a time); ``numbers`` are their line
+    numbers (None: 1, 2,
+    ...)."""
+    if not joined or joined.endswith("\n") or _PLAIN.fullmatch(joined) is None:
         return None
-    try:
-        pairs = json.loads(
-            "[[" + joined.replace("]:[", "],[").replace("\n", "],[") + "]]"
-        )
-    except ValueError:
-        return None
-    if len(pairs) != len(lines) or any(len(pair) != 2 for pair in pairs):
-        return None  # e.g. a blank line
     n_src, n_tgt = len(document.source), len(document.target)
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
     kept: list[Bisegment] = []
-    for line, (src, tgt) in zip(lines, pairs, strict=True):
-        s, t = tuple(sorted(set(src))), tuple(sorted(set(tgt)))
-        if (
-            len(s) != len(src)
-            or len(t) != len(tgt)
-            or not (s or t)
-            or (s and s[-1] >= n_src)
-            or (t and t[-1] >= n_tgt)
-            or (s, t) in seen
-        ):
+    start = 0
+    while start < len(joined):
+        # A chunk of lines at a time: the decoded lists stay small.
+        end = joined.find("\n", start + _CHUNK_CHARS)
+        end = len(joined) if end < 0 else end
+        chunk = joined[start:end].replace("]:[", "],[").replace("\n", "],[")
+        start = end + 1
+        try:
+            pairs = json.loads("[[" + chunk + "]]")
+        except ValueError:
             return None
-        seen.add((s, t))
-        kept.append(Bisegment(s, t, line.number))
+        if any(len(pair) != 2 for pair in pairs):
+            return None  # e.g. a blank line
+        for src, tgt in pairs:
+            s = tuple(src) if len(src) < 2 else tuple(sorted(set(src)))
+            t = tuple(tgt) if len(tgt) < 2 else tuple(sorted(set(tgt)))
+            key = (s, t)
+            if (
+                len(s) != len(src)
+                or len(t) != len(tgt)
+                or not (s or t)
+                or (s and s[-1] >= n_src)
+                or (t and t[-1] >= n_tgt)
+                or key in seen
+            ):
+                return None
+            seen.add(key)
+            kept.append(Bisegment(s, t, len(kept) + 1))
+    if numbers is not None:
+        if len(numbers) != len(kept):
+            return None
+        if numbers[-1] != len(kept):  # not 1, 2, ...: renumber
+            kept = [
+                Bisegment(b.source, b.target, n)
+                for b, n in zip(kept, numbers, strict=True)
+            ]
     return Alignment(document.name, tuple(kept), 0)
 
 
@@ -263,6 +290,16 @@ def parse_alignments(
             lines = read_lines(content, f"{file}:{member}")
             found[name] = parse_bisegments(
                 lines, f"{file}:{member}", by_name[name], problems, named=False
+            )
+    elif len(documents) == 1 and b"#" not in data:
+        # One document, no header: the common case, parsed without a Line per line.
+        text = decode_text(data, file)
+        plain = _parse_plain_text(text.removesuffix("\n"), None, documents[0])
+        if plain is not None:
+            found[documents[0].name] = plain
+        else:
+            _parse_sections(
+                read_lines(data, file), file, by_name, found, problems, ignore
             )
     else:
         _parse_sections(read_lines(data, file), file, by_name, found, problems, ignore)

@@ -2,7 +2,8 @@
 
 Everything is computed from *counts* so that documents can be summed (micro average).
 Sentence pairs are encoded as integers ``s * m + t`` (``m`` = number of target
-sentences) in numpy arrays; word- and character-level sums weigh each common sentence
+sentences) in Python sets (no numpy: the command line starts faster than numpy
+imports); word- and character-level sums weigh each common sentence
 pair by ``|s|·|t|`` instead of enumerating unit pairs, so a 400,000-word bitext scores
 in a fraction of a second.
 """
@@ -13,9 +14,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
-
 from tasks.base import JSON
 from tasks.sentence_alignment.formats import Alignment, Bisegment, Document
 
@@ -23,8 +21,6 @@ from tasks.sentence_alignment.formats import Alignment, Bisegment, Document
 LEVELS: tuple[str, ...] = ("alignment", "sentence", "word", "char", "strict", "lax")
 ARCADE_LEVELS: tuple[str, ...] = LEVELS[:4]
 WORD = re.compile(r"\w+|[^\w\s]")
-
-IntArray = npt.NDArray[np.int64]
 
 
 def prf(
@@ -131,82 +127,92 @@ def char_count(sentence: str) -> int:
     return len("".join(sentence.split()))
 
 
-def unit_counts(sentences: Sequence[str]) -> tuple[IntArray, IntArray]:
+def unit_counts(sentences: Sequence[str]) -> tuple[list[int], list[int]]:
     """Word and character counts of many sentences at once, equal to
     :func:`word_count` and :func:`char_count` applied to each.
 
-    Every code point is classed once as word (``\\w``), space (``\\s``) or other, by the
-    ``re`` module itself on each *distinct* code point; then, over the whole text, a word
-    is a maximal run of word characters or a single other character (exactly how
-    ``\\w+|[^\\w\\s]`` tokenises) and a character is anything not a space. Sentences
-    are joined with newlines (a space), so no word crosses a sentence boundary.
+    Every distinct code point is classed once, by the ``re`` module itself, as word
+    (``\\w``), space (``\\s``) or other; the text is then rewritten in UTF-8 with one
+    byte per code point naming its class (``w``, space, ``o``), at C speed
+    (``bytes.translate``; the few non-ASCII spaces and others are substituted
+    first). In that string a word is a maximal run of ``w`` or a single ``o``
+    (exactly how ``\\w+|[^\\w\\s]`` tokenises) and a character is anything not a
+    space. Sentences are joined with newlines, so no word crosses a sentence
+    boundary.
 
-    >>> [a.tolist() for a in unit_counts(["Le chat, dit-il.", "", " x  y"])]
-    [[7, 0, 2], [14, 0, 2]]
+    >>> unit_counts(["Le chat, dit-il.", "", " x  y"])
+    ([7, 0, 2], [14, 0, 2])
 
     Sentences are counted in blocks of about ``BLOCK_CHARS`` characters, so memory
     stays bounded on long documents (the counts do not depend on the blocks).
     """
-    n = len(sentences)
-    lengths = np.fromiter((len(s) for s in sentences), np.int64, n)
-    ends = np.cumsum(lengths + 1)
-    if n == 0 or ends[-1] <= BLOCK_CHARS:
-        return _unit_counts_block(sentences)
-    cuts = np.searchsorted(ends, np.arange(BLOCK_CHARS, int(ends[-1]), BLOCK_CHARS))
-    bounds = [0, *sorted({int(c) + 1 for c in cuts if 0 < int(c) + 1 < n}), n]
-    parts = [
-        _unit_counts_block(sentences[lo:hi])
-        for lo, hi in zip(bounds, bounds[1:], strict=False)
-    ]
-    return (
-        np.concatenate([w for w, _ in parts]),
-        np.concatenate([c for _, c in parts]),
-    )
+    words: list[int] = []
+    chars: list[int] = []
+    if not sentences:
+        return words, chars
+    lo, size = 0, 0
+    for hi, sentence in enumerate(sentences):
+        size += len(sentence) + 1
+        if size > BLOCK_CHARS:
+            _count_block(sentences[lo : hi + 1], words, chars)
+            lo, size = hi + 1, 0
+    if lo < len(sentences):
+        _count_block(sentences[lo:], words, chars)
+    return words, chars
 
 
 #: Characters counted at once by :func:`unit_counts`.
 BLOCK_CHARS = 1 << 20
 
-
-def _unit_counts_block(sentences: Sequence[str]) -> tuple[IntArray, IntArray]:
-    """:func:`unit_counts` on one block of sentences."""
-    n = len(sentences)
-    text = "\n".join(sentences)
-    if not text.strip():
-        return np.zeros(n, np.int64), np.zeros(n, np.int64)
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    present = np.flatnonzero(np.bincount(cps))
-    table = np.zeros(int(present[-1]) + 1, dtype=np.uint8)  # 0 space, 1 word, 2 other
-    for cp in present.tolist():
-        ch = chr(cp)
-        table[cp] = 1 if _WORD_CHAR.match(ch) else 0 if _SPACE_CHAR.match(ch) else 2
-    cls = table[cps]
-    word_char = cls == 1
-    starts = (cls == 2) | (word_char & ~np.concatenate(([False], word_char[:-1])))
-    lengths = np.fromiter((len(s) for s in sentences), np.int64, n)
-    begin = np.cumsum(lengths + 1) - lengths - 1
-    end = begin + lengths
-
-    def per_sentence(flags: npt.NDArray[np.bool_]) -> IntArray:
-        where = np.flatnonzero(flags)
-        counts = np.searchsorted(where, end) - np.searchsorted(where, begin)
-        return counts.astype(np.int64)
-
-    return per_sentence(starts), per_sentence(cls != 0)
-
-
 _WORD_CHAR = re.compile(r"\w")
 _SPACE_CHAR = re.compile(r"\s")
 
 
+def _class_byte(ch: str) -> bytes:
+    return b"w" if _WORD_CHAR.match(ch) else b" " if _SPACE_CHAR.match(ch) else b"o"
+
+
+#: ASCII bytes to their class; UTF-8 lead bytes to ``w`` (non-ASCII spaces and
+#: others are substituted before the translation); the newline stays a newline.
+_CLASSES = bytes(
+    ord("\n") if b == 10 else _class_byte(chr(b))[0] if b < 128 else ord("w")
+    for b in range(256)
+)
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_ASCII = bytes(range(128))
+
+
+def _count_block(sentences: Sequence[str], words: list[int], chars: list[int]) -> None:
+    """:func:`unit_counts` on one block of sentences, appended to the lists."""
+    raw = "\n".join(sentences).encode()
+    others = {
+        ch.encode(): b"!" if cls == b"o" else cls
+        for ch in set(raw.translate(None, _ASCII).decode())
+        if (cls := _class_byte(ch)) != b"w"
+    }
+    if others:
+        # "!" is an ASCII "other"; UTF-8 sequences only match whole code points.
+        longest_first = sorted(others, key=len, reverse=True)
+        pattern = re.compile(b"|".join(re.escape(s) for s in longest_first))
+        raw = pattern.sub(lambda m: others[m.group()], raw)
+    for line in raw.translate(_CLASSES, _CONTINUATION).split(b"\n"):
+        words.append(
+            line.count(b"o")
+            + line.count(b" w")
+            + line.count(b"ow")
+            + line.startswith(b"w")
+        )
+        chars.append(len(line) - line.count(b" "))
+
+
 @dataclass(frozen=True, slots=True)
 class Units:
-    """Per-sentence word and character counts of a document, as numpy arrays."""
+    """Per-sentence word and character counts of a document."""
 
-    source_words: IntArray
-    target_words: IntArray
-    source_chars: IntArray
-    target_chars: IntArray
+    source_words: Sequence[int]
+    target_words: Sequence[int]
+    source_chars: Sequence[int]
+    target_chars: Sequence[int]
 
     @classmethod
     def of(cls, doc: Document) -> Units:
@@ -215,41 +221,64 @@ class Units:
         return cls(source_words, target_words, source_chars, target_chars)
 
 
-@dataclass(frozen=True, slots=True)
-class _Pairs:
-    """The sentence pairs (cross products) of an alignment's bisegments."""
-
-    keys: IntArray  # s * m + t for every pair, grouped by bisegment
-    owner: IntArray  # index of the bisegment each pair comes from
-
-
-def _pairs(segments: Sequence[Bisegment], m: int) -> _Pairs:
-    k = len(segments)
-    ls = np.fromiter((len(b.source) for b in segments), np.int64, k)
-    lt = np.fromiter((len(b.target) for b in segments), np.int64, k)
-    src = np.fromiter((i for b in segments for i in b.source), np.int64, int(ls.sum()))
-    tgt = np.fromiter((j for b in segments for j in b.target), np.int64, int(lt.sum()))
-    n_pairs = ls * lt
-    owner = np.repeat(np.arange(k, dtype=np.int64), n_pairs)
-    pos = (
-        np.arange(int(n_pairs.sum()), dtype=np.int64)
-        - (np.cumsum(n_pairs) - n_pairs)[owner]
-    )
-    width = lt[owner]
-    s = src[(np.cumsum(ls) - ls)[owner] + pos // np.maximum(width, 1)]
-    t = tgt[(np.cumsum(lt) - lt)[owner] + pos % np.maximum(width, 1)]
-    return _Pairs(s * m + t, owner)
+def _keys(b: Bisegment, m: int) -> list[int]:
+    """The sentence pairs (cross product, source-major) of a bisegment, as
+    ``s * m + t``."""
+    src, tgt = b.source, b.target
+    if len(src) == 1 and len(tgt) == 1:
+        return [src[0] * m + tgt[0]]
+    return [s * m + t for s in src for t in tgt]
 
 
-def _weight(keys: IntArray, m: int, source: IntArray, target: IntArray) -> int:
-    return int((source[keys // m] * target[keys % m]).sum())
+def _strict_key(b: Bisegment, m: int) -> object:
+    """What makes a bisegment itself: its sides; a one-to-one bisegment (most of
+    them) as the int of its pair, which takes a third of a tuple's memory."""
+    src, tgt = b.source, b.target
+    if len(src) == 1 and len(tgt) == 1:
+        return src[0] * m + tgt[0]
+    return (src, tgt)
 
 
-def _touching(pairs: _Pairs, other_keys: IntArray, k: int) -> npt.NDArray[np.bool_]:
-    """For each of ``k`` bisegments: does one of its pairs occur in ``other_keys``?"""
-    hit = np.zeros(k, dtype=bool)
-    hit[pairs.owner[np.isin(pairs.keys, other_keys, assume_unique=False)]] = True
-    return hit
+def _pair_set(segments: Sequence[Bisegment], m: int) -> set[int]:
+    """A': the sentence pairs of all the bisegments."""
+    out: set[int] = set()
+    add = out.add
+    for b in segments:
+        src, tgt = b.source, b.target
+        if len(src) == 1 and len(tgt) == 1:
+            add(src[0] * m + tgt[0])
+        else:
+            out.update(_keys(b, m))
+    return out
+
+
+def _lax(
+    segments: Sequence[Bisegment], strict: list[bool], other: set[int], m: int
+) -> list[bool]:
+    """For each bisegment: strict hit, or one of its pairs is in ``other``. Pairs
+    are recomputed here rather than kept (memory at 100,000 bisegments)."""
+    out: list[bool] = []
+    for b, hit in zip(segments, strict, strict=True):
+        if not hit:
+            src, tgt = b.source, b.target
+            if len(src) == 1 and len(tgt) == 1:
+                hit = src[0] * m + tgt[0] in other
+            else:
+                hit = not other.isdisjoint(_keys(b, m))
+        out.append(hit)
+    return out
+
+
+def _weights(keys: set[int], m: int, units: Units) -> tuple[int, int]:
+    """Σ |s|·|t| over the pairs ``keys``, in words and in characters."""
+    sw, tw = units.source_words, units.target_words
+    sc, tc = units.source_chars, units.target_chars
+    words = chars = 0
+    for key in keys:
+        s, t = divmod(key, m)
+        words += sw[s] * tw[t]
+        chars += sc[s] * tc[t]
+    return words, chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,45 +306,46 @@ def score_document(
     units = units or Units.of(doc)
     m = max(len(doc.target), 1)
     g_segs, r_segs = gold.bisegments, run.bisegments
-    g_keys = [b.key for b in g_segs]
-    r_keys = [b.key for b in r_segs]
-    g_set, r_set = set(g_keys), set(r_keys)
+    g_set = {_strict_key(b, m) for b in g_segs}
+    r_set = {_strict_key(b, m) for b in r_segs}
     common = len(g_set & r_set)
     alignment = Counts(common, len(r_set), common, len(g_set))
+    r_strict = [_strict_key(b, m) in g_set for b in r_segs]
+    g_strict = [_strict_key(b, m) in r_set for b in g_segs]
+    del g_set, r_set
 
-    gp, rp = _pairs(g_segs, m), _pairs(r_segs, m)
-    g_pairs, r_pairs = np.unique(gp.keys), np.unique(rp.keys)
-    both = np.intersect1d(g_pairs, r_pairs, assume_unique=True)
+    g_pairs, r_pairs = _pair_set(g_segs, m), _pair_set(r_segs, m)
+    both = g_pairs & r_pairs
     sentence = Counts(len(both), len(r_pairs), len(both), len(g_pairs))
-    words = [
-        _weight(x, m, units.source_words, units.target_words)
-        for x in (both, r_pairs, g_pairs)
-    ]
-    chars = [
-        _weight(x, m, units.source_chars, units.target_chars)
-        for x in (both, r_pairs, g_pairs)
-    ]
-    word = Counts(words[0], words[1], words[0], words[2])
-    char = Counts(chars[0], chars[1], chars[0], chars[2])
+    (w_both, c_both), (w_run, c_run), (w_gold, c_gold) = (
+        _weights(x, m, units) for x in (both, r_pairs, g_pairs)
+    )
+    word = Counts(w_both, w_run, w_both, w_gold)
+    char = Counts(c_both, c_run, c_both, c_gold)
 
-    r_strict = np.fromiter((key in g_set for key in r_keys), bool, len(r_keys))
-    g_strict = np.fromiter((key in r_set for key in g_keys), bool, len(g_keys))
-    r_lax = r_strict | _touching(rp, g_pairs, len(r_segs))
-    g_lax = g_strict | _touching(gp, r_pairs, len(g_segs))
-    g_full = np.fromiter(
-        (bool(b.source and b.target) for b in g_segs), bool, len(g_segs)
-    )
-    n_full = int(g_full.sum())
+    r_lax = _lax(r_segs, r_strict, g_pairs, m)
+    g_lax = _lax(g_segs, g_strict, r_pairs, m)
+    del g_pairs, r_pairs, both
+    g_full = [bool(b.source and b.target) for b in g_segs]
+    n_full = sum(g_full)
     strict = Counts(
-        int(r_strict.sum()), len(r_segs), int((g_strict & g_full).sum()), n_full
+        sum(r_strict),
+        len(r_segs),
+        sum(s and f for s, f in zip(g_strict, g_full, strict=True)),
+        n_full,
     )
-    lax = Counts(int(r_lax.sum()), len(r_segs), int((g_lax & g_full).sum()), n_full)
+    lax = Counts(
+        sum(r_lax),
+        len(r_segs),
+        sum(x and f for x, f in zip(g_lax, g_full, strict=True)),
+        n_full,
+    )
 
     counts = LevelCounts(doc.name, (alignment, sentence, word, char, strict, lax))
     spurious = tuple(
-        (b, bool(h)) for b, s, h in zip(r_segs, r_strict, r_lax, strict=True) if not s
+        (b, h) for b, s, h in zip(r_segs, r_strict, r_lax, strict=True) if not s
     )
     missed = tuple(
-        (b, bool(h)) for b, s, h in zip(g_segs, g_strict, g_lax, strict=True) if not s
+        (b, h) for b, s, h in zip(g_segs, g_strict, g_lax, strict=True) if not s
     )
     return Outcome(counts, spurious, missed)

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tasks.base import (
     JSON,
@@ -20,7 +20,7 @@ from tasks.base import (
     TaskType,
 )
 from tasks.common import cli_files
-from tasks.common.resampling import ItemStats
+from tasks.common.gcpause import gc_paused
 from tasks.sentence_alignment import FORMAT_HELP
 from tasks.sentence_alignment.formats import (
     DOC_NAME,
@@ -39,6 +39,9 @@ from tasks.sentence_alignment.metrics import (
     micro,
     score_document,
 )
+
+if TYPE_CHECKING:
+    from tasks.common.resampling import ItemStats
 
 _TEXT_LIMIT = 300
 
@@ -138,7 +141,8 @@ class SentenceAlignment(
     ) -> AlignmentSet:
         if "gold" not in files:
             raise FormatError.at("gold", None, "the reference alignments are missing")
-        return parse_alignments(files["gold"], "gold", inputs.documents)
+        with gc_paused():
+            return parse_alignments(files["gold"], "gold", inputs.documents)
 
     def parse_run(
         self,
@@ -147,7 +151,8 @@ class SentenceAlignment(
         inputs: Bitexts,
         settings: SentenceAlignmentSettings,
     ) -> AlignmentSet:
-        return parse_alignments(data, filename, inputs.documents)
+        with gc_paused():
+            return parse_alignments(data, filename, inputs.documents)
 
     def parse_phase_run(
         self,
@@ -172,10 +177,11 @@ class SentenceAlignment(
         inputs: Bitexts,
         settings: SentenceAlignmentSettings,
     ) -> ScoreReport:
-        outcomes = [
-            score_document(doc, gold.get(doc.name), run.get(doc.name))
-            for doc in inputs.documents
-        ]
+        with gc_paused():
+            outcomes = [
+                score_document(doc, gold.get(doc.name), run.get(doc.name))
+                for doc in inputs.documents
+            ]
         total = micro("all", [o.counts for o in outcomes])
         metrics = metrics_of(total, settings.primary_granularity)
         payload: dict[str, JSON] = dict(total.to_json())
@@ -271,6 +277,10 @@ class SentenceAlignment(
         return self.parse_settings({"primary_granularity": args.primary_granularity})
 
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
+        with gc_paused():
+            return self._cli_score(args)
+
+    def _cli_score(self, args: argparse.Namespace) -> ScoreReport:
         name = Path(args.source).name.split(".")[0] or "document"
         doc = Document(
             name if _safe_name(name) else "document",

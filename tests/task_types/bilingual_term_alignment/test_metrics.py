@@ -75,7 +75,7 @@ def test_map_over_sources_docstring():
     assert metrics.map_over_sources(run, GOLD) == pytest.approx(19 / 24)
     rel = metrics.relevance(run, GOLD)
     index = metrics.source_index(run, GOLD)
-    assert index.names == ("a", "b") and index.ids.tolist() == [0, 0, 1, 0]
+    assert index.names == ("a", "b") and index.ids == [0, 0, 1, 0]
     assert metrics.map_from_index(rel, index) == pytest.approx(19 / 24)
 
 
@@ -90,7 +90,7 @@ def test_compute_all_metrics_by_hand():
     # ranks: 1 (a,q) miss, 2 (a,x) hit, 3 (b,z) hit, 4 (c,w) miss
     run = [("a", "q"), ("a", "x"), ("b", "z"), ("c", "w")]
     scores, rel, _ = metrics.compute(run, GOLD)
-    assert rel.tolist() == [False, True, True, False]
+    assert rel == [False, True, True, False]
     assert scores.ap == pytest.approx((1 / 2 + 2 / 3) / 3)
     assert scores.ap_interpolated == pytest.approx((2 / 3 + 2 / 3) / 3)
     assert (scores.n_sys, scores.n_gold, scores.tp, scores.fp, scores.fn) == (
