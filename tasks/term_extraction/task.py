@@ -56,7 +56,7 @@ gold term count once. Ranked runs also get P@k and average precision.
 class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]):
     slug = "term_extraction"
     name = "Term extraction (TermoMeter)"
-    version = "1.0"
+    version = "1.1"  # 1.1: distances compared exactly (ties, d <= tau)
     settings_class = TermExtractionSettings
     input_roles = (
         FileRole(
