@@ -11,34 +11,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-#: A spreadsheet treats a cell starting with one of these as a formula.
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+from tasks.common.plaintext import csv_cell, latex_escape
 
 Table = Mapping[str, Any]
-
-
-def csv_cell(text: str) -> str:
-    """A text cell safe to open in a spreadsheet: a leading ``= + - @``, tab or CR
-    gets a ``'`` in front (OWASP's CSV-injection advice). Numbers are written by the
-    caller as numbers, not through this."""
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
 def _p_text(p: float) -> str:

@@ -15,28 +15,18 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterable, Sequence
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z")
+from tasks.common.plaintext import FORMULA_PREFIXES, csv_cell, latex_escape
 
-
-def csv_cell(value: object) -> object:
-    """``value`` as a CSV cell a spreadsheet shows as it is.
-
-    >>> csv_cell('=HYPERLINK("http://x/","y")')
-    '\\'=HYPERLINK("http://x/","y")'
-    >>> csv_cell("-0.25"), csv_cell(-0.25), csv_cell("-- a team")
-    ('-0.25', -0.25, "'-- a team")
-    """
-    if (
-        isinstance(value, str)
-        and value.startswith(FORMULA_PREFIXES)
-        and not _NUMBER.match(value)
-    ):
-        return "'" + value
-    return value
+__all__ = [
+    "FORMULA_PREFIXES",
+    "CsvWriter",
+    "booktabs",
+    "csv_cell",
+    "csv_text",
+    "latex_escape",
+]
 
 
 class CsvWriter:
@@ -58,31 +48,6 @@ def csv_text(header: Sequence[str], rows: Iterable[Iterable[object]]) -> str:
     for row in rows:
         writer.writerow(row)
     return out.getvalue()
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Plain text for LaTeX.
-
-    >>> latex_escape("R&D_50% $x$")
-    'R\\&D\\_50\\% \\$x\\$'
-    """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def booktabs(
