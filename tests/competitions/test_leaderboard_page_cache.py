@@ -387,3 +387,25 @@ def test_a_failure_to_render_ahead_still_bumps_the_version(
     assert "could not render test set" in caplog.text
     assert b"after-a-failure" in client.get(_url(phase)).content
     assert renders[0] == 1  # the viewer rendered it
+
+
+def test_a_lost_version_key_never_brings_back_an_old_board(
+    client,
+    phase,
+    test_set,
+    submit_run,
+    demo_run,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    """Redis may evict a version key (or restart): the key starts again above every
+    version used before, so a board cached before the loss is never served."""
+    from django.core.cache import cache
+
+    key = f"leaderboard:version:{test_set.pk}"
+    cache.delete(key)  # lost (Redis restarted) before anyone read the board
+    client.get(_url(phase))  # the empty board is cached
+    sub = submit_run(demo_run, method="after-the-loss")
+    _score(sub.pk, django_capture_on_commit_callbacks)
+    cache.delete(key)  # lost again
+    assert b"after-the-loss" in client.get(_url(phase)).content

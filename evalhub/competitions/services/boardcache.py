@@ -8,7 +8,10 @@ board under a version that the commit then retires. Inside a transaction it is a
 bumped at once (no viewer can see the change before the commit; the second bump
 retires what was cached meanwhile), so code and tests that read their own
 uncommitted change get the new board. The bump is ``add`` + ``INCR``, atomic in
-Redis, so concurrent changes never share a version.
+Redis, so concurrent changes never share a version. A version key starts at the
+clock in nanoseconds, whoever creates it (a bump or a reader), so a key lost to
+eviction or a Redis restart starts again above every version used before and never
+finds a board cached under an old number.
 
 Every change of what a board shows invalidates it: scored or rescored runs and
 statistics (the services that make them), a run hidden or chosen as final
@@ -20,6 +23,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 
 from django.core.cache import cache
@@ -36,9 +40,15 @@ def _version_key(test_set_id: int) -> str:
     return f"leaderboard:version:{test_set_id}"
 
 
+def _base() -> int:
+    """Where a new version key starts: above every version an earlier key of the
+    same test set reached (one bump per nanosecond is out of reach)."""
+    return time.time_ns()
+
+
 def _bump(test_set_id: int) -> None:
     key = _version_key(test_set_id)
-    cache.add(key, 0, timeout=None)
+    cache.add(key, _base(), timeout=None)
     cache.incr(key)
 
 
@@ -70,7 +80,7 @@ def _render_then_bump(test_set_id: int) -> None:
     key = _version_key(test_set_id)
     if _render_ahead:
         try:
-            token = _predicted.set({test_set_id: (cache.get(key) or 0) + 1})
+            token = _predicted.set({test_set_id: (cache.get(key) or _base()) + 1})
             try:
                 _render_ahead[0](test_set_id)
             finally:
@@ -130,6 +140,10 @@ def _versions(test_set_ids: Iterable[int]) -> dict[int, int | None]:
     """The current board versions (as they will be, while rendering ahead)."""
     ids = list(test_set_ids)
     found = cache.get_many([_version_key(pk) for pk in ids])
+    for pk in ids:
+        if found.get(_version_key(pk)) is None:  # never bumped, or evicted
+            cache.add(_version_key(pk), _base(), timeout=None)
+            found[_version_key(pk)] = cache.get(_version_key(pk))
     versions = {pk: found.get(_version_key(pk)) for pk in ids}
     predicted = _predicted.get()
     if predicted:
