@@ -12,8 +12,8 @@ import itertools
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from operator import itemgetter
 from dataclasses import dataclass
+from operator import itemgetter
 
 from tasks.common import ranking
 

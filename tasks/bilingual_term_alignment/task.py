@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     slug: ClassVar[str] = "bilingual_term_alignment"
     name: ClassVar[str] = "Bilingual term alignment (BUCC 2022)"
-    version: ClassVar[str] = "1.1"  # 1.1: AP summed in rank order, as evaluation.py sums
+    version: ClassVar[str] = (
+        "1.1"  # 1.1: AP summed in rank order, as evaluation.py sums
+    )
     settings_class: ClassVar[type] = Settings
     input_roles: ClassVar[tuple[FileRole, ...]] = (
         FileRole(
