@@ -152,7 +152,7 @@ def _split_pairs(data: bytes, file: str) -> _Pairs:
         separators = separators[:-1]
     if separators == b"\t\n" * (len(separators) // 2) + b"\t":
         fields = list(map(str.strip, text.replace("\n", "\t").split("\t")))
-        if "" not in fields:
+        if all(fields):  # no empty field (none is falsy)
             return _Pairs(list(zip(fields[0::2], fields[1::2], strict=True)), None)
     return _split_pairs_slowly([line.split("\t") for line in text.split("\n")], file)
 
