@@ -9,8 +9,11 @@ rel(k) = 1 if r_k is a gold pair. Rank-based measures come from
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from tasks.common import ranking
 
@@ -108,7 +111,7 @@ def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
         counts[s] = counts.get(s, 0) + 1
     names = tuple(sorted(counts))
     number = {name: i for i, name in enumerate(names)}
-    ids = list(map(number.get, [p[0] for p in pairs], itertools.repeat(-1)))
+    ids = list(map(number.get, map(itemgetter(0), pairs), itertools.repeat(-1)))
     return SourceIndex(names, tuple(counts[name] for name in names), ids)
 
 
@@ -135,26 +138,57 @@ def map_from_index(rel: Sequence[bool], index: SourceIndex) -> float:
     return sum(total / m for total, m in zip(sums, index.n_gold, strict=True)) / q
 
 
+def _map_at_hits(hit_ranks: Sequence[int], index: SourceIndex) -> float:
+    """:func:`map_from_index` from the hit ranks alone (same sums, same order, so the
+    same bits): the rank k of a hit within its source's list is the number of that
+    source's pairs up to it, counted at C speed between consecutive hits."""
+    q = len(index.names)
+    if q == 0:
+        return 0.0
+    seen: Counter[int] = Counter()
+    hits = [0] * q
+    sums = [0.0] * q
+    ids = index.ids
+    last = 0
+    for rank in hit_ranks:
+        seen.update(ids[last:rank])
+        last = rank
+        i = ids[rank - 1]
+        if i < 0:
+            continue
+        hits[i] += 1
+        sums[i] += hits[i] / seen[i]
+    return sum(total / m for total, m in zip(sums, index.n_gold, strict=True)) / q
+
+
 def compute(
     pairs: Sequence[Pair], gold: frozenset[Pair]
 ) -> tuple[Scores, list[bool], SourceIndex]:
     """All metrics of a run (already filtered and de-duplicated), its rel vector and
-    its source index."""
+    its source index. One pass over the run builds rel; every measure then reads
+    only the hit ranks (the same sums in the same order as the functions of
+    :mod:`tasks.common.ranking` and :func:`map_from_index`, so the same bits)."""
     rel = relevance(pairs, gold)
     index = source_index(pairs, gold)
+    hit_ranks = list(itertools.compress(itertools.count(1), rel))
     n, m = len(pairs), len(gold)
-    tp = sum(rel)
+    tp = len(hit_ranks)
     p, r, f1 = precision_recall_f1(tp, n, m)
+    precisions = [h / k for h, k in enumerate(hit_ranks, start=1)]
+
+    def at(k: int) -> float:
+        return float(bisect_right(hit_ranks, k)) / k if k > 0 else 0.0
+
     scores = Scores(
-        ap=ranking.average_precision(rel, m),
-        ap_interpolated=ranking.interpolated_average_precision(rel, m),
+        ap=ranking.sum_over(precisions, m),
+        ap_interpolated=ranking.sum_over(ranking.interpolate(precisions), m),
         precision=p,
         recall=r,
         f1=f1,
-        p_at_100=ranking.precision_at_k(rel, 100),
-        p_at_1000=ranking.precision_at_k(rel, 1000),
-        r_precision=ranking.r_precision(rel, m),
-        map_source=map_from_index(rel, index),
+        p_at_100=at(100),
+        p_at_1000=at(1000),
+        r_precision=at(m),
+        map_source=_map_at_hits(hit_ranks, index),
         n_sys=n,
         n_gold=m,
         tp=tp,

@@ -84,12 +84,29 @@ def average_precision(rel: Relevance, n_relevant: int) -> float:
 
     Example: rel = [1, 0, 1], m = 3 -> (1/1 + 2/3) / 3 = 0.5555...
     """
-    if n_relevant <= 0 or len(rel) == 0:
+    if len(rel) == 0:
+        return 0.0
+    return sum_over(_precisions(_as_list(rel)), n_relevant)
+
+
+def sum_over(precisions: list[float], n_relevant: int) -> float:
+    """(1/m) sum of ``precisions`` added in order (0.0 for m <= 0): the AP sum once
+    the precisions at the relevant ranks are known."""
+    if n_relevant <= 0:
         return 0.0
     total = 0.0
-    for p in _precisions(_as_list(rel)):
+    for p in precisions:
         total += p
     return total / n_relevant
+
+
+def interpolate(precisions: list[float]) -> list[float]:
+    """Each precision replaced by the maximum of it and all later ones (a copy)."""
+    out = list(precisions)
+    best = 0.0
+    for i in range(len(out) - 1, -1, -1):  # the maximum over later relevant ranks
+        best = out[i] = max(best, out[i])
+    return out
 
 
 def interpolated_average_precision(rel: Relevance, n_relevant: int) -> float:
@@ -102,18 +119,9 @@ def interpolated_average_precision(rel: Relevance, n_relevant: int) -> float:
 
     Example: rel = [0, 1, 1], m = 2 -> P@2 = 1/2, P@3 = 2/3 -> (2/3 + 2/3) / 2 = 2/3.
     """
-    if n_relevant <= 0 or len(rel) == 0:
+    if len(rel) == 0:
         return 0.0
-    p = _precisions(_as_list(rel))
-    if not p:
-        return 0.0
-    best = 0.0
-    for i in range(len(p) - 1, -1, -1):  # the maximum over later relevant ranks
-        best = p[i] = max(best, p[i])
-    total = 0.0
-    for v in p:
-        total += v
-    return total / n_relevant
+    return sum_over(interpolate(_precisions(_as_list(rel))), n_relevant)
 
 
 def r_precision(rel: Relevance, n_relevant: int) -> float:

@@ -48,17 +48,20 @@ def test_vectorised_map_and_ap_match_definitions(run, gold):
 @given(
     lines=st.lists(
         st.tuples(
-            st.sampled_from(["a", " a", "b ", "é", "e\u0301", ""]),
+            st.sampled_from(["a", " a", "b ", "é", "e\u0301", "", "\u2003c"]),
             st.sampled_from(["\t", "\t\t", "", " \t "]),
             st.sampled_from(["x", "y ", "", "Z"]),
         ),
         max_size=8,
     ),
     crlf=st.booleans(),
+    final_newline=st.booleans(),
+    bom=st.booleans(),
 )
-def test_fast_and_slow_line_splitting_agree(lines, crlf):
+def test_fast_and_slow_line_splitting_agree(lines, crlf, final_newline, bom):
     end = "\r\n" if crlf else "\n"
-    data = "".join(a + sep + b + end for a, sep, b in lines).encode()
+    body = end.join(a + sep + b for a, sep, b in lines)
+    data = (("\ufeff" if bom else "") + body + (end if final_newline else "")).encode()
     text = formats._decode_text(data, "f")
     rows = [line.split("\t") for line in text.split("\n")] if text else []
     try:
@@ -116,3 +119,23 @@ def test_difficulty_bins_on_real_runs():
     assert sum(b["percent"] for b in result.public["bins"]) == pytest.approx(100.0)
     members = result.private["bins"]
     assert sum(len(b["members"]) for b in members) == 2884
+
+
+@settings(max_examples=200, deadline=None)
+@given(run=pairs_strategy, gold=pairs_strategy)
+def test_compute_gives_the_bits_of_the_rank_functions(run, gold):
+    """compute() reads only the hit ranks; every measure must be bit-identical to
+    the straightforward functions over the whole rel vector."""
+    from tasks.common import ranking
+
+    gold_set = frozenset(gold)
+    scores, rel, index = metrics.compute(run, gold_set)
+    m = len(gold_set)
+    assert rel == metrics.relevance(run, gold_set)
+    assert scores.ap == ranking.average_precision(rel, m)
+    assert scores.ap_interpolated == ranking.interpolated_average_precision(rel, m)
+    assert scores.p_at_100 == ranking.precision_at_k(rel, 100)
+    assert scores.p_at_1000 == ranking.precision_at_k(rel, 1000)
+    assert scores.r_precision == ranking.r_precision(rel, m)
+    assert scores.map_source == metrics.map_from_index(rel, index)
+    assert scores.tp == sum(rel)
