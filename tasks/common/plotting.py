@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import matplotlib
 
@@ -19,6 +19,43 @@ matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
 # Labels carry user text (team and method names): plain text, never mathtext.
 matplotlib.rcParams["text.parse_math"] = False
+
+#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), the
+#: yellow left out (too light on white).
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#56B4E9",
+    "#CC79A7",
+    "#000000",
+)
+matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
+
+#: Set by :func:`series_colours`: series label (a run's label) -> colour.
+_colours: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "series_colours", default=None
+)
+
+
+@contextlib.contextmanager
+def series_colours(colours: Mapping[str, str]) -> Iterator[None]:
+    """Draw the figures rendered inside the block with these colours per series
+    label (the platform passes one colour per team, the same in every figure of a
+    phase); a label not in it, or no block at all (the offline ``--plots``), takes
+    the palette in drawing order."""
+    token = _colours.set(dict(colours))
+    try:
+        yield
+    finally:
+        _colours.reset(token)
+
+
+def colour(label: str, index: int) -> str:
+    """The colour of the series ``label``, drawn as the ``index``-th series."""
+    chosen = (_colours.get() or {}).get(label)
+    return chosen or PALETTE[index % len(PALETTE)]
 
 
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
@@ -91,12 +128,16 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
         for s_index, (s_label, _) in enumerate(template.series):
             fig = new_figure()
             ax = fig.add_subplot()
-            for run in runs:
+            for r_index, run in enumerate(runs):
                 curve = next((c for c in run.curves if c.key == template.key), None)
                 if curve is None or s_index >= len(curve.series):
                     continue
                 ax.plot(
-                    curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2
+                    curve.x,
+                    curve.series[s_index][1],
+                    label=run.label,
+                    linewidth=1.2,
+                    color=colour(run.label, r_index),
                 )
             if template.log_x:
                 ax.set_xscale("log")
