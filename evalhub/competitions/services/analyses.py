@@ -137,7 +137,10 @@ def _refresh(test_set_id: int) -> list[str]:
     top = [by_id[pk] for pk in top_ids if pk in by_id]
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
-    with plotting.series_colours(colours(test_set, top)):
+    with (
+        plotting.series_colours(colours(test_set, top)),
+        plotting.collecting_points() as points,
+    ):
         compared = _isolated(
             lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
             top,
@@ -153,7 +156,7 @@ def _refresh(test_set_id: int) -> list[str]:
                     test_set,
                     f"{COMPARE_PREFIX}{plot.key}",
                     plot,
-                    public={},
+                    public=_points(points, plot),
                     runs=drawn,
                     private={},
                     organiser_only=False,
@@ -170,7 +173,10 @@ def _refresh(test_set_id: int) -> list[str]:
     )
     if all_scored:
         gold = taskdata.load_gold(test_set)
-        with plotting.series_colours(colours(test_set, all_scored)):
+        with (
+            plotting.series_colours(colours(test_set, all_scored)),
+            plotting.collecting_points() as points,
+        ):
             analysed = _isolated(
                 lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
                 all_scored,
@@ -197,7 +203,7 @@ def _refresh(test_set_id: int) -> list[str]:
                         test_set,
                         f"analysis-{plot.key}",
                         plot,
-                        public={},
+                        public=_points(points, plot),
                         runs=used,
                         private={},
                         organiser_only=False,
@@ -211,6 +217,11 @@ def _refresh(test_set_id: int) -> list[str]:
             _delete_files(artefact)
         stale.delete()
     return keys
+
+
+def _points(points: dict[str, list[plotting.Point]], plot: Plot) -> dict:  # type: ignore[type-arg]
+    """A figure's stored data: the points it draws (its CSV, see ``figures``)."""
+    return {"points": [list(p) for p in points.get(plot.key, [])]}
 
 
 def _save(
