@@ -66,3 +66,19 @@ def test_an_organiser_only_figure_has_an_organiser_only_csv(
     assert client.get(url).status_code == 404
     client.force_login(organiser)
     assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_figure_area_links_each_figure_to_its_data_and_pdf(client, figure):  # noqa: ANN001
+    _, artefact, url = figure
+    phase = artefact.test_set.phase
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    pdf = reverse("api:figure-export", args=[artefact.test_set.pk, artefact.key, "pdf"])
+    assert f'<a href="{url}">data (CSV)</a>' in html
+    assert f'<a href="{pdf}">PDF</a>' in html
+    # The log-x twin is grouped with its linear figure for the selector.
+    assert (
+        'data-figure-group="Precision, recall, F1: precision" data-scale="log"' in html
+    )

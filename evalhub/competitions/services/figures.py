@@ -22,6 +22,10 @@ class Figure:
     has_csv: bool
     has_pdf: bool
 
+    @property
+    def scale(self) -> str:
+        return "log" if self.log else "linear"
+
 
 @dataclass(frozen=True, slots=True)
 class FigureGroup:
