@@ -66,3 +66,14 @@ def test_a_team_has_one_palette_colour_in_the_figures_of_every_test_set(
             if colour not in expected_order:
                 expected_order.append(colour)
         assert drawn == expected_order
+
+    # The overall chart colours each team's bar with the same colour.
+    from django.contrib.auth.models import AnonymousUser
+
+    from evalhub.competitions.services import overall
+
+    svg = overall.overall_plot(phase=phase, user=AnonymousUser(), ext="svg")
+    rows = overall.overall(phase=phase, user=AnonymousUser()).rows
+    drawn_order = [expected[team_of[r.submission_id]] for r in reversed(rows)]
+    assert len(drawn_order) == 2
+    assert _run_colours(svg) == drawn_order
