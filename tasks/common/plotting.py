@@ -26,8 +26,8 @@ matplotlib.rcParams["svg.fonttype"] = "path"
 # Labels carry user text (team and method names): plain text, never mathtext.
 matplotlib.rcParams["text.parse_math"] = False
 
-#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), the
-#: yellow left out (too light on white).
+#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), without
+#: its yellow (too light on white) and black (the colour of text and axes).
 PALETTE: tuple[str, ...] = (
     "#0072B2",
     "#E69F00",
@@ -35,7 +35,6 @@ PALETTE: tuple[str, ...] = (
     "#D55E00",
     "#56B4E9",
     "#CC79A7",
-    "#000000",
 )
 matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
 
