@@ -91,32 +91,69 @@
   });
 })();
 
-// Figure areas: one figure at a time, chosen in a list (without JavaScript every
-// figure is shown, one below the other).
+// Figure areas: one figure at a time, chosen in a list of what the figures show;
+// a figure drawn both with a linear and a logarithmic x axis is one entry, with a
+// second list for the scale (without JavaScript every figure is shown, one below
+// the other).
 (function () {
   "use strict";
+  var SCALES = { linear: "linear", log: "log x" };
+  var choice = function (id, text) {
+    var label = document.createElement("label");
+    var select = document.createElement("select");
+    select.id = id;
+    label.htmlFor = id;
+    label.textContent = text;
+    return { label: label, select: select };
+  };
   document.querySelectorAll("[data-figure-selector]").forEach(function (area, n) {
     var figures = Array.prototype.slice.call(area.querySelectorAll(":scope > figure"));
     if (figures.length < 2) return;
-    var wrap = document.createElement("p");
-    var label = document.createElement("label");
-    var select = document.createElement("select");
-    select.id = "figure-select-" + n;
-    label.htmlFor = select.id;
-    label.textContent = "Figure: ";
+    var groups = [];
+    var byTitle = {};
     figures.forEach(function (figure, i) {
-      var option = document.createElement("option");
       var img = figure.querySelector("img");
-      option.value = String(i);
-      option.textContent = img ? img.alt : "Figure " + (i + 1);
-      select.appendChild(option);
+      var title = figure.dataset.figureGroup || (img ? img.alt : "Figure " + (i + 1));
+      if (!(title in byTitle)) {
+        byTitle[title] = groups.length;
+        groups.push({ title: title, figures: [] });
+      }
+      groups[byTitle[title]].figures.push(figure);
     });
+    var what = choice("figure-select-" + n, "Figure: ");
+    var scale = choice("figure-scale-" + n, " x axis: ");
+    groups.forEach(function (group, i) {
+      var option = document.createElement("option");
+      option.value = String(i);
+      option.textContent = group.title;
+      what.select.appendChild(option);
+    });
+    var scaleOf = function (figure) { return figure.dataset.scale || "linear"; };
     var show = function () {
-      figures.forEach(function (figure, i) { figure.hidden = String(i) !== select.value; });
+      var group = groups[Number(what.select.value)];
+      var wanted = scale.select.value;
+      var scales = group.figures.map(scaleOf);
+      scale.select.textContent = "";
+      scales.forEach(function (s) {
+        var option = document.createElement("option");
+        option.value = s;
+        option.textContent = SCALES[s] || s;
+        scale.select.appendChild(option);
+      });
+      scale.select.value = scales.indexOf(wanted) >= 0 ? wanted : scales[0];
+      scale.label.hidden = scales.length < 2;
+      scale.select.hidden = scales.length < 2;
+      figures.forEach(function (figure) {
+        figure.hidden = group.figures.indexOf(figure) < 0 ||
+          scaleOf(figure) !== scale.select.value;
+      });
     };
-    select.addEventListener("change", show);
+    what.select.addEventListener("change", show);
+    scale.select.addEventListener("change", show);
+    var wrap = document.createElement("p");
     wrap.className = "figure-choice";
-    wrap.appendChild(label); wrap.appendChild(select);
+    wrap.appendChild(what.label); wrap.appendChild(what.select);
+    wrap.appendChild(scale.label); wrap.appendChild(scale.select);
     area.parentNode.insertBefore(wrap, area);
     area.classList.add("one-figure");
     show();

@@ -4,6 +4,7 @@ from django.urls import path
 
 from evalhub.competitions.views import (
     boards,
+    figures,
     files,
     organisers,
     runs,
@@ -86,6 +87,11 @@ urlpatterns = [
         files.test_set_plot,
         name="testset-plot",
     ),
+    path(
+        "testsets/<int:pk>/plots/<slug:key>/data.csv",
+        figures.test_set_plot_data,
+        name="testset-plot-data",
+    ),  # fmt: skip
     path(
         "testsets/<int:pk>/files/<slug:role>/", files.test_set_file, name="testset-file"
     ),

@@ -6,12 +6,18 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import io
-from collections.abc import Iterator, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.category import StrCategoryLocator  # noqa: E402
+from matplotlib.container import BarContainer  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+from matplotlib.ticker import FixedLocator  # noqa: E402
 
 from tasks.reports import Curve, Plot, RunDetail  # noqa: E402
 
@@ -19,6 +25,42 @@ matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
 # Labels carry user text (team and method names): plain text, never mathtext.
 matplotlib.rcParams["text.parse_math"] = False
+
+#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), without
+#: its yellow (too light on white) and black (the colour of text and axes).
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#56B4E9",
+    "#CC79A7",
+)
+matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
+
+#: Set by :func:`series_colours`: series label (a run's label) -> colour.
+_colours: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "series_colours", default=None
+)
+
+
+@contextlib.contextmanager
+def series_colours(colours: Mapping[str, str]) -> Iterator[None]:
+    """Draw the figures rendered inside the block with these colours per series
+    label (the platform passes one colour per team, the same in every figure of a
+    phase); a label not in it, or no block at all (the offline ``--plots``), takes
+    the palette in drawing order."""
+    token = _colours.set(dict(colours))
+    try:
+        yield
+    finally:
+        _colours.reset(token)
+
+
+def colour(label: str, index: int) -> str:
+    """The colour of the series ``label``, drawn as the ``index``-th series."""
+    chosen = (_colours.get() or {}).get(label)
+    return chosen or PALETTE[index % len(PALETTE)]
 
 
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
@@ -44,10 +86,93 @@ def collecting_pdfs() -> Iterator[dict[str, bytes]]:
         _pdf_sink.reset(token)
 
 
+#: Set by :func:`collecting_points`: figure key -> the points it draws.
+_points_sink: contextvars.ContextVar[dict[str, list[Point]] | None] = (
+    contextvars.ContextVar("points_sink", default=None)
+)
+
+#: One drawn point: (panel title, series label, x, y); x is the category's label
+#: for bars, y is None where the value is not finite.
+Point = tuple[str, str, float | str | None, float | None]
+POINT_COLUMNS = ("panel", "series", "x", "y")
+
+
+@contextlib.contextmanager
+def collecting_points() -> Iterator[dict[str, list[Point]]]:
+    """Also collect the points of every figure drawn inside the block (its data
+    as a table), keyed like the figures."""
+    sink: dict[str, list[Point]] = {}
+    token = _points_sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _points_sink.reset(token)
+
+
+def _number(value: object) -> float | None:
+    number = float(value)  # type: ignore[arg-type]
+    return number if math.isfinite(number) else None
+
+
+def figure_points(fig: Figure) -> list[Point]:
+    """The points a figure draws: each labelled line's (x, y) and each bar's
+    (category, height), panel by panel; guides (unlabelled lines) left out."""
+    points: list[Point] = []
+    for ax in fig.axes:
+        panel = ax.get_title()
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            if label.startswith("_"):
+                continue
+            for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+                points.append((panel, label, _number(x), _number(y)))
+        ticks = [(float(t), lbl.get_text()) for t, lbl in _ticks(ax)]
+        for container in ax.containers:
+            if not isinstance(container, BarContainer):
+                continue
+            label = str(container.get_label())
+            label = "" if label.startswith("_") else label
+            horizontal = container.orientation == "horizontal"
+            for patch in container.patches:
+                centre = (
+                    patch.get_y() + patch.get_height() / 2
+                    if horizontal
+                    else (patch.get_x() + patch.get_width() / 2)
+                )
+                value = patch.get_width() if horizontal else patch.get_height()
+                category = (
+                    min(ticks, key=lambda t: abs(t[0] - centre))[1] if ticks else None
+                )
+                points.append(
+                    (panel, label, category or _number(centre), _number(value))
+                )
+    return points
+
+
+def _ticks(ax: Axes) -> list[tuple[float, Text]]:
+    """The category axis' ticks of a bar chart (x, or y for horizontal bars)."""
+    horizontal = any(
+        isinstance(c, BarContainer) and c.orientation == "horizontal"
+        for c in ax.containers
+    )
+    axis = ax.yaxis if horizontal else ax.xaxis
+    # Only named categories; a numeric axis' ticks are not the bars' categories.
+    if not isinstance(axis.get_major_locator(), FixedLocator | StrCategoryLocator):
+        return []
+    return [
+        (t, lbl)
+        for t, lbl in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)
+        if lbl.get_text()
+    ]
+
+
 def render(key: str, title: str, fig: Figure) -> Plot:
     sink = _pdf_sink.get()
     if sink is not None:
         sink[key] = render_pdf(fig)
+    points = _points_sink.get()
+    if points is not None:
+        points[key] = figure_points(fig)
     svg = io.BytesIO()
     fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()
@@ -91,12 +216,16 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
         for s_index, (s_label, _) in enumerate(template.series):
             fig = new_figure()
             ax = fig.add_subplot()
-            for run in runs:
+            for r_index, run in enumerate(runs):
                 curve = next((c for c in run.curves if c.key == template.key), None)
                 if curve is None or s_index >= len(curve.series):
                     continue
                 ax.plot(
-                    curve.x, curve.series[s_index][1], label=run.label, linewidth=1.2
+                    curve.x,
+                    curve.series[s_index][1],
+                    label=run.label,
+                    linewidth=1.2,
+                    color=colour(run.label, r_index),
                 )
             if template.log_x:
                 ax.set_xscale("log")

@@ -58,7 +58,13 @@ def comparison_bars(runs: Sequence[RunDetail], *, log_scale: bool = False) -> Pl
         values = [run.metrics.get(key) or 0.0 for key in keys]
         if log_scale:
             values = [max(v, floor) for v in values]
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, label=run.label)
+        ax.bar(
+            x - 0.4 + width * (i + 0.5),
+            values,
+            width,
+            label=run.label,
+            color=plotting.colour(run.label, i),
+        )
     ax.set_xticks(x, labels)
     if log_scale:
         ax.set_yscale("log")

@@ -16,6 +16,16 @@ from tests.rankings.helpers import scored
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DESKTOP = {"width": 1280, "height": 900}
+#: The smallest text of a figure <img> as displayed, in CSS px: matplotlib draws text
+#: as glyph paths at 100 units per point of font size (``scale(s -s)`` = size / 100)
+#: in a viewBox measured in points, shown at the image's width.
+SMALLEST_TEXT_PX = """async img => {
+  const svg = await (await fetch(img.src)).text();
+  const box = /viewBox="[-\\d.]+ [-\\d.]+ ([\\d.]+)/.exec(svg);
+  const sizes = [...svg.matchAll(/scale\\(([\\d.]+) -\\1\\)/g)]
+    .map(m => parseFloat(m[1]) * 100);
+  return sizes.length ? Math.min(...sizes) * img.clientWidth / parseFloat(box[1]) : null;
+}"""
 PHONE = {"width": 390, "height": 844}
 
 
@@ -82,6 +92,12 @@ def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  #
     # Figures: one at a time, chosen in a list, each shown at the size it is drawn
     # (text as large as drawn: at least 11 px).
     page.set_viewport_size(DESKTOP)
+    small_text: list[str] = []
+    (bucc,) = (
+        b
+        for b, t in zip(boards, tasks, strict=True)
+        if t.task_type == "bilingual_term_alignment"
+    )
     for path in boards:
         page.goto(live_server.url + path)
         select = page.locator(".figure-choice select").first
@@ -97,13 +113,35 @@ def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  #
             page.wait_for_function("img => img.complete", arg=shown.element_handle())
             natural, width = shown.evaluate("i => [i.naturalWidth, i.clientWidth]")
             assert width >= natural - 1, (path, i, natural, width)
+            smallest = shown.evaluate(SMALLEST_TEXT_PX)
+            if smallest is not None and smallest < 11:
+                small_text.append(f"{path} figure {i}: text {smallest:.1f} px high")
+        scales = page.locator(".figure-choice select").nth(1)
+        if path == bucc:
+            # A figure drawn with a linear and a log x axis is one entry.
+            titles = select.locator("option").all_inner_texts()
+            assert not [t for t in titles if "(log" in t], titles
+            select.select_option(label="Precision, recall, F1: precision")
+            assert scales.is_visible()
+            assert scales.locator("option").all_inner_texts() == ["linear", "log x"]
+            scales.select_option("log")
+            shown = page.locator(".figure-area").first.locator(
+                "figure:not([hidden]) img"
+            )
+            assert shown.get_attribute("alt") == (
+                "Precision, recall, F1 (log x): precision"
+            )
+    assert not small_text, "\n".join(small_text)
     assert not errors, "\n".join(errors)
     context.close()
 
     # The other metrics are one click away, without JavaScript.
     context = browser.new_context(viewport=DESKTOP, java_script_enabled=False)
     page = context.new_page()
-    page.goto(live_server.url + boards[0])
+    page.goto(live_server.url + bucc)
+    area = page.locator(".figure-area").first.locator("figure")
+    assert area.count() >= 2
+    assert all(area.nth(i).is_visible() for i in range(area.count()))  # all shown
     extra = page.locator("table.board-table th.metric-extra").first
     assert not extra.is_visible()
     page.locator("label.all-metrics-label").first.click()

@@ -14,8 +14,14 @@ from django.db import transaction
 from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import leaderboard, refreshes, taskdata
+from evalhub.competitions.services import (
+    leaderboard,
+    refreshes,
+    taskdata,
+    team_colours,
+)
 from tasks.base import Analysis, Curve, Plot, RunDetail
+from tasks.common import plotting
 
 MAX_RUNS_IN_PLOTS = 12
 COMPARE_PREFIX = "compare-"
@@ -23,10 +29,23 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
+def run_label(sub: Submission) -> str:
+    """A run as its figures' legends name it."""
+    return f"{sub.team.name}: {sub.method_name} (#{sub.pk})"
+
+
+def colours(test_set: TestSet, evaluations: list[Evaluation]) -> dict[str, str]:
+    """Each run's label -> its team's colour (see ``team_colours``)."""
+    return team_colours.by_label(
+        task=test_set.phase.task,
+        runs=[(run_label(ev.submission), ev.submission.team_id) for ev in evaluations],
+    )
+
+
 def _run_detail(ev: Evaluation) -> RunDetail:
     sub = ev.submission
     return RunDetail(
-        label=f"{sub.team.name}: {sub.method_name} (#{sub.pk})",
+        label=run_label(sub),
         detail=ev.detail,
         curves=tuple(Curve.from_json(c) for c in ev.curves),
         metrics={
@@ -118,11 +137,15 @@ def _refresh(test_set_id: int) -> list[str]:
     top = [by_id[pk] for pk in top_ids if pk in by_id]
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
-    compared = _isolated(
-        lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
-        top,
-        f"comparison plots of test set {test_set.pk}",
-    )
+    with (
+        plotting.series_colours(colours(test_set, top)),
+        plotting.collecting_points() as points,
+    ):
+        compared = _isolated(
+            lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
+            top,
+            f"comparison plots of test set {test_set.pk}",
+        )
     if compared is None:
         kept.append(COMPARE_PREFIX)
     else:
@@ -133,7 +156,7 @@ def _refresh(test_set_id: int) -> list[str]:
                     test_set,
                     f"{COMPARE_PREFIX}{plot.key}",
                     plot,
-                    public={},
+                    public=_points(points, plot),
                     runs=drawn,
                     private={},
                     organiser_only=False,
@@ -150,11 +173,15 @@ def _refresh(test_set_id: int) -> list[str]:
     )
     if all_scored:
         gold = taskdata.load_gold(test_set)
-        analysed = _isolated(
-            lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
-            all_scored,
-            f"analysis of test set {test_set.pk}",
-        )
+        with (
+            plotting.series_colours(colours(test_set, all_scored)),
+            plotting.collecting_points() as points,
+        ):
+            analysed = _isolated(
+                lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
+                all_scored,
+                f"analysis of test set {test_set.pk}",
+            )
         if analysed is None:
             kept.append("analysis")
         elif analysed[0] is not None:
@@ -176,7 +203,7 @@ def _refresh(test_set_id: int) -> list[str]:
                         test_set,
                         f"analysis-{plot.key}",
                         plot,
-                        public={},
+                        public=_points(points, plot),
                         runs=used,
                         private={},
                         organiser_only=False,
@@ -190,6 +217,11 @@ def _refresh(test_set_id: int) -> list[str]:
             _delete_files(artefact)
         stale.delete()
     return keys
+
+
+def _points(points: dict[str, list[plotting.Point]], plot: Plot) -> dict:  # type: ignore[type-arg]
+    """A figure's stored data: the points it draws (its CSV, see ``figures``)."""
+    return {"points": [list(p) for p in points.get(plot.key, [])]}
 
 
 def _save(

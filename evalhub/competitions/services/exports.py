@@ -222,6 +222,7 @@ def figure_pdf(*, test_set: TestSet, key: str, user: object) -> bytes:
 
 
 def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> bytes:
+    from tasks.common import plotting
     from tasks.common.plotting import render_pdf
 
     wanted = artefact.key[len(COMPARE_PREFIX) :]
@@ -234,9 +235,13 @@ def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> byte
             test_set=test_set, submission_id__in=drawn
         ).select_related("submission__team")
     }
-    runs = analyses._run_details([by_id[pk] for pk in drawn if pk in by_id])
+    evaluations = [by_id[pk] for pk in drawn if pk in by_id]
+    runs = analyses._run_details(evaluations)
     task = test_set.phase.task
-    with _capturing_figures() as captured:
+    with (
+        _capturing_figures() as captured,
+        plotting.series_colours(analyses.colours(test_set, evaluations)),
+    ):
         task.type.comparison_plots(runs, task.parsed_settings())
     for plot_key, fig in captured:
         if plot_key == wanted:

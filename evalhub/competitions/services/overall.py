@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
-from evalhub.competitions.services import access, leaderboard
+from evalhub.competitions.services import access, leaderboard, team_colours
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +115,19 @@ def overall_plot(*, phase: Phase, user: object, ext: str) -> bytes:
     rows = list(reversed(board.rows))
     fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
     ax = fig.add_subplot()
+    teams = dict(
+        Submission.objects.filter(pk__in=[r.submission_id for r in rows]).values_list(
+            "pk", "team_id"
+        )
+    )
+    colours = team_colours.team_colours(task=phase.task)
     ax.barh(
         [f"{r.rank}. {r.team}: {r.method_name}" for r in rows],
         [r.mean for r in rows],
-        color="#4477aa",
+        color=[
+            colours.get(teams.get(r.submission_id, -1), plotting.PALETTE[0])
+            for r in rows
+        ],
     )
     for y, r in enumerate(rows):
         ax.text(r.mean, y, f" {r.mean:.4f}", va="center", fontsize="small")

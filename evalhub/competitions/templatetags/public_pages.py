@@ -14,7 +14,7 @@ from django import template
 from django.utils.text import Truncator
 
 from evalhub.competitions.services import board_layout as layout
-from evalhub.competitions.services import home
+from evalhub.competitions.services import figures, home
 
 register = template.Library()
 
@@ -56,3 +56,9 @@ def analysis_templates(test_set) -> list[str]:  # noqa: ANN001
     first (``competitions/analyses/<slug>.html``), then the generic one."""
     slug = test_set.phase.task.task_type
     return [f"competitions/analyses/{slug}.html", "competitions/analyses/generic.html"]
+
+
+@register.filter
+def figure_groups(plots):  # noqa: ANN001, ANN201
+    """The figure area's entries (see ``figures.groups``)."""
+    return figures.groups(plots)

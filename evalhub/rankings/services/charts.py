@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evalhub.competitions.models import Submission, TestSet
+from evalhub.competitions.services import team_colours
 from tasks.base import Plot
 from tasks.common import plotting
 
@@ -26,9 +27,19 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
     values = [iv["value"] for _, iv in rows]
     lows = [iv["value"] - iv["low"] for _, iv in rows]
     highs = [iv["high"] - iv["value"] for _, iv in rows]
-    ax.errorbar(
-        values, ys, xerr=[lows, highs], fmt="o", capsize=3, color="C0", linewidth=1.2
-    )
+    colours = team_colours.team_colours(task=test_set.phase.task)
+    for (sub, _), y, value, low, high in zip(
+        rows, ys, values, lows, highs, strict=True
+    ):
+        ax.errorbar(
+            [value],
+            [y],
+            xerr=[[low], [high]],
+            fmt="o",
+            capsize=3,
+            color=colours.get(sub.team_id, plotting.PALETTE[0]),
+            linewidth=1.2,
+        )
     ax.set_yticks(ys, [f"{s.team.name} · {s.method_name}"[:40] for s, _ in rows])
     confidence = float(data.get("confidence", 0.95))  # type: ignore[arg-type]
     ax.set_xlabel(

@@ -1,0 +1,81 @@
+"""The leaderboard's figure area: figures grouped by what they show (a figure and
+its log-x twin are one entry, the reader picks linear or log), and each figure's
+data (the points it draws) as CSV, under the figure's own leak rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from evalhub.competitions.models import TaskArtefact, TestSet
+from evalhub.competitions.services import exports, tables
+from tasks.common.plotting import POINT_COLUMNS
+
+#: Title suffixes of a figure's logarithmic twin (``tasks`` names them so).
+LOG_SUFFIXES = (" (log x)", " (log scale)")
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    artefact: TaskArtefact
+    log: bool
+    has_csv: bool
+    has_pdf: bool
+
+    @property
+    def scale(self) -> str:
+        return "log" if self.log else "linear"
+
+
+@dataclass(frozen=True, slots=True)
+class FigureGroup:
+    title: str
+    figures: tuple[Figure, ...]  # linear first
+
+    @property
+    def has_scales(self) -> bool:
+        return len(self.figures) == 2
+
+
+def _base_title(title: str) -> tuple[str, bool]:
+    for suffix in LOG_SUFFIXES:
+        if suffix in title:
+            return title.replace(suffix, "", 1), True
+    return title, False
+
+
+def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
+    """``plots`` in their order, a log twin joined to its linear figure (by title
+    without the log suffix) when both are there."""
+    by_title: dict[str, list[Figure]] = {}
+    for artefact in plots:
+        title, log = _base_title(artefact.title)
+        points = (artefact.public_data or {}).get("points")
+        figure = Figure(
+            artefact,
+            log,
+            has_csv=isinstance(points, list),
+            has_pdf=artefact.key.startswith(exports.COMPARE_PREFIX),
+        )
+        by_title.setdefault(title, []).append(figure)
+    out = []
+    for title, figures in by_title.items():
+        scales = {f.log for f in figures}
+        if len(figures) == 2 and scales == {False, True}:
+            out.append(FigureGroup(title, tuple(sorted(figures, key=lambda f: f.log))))
+        else:  # nothing to pair: each figure on its own, under its own title
+            out += [FigureGroup(f.artefact.title, (f,)) for f in figures]
+    return out
+
+
+def figure_csv(*, test_set: TestSet, key: str, user: object) -> str:
+    """The points a task-level figure draws, as CSV (panel, series, x, y); raises
+    ``exports.NotVisible`` to whoever may not see the figure, or when the figure
+    was drawn before its data was kept (until its next refresh)."""
+    for artefact in exports.figures(test_set=test_set, user=user):
+        if artefact.key == key:
+            points = (artefact.public_data or {}).get("points")
+            if not isinstance(points, list):
+                break
+            return tables.csv_text(POINT_COLUMNS, points)
+    raise exports.NotVisible

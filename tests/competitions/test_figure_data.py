@@ -1,0 +1,84 @@
+"""A leaderboard figure's data as CSV: the points the figure draws, with the
+figure's own leak rules (a hidden run in it, an organiser-only figure: 404 to
+whoever may not see the figure) and user text neutralised for spreadsheets."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from evalhub.competitions.models import Submission, TaskArtefact
+from evalhub.competitions.services import analyses
+from tests.rankings.helpers import scored
+
+
+@pytest.fixture
+def figure(phase, test_set, participant, team, bucc_demo):  # noqa: ANN001, ANN201
+    team.name = "=cmd|' /C calc'!A0"
+    team.save(update_fields=["name"])
+    run = scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    analyses.refresh(test_set_id=test_set.pk)
+    artefact = TaskArtefact.objects.get(
+        test_set=test_set, key=f"{analyses.COMPARE_PREFIX}ap"
+    )
+    url = reverse("competitions:testset-plot-data", args=[test_set.pk, artefact.key])
+    return run, artefact, url
+
+
+@pytest.mark.django_db
+def test_the_csv_holds_the_points_the_figure_draws(client, figure):  # noqa: ANN001
+    run, artefact, url = figure
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["panel", "series", "x", "y"]
+    evaluation = run.evaluations.get(test_set=artefact.test_set)
+    curve = next(c for c in evaluation.curves if c["key"] == "ap")
+    assert len(rows) - 1 == len(curve["x"])
+    assert {r[1] for r in rows[1:]} == {f"'{analyses.run_label(run)}"}
+    assert [float(r[3]) for r in rows[1:]] == list(curve["series"][0][1])
+    assert float(rows[-1][2]) == curve["x"][-1]
+
+
+@pytest.mark.django_db
+def test_a_hidden_run_in_the_figure_keeps_its_csv_from_the_public(
+    client, figure, organiser
+):  # noqa: ANN001
+    run, _, url = figure
+    Submission.objects.filter(pk=run.pk).update(hidden=True)
+    assert client.get(url).status_code == 404
+    client.force_login(organiser)
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_an_organiser_only_figure_has_an_organiser_only_csv(
+    client, figure, organiser, participant
+):  # noqa: ANN001
+    _, artefact, url = figure
+    TaskArtefact.objects.filter(pk=artefact.pk).update(organiser_only=True)
+    assert client.get(url).status_code == 404
+    client.force_login(participant)
+    assert client.get(url).status_code == 404
+    client.force_login(organiser)
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_figure_area_links_each_figure_to_its_data_and_pdf(client, figure):  # noqa: ANN001
+    _, artefact, url = figure
+    phase = artefact.test_set.phase
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    pdf = reverse("api:figure-export", args=[artefact.test_set.pk, artefact.key, "pdf"])
+    assert f'<a href="{url}">data (CSV)</a>' in html
+    assert f'<a href="{pdf}">PDF</a>' in html
+    # The log-x twin is grouped with its linear figure for the selector.
+    assert (
+        'data-figure-group="Precision, recall, F1: precision" data-scale="log"' in html
+    )
