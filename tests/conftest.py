@@ -15,6 +15,9 @@ import pytest
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from tests import plot_cache
+
+    plot_cache.install()  # each distinct curve figure drawn once per process
     if not config.pluginmanager.hasplugin("django"):
         return  # task-type tests run without Django (-p no:django)
     from django.conf import settings
@@ -70,9 +73,9 @@ def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
     # The process's record of boards viewed lately (noted in the cache at most once
     # a minute) belongs to the old namespace: an earlier test of this process on the
     # same phase id (SQLite reuses ids) would keep this one from noting its views.
-    from evalhub.competitions.services import pages
+    from evalhub.competitions.services import board_pages
 
-    pages._noted.clear()  # noqa: SLF001
+    board_pages._noted.clear()  # noqa: SLF001
     return prefix
 
 
