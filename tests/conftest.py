@@ -15,6 +15,9 @@ import pytest
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from tests import plot_cache
+
+    plot_cache.install()  # each distinct curve figure drawn once per process
     if not config.pluginmanager.hasplugin("django"):
         return  # task-type tests run without Django (-p no:django)
     from django.conf import settings
