@@ -89,25 +89,24 @@ def _answer(
     *,
     advance: bool = False,
 ) -> HttpResponse:
-    if request.htmx:
-        context = page.annotation_page(
-            test_set=test_set,
-            user=request.user,
-            probe_id=probe_id,
-            filters=filters,
-            advance=advance,
-        )
-        group = context["group"]
-        response = render(request, "annotations/annotation_panel.html", context)
-        response["HX-Push-Url"] = _page_url(
-            test_set,
-            group.probe.id if group else None,
-            filters,  # type: ignore[attr-defined]
-        )
-        response["HX-Trigger"] = "judged"
-        return response
-    url = _page_url(test_set, probe_id, filters)
-    return redirect(f"{url}{'&' if '?' in url else '?'}advance=1" if advance else url)
+    if not request.htmx and not advance:
+        return redirect(_page_url(test_set, probe_id, filters))
+    context = page.annotation_page(
+        test_set=test_set,
+        user=request.user,
+        probe_id=probe_id,
+        filters=filters,
+        advance=advance,
+    )
+    group = context["group"]
+    # The address names the probe shown next, with htmx or without.
+    url = _page_url(test_set, group.probe.id if group else None, filters)
+    if not request.htmx:
+        return redirect(url)
+    response = render(request, "annotations/annotation_panel.html", context)
+    response["HX-Push-Url"] = url
+    response["HX-Trigger"] = "judged"
+    return response
 
 
 @require_POST
