@@ -57,6 +57,16 @@ def series_colours(colours: Mapping[str, str]) -> Iterator[None]:
         _colours.reset(token)
 
 
+#: Put before a user's label that starts with "_": matplotlib leaves such labels out of
+#: legends (its mark for helper artists), and a team name is plain text.
+_KEEP = "\u200b"
+
+
+def legend_label(text: str) -> str:
+    """``text`` as a legend label that matplotlib shows as it is."""
+    return _KEEP + text if text.startswith("_") else text
+
+
 def colour(label: str, index: int) -> str:
     """The colour of the series ``label``, drawn as the ``index``-th series."""
     chosen = (_colours.get() or {}).get(label)
@@ -124,6 +134,7 @@ def figure_points(fig: Figure) -> list[Point]:
             label = str(line.get_label())
             if label.startswith("_"):
                 continue
+            label = label.removeprefix(_KEEP)
             for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
                 points.append((panel, label, _number(x), _number(y)))
         ticks = [(float(t), lbl.get_text()) for t, lbl in _ticks(ax)]
@@ -131,7 +142,7 @@ def figure_points(fig: Figure) -> list[Point]:
             if not isinstance(container, BarContainer):
                 continue
             label = str(container.get_label())
-            label = "" if label.startswith("_") else label
+            label = "" if label.startswith("_") else label.removeprefix(_KEEP)
             horizontal = container.orientation == "horizontal"
             for patch in container.patches:
                 centre = (
@@ -223,7 +234,7 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
                 ax.plot(
                     curve.x,
                     curve.series[s_index][1],
-                    label=run.label,
+                    label=legend_label(run.label),
                     linewidth=1.2,
                     color=colour(run.label, r_index),
                 )

@@ -62,7 +62,7 @@ def comparison_bars(runs: Sequence[RunDetail], *, log_scale: bool = False) -> Pl
             x - 0.4 + width * (i + 0.5),
             values,
             width,
-            label=run.label,
+            label=plotting.legend_label(run.label),
             color=plotting.colour(run.label, i),
         )
     ax.set_xticks(x, labels)
