@@ -6,7 +6,8 @@ same curves to SVG and PNG. The rendering is a pure function of the curve (and, 
 the leaderboard overlays, of each run's label and curves), so the test process keeps
 the first rendering and hands it out again for an equal input: the bytes are those
 the first call drew, every test still scores, stores and serves its plots, and each
-distinct figure is still drawn. The offline ``--plots`` PDF path (``collecting_pdfs``)
+distinct figure is still drawn. The key holds the team colours in force, and the
+points a drawing collected (the figures' CSV data) are handed out with it. The offline ``--plots`` PDF path (``collecting_pdfs``)
 the PDF export (which captures the figures themselves) and the Celery worker
 processes the end-to-end tests start always render.
 """
@@ -37,6 +38,21 @@ def _drawing_pdfs() -> bool:
     return plotting._pdf_sink.get() is not None or plotting.render is not _RENDER  # noqa: SLF001
 
 
+def _drawn_once(cache: dict, key: tuple, draw: Callable[[], object]) -> object:  # type: ignore[type-arg]
+    """``draw()`` once per key, keyed also on the team colours in force; the points
+    it drew are kept with it and handed to whoever collects them (the figures' CSV
+    data), as a real drawing would."""
+    key = (key, tuple(sorted((plotting._colours.get() or {}).items())))  # noqa: SLF001
+    if key not in cache:
+        with plotting.collecting_points() as points:
+            cache[key] = (draw(), dict(points))
+    result, points = cache[key]
+    sink = plotting._points_sink.get()  # noqa: SLF001
+    if sink is not None:
+        sink.update(points)
+    return result
+
+
 def _hashable(key: object) -> bool:
     try:
         hash(key)
@@ -46,7 +62,7 @@ def _hashable(key: object) -> bool:
 
 
 def _memoised_curve_plot(draw: Callable[..., Plot]) -> Callable[..., Plot]:
-    cache: dict[tuple, Plot] = {}  # type: ignore[type-arg]
+    cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
 
     @functools.wraps(draw)
     def curve_plot(curve, *, log_x=None):  # noqa: ANN001, ANN202
@@ -55,9 +71,7 @@ def _memoised_curve_plot(draw: Callable[..., Plot]) -> Callable[..., Plot]:
         key = (curve, log_x)
         if not _hashable(key):
             return draw(curve, log_x=log_x)
-        if key not in cache:
-            cache[key] = draw(curve, log_x=log_x)
-        return cache[key]
+        return _drawn_once(cache, key, lambda: draw(curve, log_x=log_x))
 
     curve_plot._memoised = True  # type: ignore[attr-defined]
     return curve_plot
@@ -66,7 +80,7 @@ def _memoised_curve_plot(draw: Callable[..., Plot]) -> Callable[..., Plot]:
 def _memoised_overlay_plots(
     draw: Callable[[Sequence[RunDetail]], tuple[Plot, ...]],
 ) -> Callable[[Sequence[RunDetail]], tuple[Plot, ...]]:
-    cache: dict[tuple, tuple[Plot, ...]] = {}  # type: ignore[type-arg]
+    cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
 
     @functools.wraps(draw)
     def overlay_plots(runs):  # noqa: ANN001, ANN202
@@ -76,8 +90,6 @@ def _memoised_overlay_plots(
         key = tuple((run.label, run.curves) for run in runs)
         if not _hashable(key):
             return draw(runs)
-        if key not in cache:
-            cache[key] = draw(runs)
-        return cache[key]
+        return _drawn_once(cache, key, lambda: draw(runs))
 
     return overlay_plots
