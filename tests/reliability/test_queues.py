@@ -54,8 +54,17 @@ def test_scoring_and_default_queues_on_separate_workers(
         return bool(row and row.signature)
 
     wait_for(refreshed, "the statistics refresh on the default worker")
+    # Celery logs "succeeded" after the job has returned, a moment after the run's
+    # status is saved: wait for the last line rather than read the log too early.
+    wait_for(
+        lambda: _jobs(cluster.log("scorer"), "score_submission") >= len(subs),
+        "the scorer's log to record every scoring job",
+    )
+    wait_for(
+        lambda: _jobs(cluster.log("other"), "refresh_statistics") >= 1,
+        "the default worker's log to record the statistics refresh",
+    )
     scorer_log, other_log = cluster.log("scorer"), cluster.log("other")
-    assert _jobs(scorer_log, "score_submission") >= len(subs)
     assert _jobs(scorer_log, "refresh_statistics") == 0
     assert _jobs(scorer_log, "refresh_analyses") == 0
     assert _jobs(other_log, "score_submission") == 0
