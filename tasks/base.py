@@ -10,6 +10,7 @@ Data flow for one run on one test set::
     settings = tt.parse_settings(raw_settings)          # SettingsError
     inputs   = tt.parse_inputs(public_files, settings)   # FormatError
     gold     = tt.parse_gold(gold_files, inputs, settings)
+    summary  = tt.summarise_gold(gold, inputs, settings)  # organiser's preview
     run      = tt.parse_run(data, "run.tsv", inputs, settings)   # at upload, sync
     report   = tt.score(run, gold, inputs, settings)     # on the worker
     plots    = tt.plots(report)
@@ -40,12 +41,13 @@ from tasks.reports import (
     Demo,
     DemoTestSet,
     FileRole,
+    GoldSummary,
     Metric,
     Plot,
     RunDetail,
     ScoreReport,
 )
-from tasks.settings import parse_settings
+from tasks.settings import SettingField, SettingSpec, describe_settings, parse_settings
 
 if TYPE_CHECKING:
     from tasks.common.resampling import ItemStats
@@ -58,12 +60,15 @@ __all__ = [
     "DemoTestSet",
     "FileRole",
     "FormatError",
+    "GoldSummary",
     "Metric",
     "Plot",
     "Problem",
     "ProblemCollector",
     "RunDetail",
     "ScoreReport",
+    "SettingField",
+    "SettingSpec",
     "SettingsError",
     "TaskType",
 ]
@@ -96,12 +101,19 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     board_metrics: ClassVar[tuple[str, ...]] = ()
     #: Markdown shown on the task page under "Submission format".
     format_help: ClassVar[str]
+    #: How the organisers' settings form asks for each setting (label, help, the
+    #: values a list may hold); kinds and defaults come from ``settings_class``.
+    setting_fields: ClassVar[tuple[SettingField, ...]] = ()
 
     # ---- settings -------------------------------------------------------------
     def parse_settings(self, raw: Mapping[str, object] | None) -> SettingsT:
         """Build ``settings_class`` from a JSON mapping; unknown keys and wrong
         types raise :class:`SettingsError` naming the key."""
         return typing.cast(SettingsT, parse_settings(self.settings_class, raw))
+
+    def settings_form(self) -> tuple[SettingSpec, ...]:
+        """Every setting, described for a form (see :func:`tasks.settings.describe_settings`)."""
+        return describe_settings(self.settings_class, self.setting_fields)
 
     def settings_to_json(self, settings: SettingsT) -> dict[str, JSON]:
         return typing.cast(
@@ -175,6 +187,15 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         gold: only organisers see them."""
         return ()
 
+    def summarise_gold(
+        self, gold: GoldT, inputs: InputsT, settings: SettingsT
+    ) -> GoldSummary:
+        """What was understood of the gold, for the organiser's preview before it is
+        used for scoring: counts (gold pairs, terms, documents, probes...), a few
+        example items and warnings (duplicates, items without an answer). Quotes
+        gold: organisers only. Default: no counts, the :meth:`gold_warnings`."""
+        return GoldSummary(counts=(), warnings=self.gold_warnings(gold, settings))
+
     def analyse(
         self, runs: Sequence[RunDetail], gold: GoldT, settings: SettingsT
     ) -> Analysis | None:
@@ -214,3 +235,15 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
             if m.key == key:
                 return m
         raise KeyError(key)
+
+    def default_metrics(self) -> tuple[str, ...]:
+        """The metric keys a leaderboard and a paper's table show by default: the
+        ``board_metrics`` (every metric when none are declared), the primary metric
+        always among them."""
+        keys = tuple(m.key for m in self.metrics)
+        declared = tuple(k for k in self.board_metrics if k in keys)
+        if not declared:
+            return keys
+        if self.primary_metric not in declared:
+            declared = (self.primary_metric, *declared)
+        return declared

@@ -1,5 +1,5 @@
 """What a task type declares and returns: file roles, metrics, curves, figures,
-score reports, analyses and demo data (part of the task-type contract,
+score reports, analyses, gold summaries and demo data (part of the task-type contract,
 :mod:`tasks.base`). Everything is a frozen, slotted dataclass or a JSON value."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ from __future__ import annotations
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+T = typing.TypeVar("T")
 
 #: A JSON value (what ``json.dumps`` accepts).
 JSON = typing.Union[None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]]  # noqa: UP007
@@ -135,6 +137,47 @@ class Analysis:
     public: Mapping[str, JSON]
     private: Mapping[str, JSON]
     plots: tuple[Plot, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSummary:
+    """What a task type understood of a test set's gold, shown to the organiser
+    before the gold is used for scoring (see :meth:`TaskType.summarise_gold`).
+
+    - ``counts``: (label, number) pairs, e.g. ``("gold pairs", 1520)``;
+    - ``examples``: a few gold items as plain text (they quote the gold: organisers
+      only);
+    - ``warnings``: what the organiser should look at (duplicates, items without a
+      gold answer, lines that merged).
+    """
+
+    counts: tuple[tuple[str, int], ...]
+    examples: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "counts": [[label, n] for label, n in self.counts],
+            "examples": list(self.examples),
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, typing.Any]) -> GoldSummary:
+        return cls(
+            counts=tuple((str(label), int(n)) for label, n in data["counts"]),
+            examples=tuple(str(e) for e in data["examples"]),
+            warnings=tuple(str(w) for w in data["warnings"]),
+        )
+
+
+def spread(items: Sequence[T], n: int = 5) -> tuple[T, ...]:
+    """Up to ``n`` items spread evenly over ``items`` (first one included), so that
+    examples show the start, the middle and the end of a file."""
+    if not items:
+        return ()
+    step = max(1, len(items) // n)
+    return tuple(items[::step][:n])
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,12 @@ from tasks.base import (
     Curve,
     Demo,
     FileRole,
+    GoldSummary,
     Metric,
     Plot,
     RunDetail,
     ScoreReport,
+    SettingField,
     TaskType,
 )
 from tasks.common import ranking
@@ -95,6 +97,23 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     primary_metric: ClassVar[str] = "ap"
     board_metrics: ClassVar[tuple[str, ...]] = ("ap", "f1", "p_at_100", "map_source")
     format_help: ClassVar[str] = FORMAT_HELP
+    setting_fields: ClassVar[tuple[SettingField, ...]] = (
+        SettingField(
+            "cap_policy",
+            "Runs longer than the cap",
+            "reject: refused at upload; truncate: cut to the cap, with a warning.",
+        ),
+        SettingField(
+            "cap_factor",
+            "Cap factor",
+            "cap = floor(factor × (|D1| + |D2|) / 2) ranked pairs; the paper: 10 per term.",
+        ),
+        SettingField(
+            "detail_candidates",
+            "Wrong candidates kept per gold term",
+            "In the organiser-only per-item detail (the closest ones, by rank).",
+        ),
+    )
 
     # ---- files ----------------------------------------------------------------
     def parse_inputs(self, files: Mapping[str, bytes], settings: Settings) -> Inputs:
@@ -107,6 +126,13 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         self, files: Mapping[str, bytes], inputs: Inputs, settings: Settings
     ) -> Gold:
         return formats.parse_gold(files["gold"], "gold", inputs)
+
+    def summarise_gold(
+        self, gold: Gold, inputs: Inputs, settings: Settings
+    ) -> GoldSummary:
+        from .summary import summarise_gold
+
+        return summarise_gold(gold, inputs)
 
     def parse_run(
         self, data: bytes, filename: str, inputs: Inputs, settings: Settings

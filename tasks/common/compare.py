@@ -114,9 +114,15 @@ def overview(
         "metric_label": task_type.metric(primary).label,
         "higher_is_better": higher,
         "metrics": [
-            {"key": m.key, "label": m.label, "count": m.count}
+            {
+                "key": m.key,
+                "label": m.label,
+                "count": m.count,
+                "higher_is_better": m.higher_is_better,
+            }
             for m in task_type.metrics
         ],
+        "table_metrics": list(task_type.default_metrics()),
         "n_items": stats[0].n if usable and stats else 0,
         "samples": samples,
         "seed": seed,

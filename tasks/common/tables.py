@@ -109,18 +109,46 @@ def as_csv(table: Table) -> str:
     return out.getvalue()
 
 
-def as_latex(table: Table) -> str:
-    """A booktabs table: band, rank, system, every metric, the primary metric with
-    its interval, then the p-values against every other system (bold: p < alpha),
-    the signature in the caption."""
+def _best(table: Table, metric: Mapping[str, Any]) -> float | None:
+    values = [
+        r["metrics"][metric["key"]]
+        for r in table["systems"]
+        if r["metrics"][metric["key"]] is not None
+    ]
+    if not values:
+        return None
+    return max(values) if metric.get("higher_is_better", True) else min(values)
+
+
+def _bold(text: str, bold: bool) -> str:
+    return rf"\textbf{{{text}}}" if bold else text
+
+
+def _caption(table: Table, text: str) -> str:
+    return (
+        r"\caption{"
+        + latex_escape(text)
+        + r"\texttt{"
+        # A break may follow each "|": the signature is one long word otherwise.
+        + latex_escape(table["signature"]).replace("|", r"|\allowbreak{}")
+        + "}}"
+    )
+
+
+def results_latex(table: Table) -> str:
+    """The results as a booktabs table: band, rank, system, the table's metrics
+    (``table_metrics``: the task type's leaderboard metrics; every metric without
+    it), the primary metric with its interval; the best value of each rate column
+    in bold (all tied values; counts are not ranked); a ``\\midrule`` between
+    significance bands; the signature in the caption."""
     systems = table["systems"]
-    metrics = table["metrics"]
+    shown = table.get("table_metrics")
+    metrics = [m for m in table["metrics"] if not shown or m["key"] in shown]
     has_p = bool(table.get("p_randomisation"))
-    cols = "rll" + "r" * len(metrics) + "r" + ("r" * len(systems) if has_p else "")
+    cols = "rll" + "r" * len(metrics) + "r"
     head = ["Band", r"\#", "System", *(latex_escape(m["label"]) for m in metrics)]
     head.append(latex_escape(table["metric_label"]) + r" $\pm$ CI")
-    if has_p:
-        head += [str(r["index"]) for r in systems]
+    best = {m["key"]: _best(table, m) for m in table["metrics"]}
     lines = [
         r"\begin{table}",
         r"\centering",
@@ -130,31 +158,89 @@ def as_latex(table: Table) -> str:
         r"\midrule",
     ]
     for i, r in enumerate(systems):
-        cells = [str(r["band"]), str(r["index"]), latex_escape(r["name"])]
-        cells += [_value(m, r["metrics"][m["key"]]).replace("–", "--") for m in metrics]
-        cells.append(_interval(r).replace("±", r"$\pm$") or "--")
-        if has_p:
-            for j, p in enumerate(table["p_randomisation"][i]):
-                text = "--" if i == j else latex_escape(_p_text(p))
-                cells.append(
-                    rf"\textbf{{{text}}}" if _significant(table, i, j) else text
-                )
+        if has_p and i and r["band"] != systems[i - 1]["band"]:
+            lines.append(r"\midrule")
+        band = "--" if r["band"] is None else str(r["band"])
+        cells = [band, str(r["index"]), latex_escape(r["name"])]
+        for m in metrics:
+            value = r["metrics"][m["key"]]
+            text = _value(m, value).replace("–", "--")
+            is_best = value is not None and value == best[m["key"]]
+            cells.append(_bold(text, is_best and not m["count"]))
+        value = r["metrics"].get(table["metric"])
+        best_primary = value is not None and value == best[table["metric"]]
+        interval = _interval(r).replace("±", r"$\pm$") or "--"
+        cells.append(_bold(interval, best_primary and interval != "--"))
         lines.append(" & ".join(cells) + r" \\")
     caption = (
         f"{table['metric_label']} with {table['samples']}-sample paired bootstrap "
-        f"95% intervals (seed {table['seed']}); p-values of approximate "
-        f"randomisation; bold: p < {table['alpha']}; systems in one band are not "
-        "significantly different from the band's best. "
+        f"95% intervals (seed {table['seed']}); bold: the best value of each column "
+        "(counts excepted); "
+        "rules separate the significance bands (systems in one band are not "
+        f"significantly different from the band's best, approximate randomisation, "
+        f"p < {table['alpha']}). "
     )
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        r"\caption{"
-        + latex_escape(caption)
-        + r"\texttt{"
-        + latex_escape(table["signature"])
-        + "}}",
-        r"\end{table}",
-        "",
-    ]
+    lines += [r"\bottomrule", r"\end{tabular}", _caption(table, caption)]
+    lines += [r"\end{table}", ""]
     return "\n".join(lines)
+
+
+def pvalues_latex(table: Table) -> str:
+    """The pairwise p-values of approximate randomisation as a booktabs table (bold:
+    p < alpha); "" without a p-value matrix (e.g. runs on different items)."""
+    if not table.get("p_randomisation"):
+        return ""
+    systems = table["systems"]
+    head = [r"\#", "System", *(str(r["index"]) for r in systems)]
+    lines = [
+        r"\begin{table}",
+        r"\centering",
+        rf"\begin{{tabular}}{{rl{'r' * len(systems)}}}",
+        r"\toprule",
+        " & ".join(head) + r" \\",
+        r"\midrule",
+    ]
+    for i, r in enumerate(systems):
+        cells = [str(r["index"]), latex_escape(r["name"])]
+        for j, p in enumerate(table["p_randomisation"][i]):
+            text = "--" if i == j else latex_escape(_p_text(p))
+            cells.append(_bold(text, _significant(table, i, j)))
+        lines.append(" & ".join(cells) + r" \\")
+    caption = (
+        f"Pairwise p-values of approximate randomisation ({table['samples']} "
+        f"trials, seed {table['seed']}) on {table['metric_label']}; bold: "
+        f"p < {table['alpha']}. "
+    )
+    lines += [r"\bottomrule", r"\end{tabular}", _caption(table, caption)]
+    lines += [r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def pvalues_csv(table: Table) -> str:
+    """Every pair of systems once: names, the difference of the primary metric and
+    both p-values; a last row carries the signature."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["index_a", "system_a", "index_b", "system_b", "delta"]
+        + ["p_randomisation", "p_bootstrap"]
+    )
+    systems = table["systems"]
+    if table.get("p_randomisation"):
+        for i, a in enumerate(systems):
+            for j in range(i + 1, len(systems)):
+                b = systems[j]
+                writer.writerow(
+                    [a["index"], csv_cell(a["name"]), b["index"], csv_cell(b["name"])]
+                    + [table["delta"][i][j], table["p_randomisation"][i][j]]
+                    + [table["p_bootstrap"][i][j]]
+                )
+    writer.writerow(["signature", table["signature"]])
+    return out.getvalue()
+
+
+def as_latex(table: Table) -> str:
+    """The results table (:func:`results_latex`), then the p-value matrix
+    (:func:`pvalues_latex`): what the overview-paper package holds per board."""
+    pvalues = pvalues_latex(table)
+    return results_latex(table) + ("\n" + pvalues if pvalues else "")

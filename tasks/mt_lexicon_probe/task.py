@@ -12,10 +12,12 @@ from tasks.base import (
     Demo,
     FileRole,
     FormatError,
+    GoldSummary,
     Metric,
     Plot,
     RunDetail,
     ScoreReport,
+    SettingField,
     TaskType,
 )
 from tasks.common.cli_files import label, read_input
@@ -32,6 +34,7 @@ from tasks.mt_lexicon_probe.probes import (
     parse_run,
 )
 from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate
+from tasks.mt_lexicon_probe.setting_fields import SETTING_FIELDS
 from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, TagSource, settle
 
 
@@ -122,6 +125,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     primary_metric: ClassVar[str] = "correct_low_mean"
     board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
     format_help: ClassVar[str] = FORMAT_HELP
+    setting_fields: ClassVar[tuple[SettingField, ...]] = SETTING_FIELDS
 
     # ---- files ------------------------------------------------------------------
     def parse_inputs(
@@ -141,6 +145,13 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         if data is None:
             return Gold()
         return Gold(parse_references(data, "references", inputs))
+
+    def summarise_gold(
+        self, gold: Gold, inputs: ProbeSet, settings: MtLexiconProbeSettings
+    ) -> GoldSummary:
+        from tasks.mt_lexicon_probe.summary import summarise_references
+
+        return summarise_references(gold.references, inputs)
 
     def parse_run(
         self,

@@ -13,10 +13,12 @@ from tasks.base import (
     Demo,
     FileRole,
     FormatError,
+    GoldSummary,
     Metric,
     Plot,
     RunDetail,
     ScoreReport,
+    SettingField,
     TaskType,
 )
 from tasks.common import cli_files
@@ -124,6 +126,18 @@ class SentenceAlignment(
     primary_metric = "f1"
     board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
     format_help = FORMAT_HELP
+    setting_fields = (
+        SettingField(
+            "primary_granularity",
+            "Primary F1 granularity",
+            "The level whose F1 ranks runs (ARCADE ranked by sentence and character).",
+        ),
+        SettingField(
+            "detail_limit",
+            "Misaligned bisegments listed per document",
+            "In the organiser-only per-item detail.",
+        ),
+    )
 
     # ---- files ----------------------------------------------------------------
     def parse_inputs(
@@ -143,6 +157,16 @@ class SentenceAlignment(
             raise FormatError.at("gold", None, "the reference alignments are missing")
         with gc_paused():
             return parse_alignments(files["gold"], "gold", inputs.documents)
+
+    def summarise_gold(
+        self,
+        gold: AlignmentSet,
+        inputs: Bitexts,
+        settings: SentenceAlignmentSettings,
+    ) -> GoldSummary:
+        from tasks.sentence_alignment.summary import summarise_gold
+
+        return summarise_gold(gold, inputs.documents)
 
     def parse_run(
         self,

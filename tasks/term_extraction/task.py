@@ -10,10 +10,12 @@ from tasks.base import (
     Demo,
     FileRole,
     FormatError,
+    GoldSummary,
     Metric,
     Plot,
     RunDetail,
     ScoreReport,
+    SettingField,
     TaskType,
 )
 from tasks.common.cli_files import label, read_input
@@ -90,6 +92,51 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     primary_metric = "term_f1"
     board_metrics = ("term_f1", "term_precision", "term_recall", "f1")
     format_help = FORMAT_HELP
+    setting_fields = (
+        SettingField(
+            "tau",
+            "Threshold τ",
+            "TermoMeter's distance threshold, 0 to 1 (paper: 0.4).",
+        ),
+        SettingField(
+            "casefold", "Ignore case", "Compare run and gold terms case-insensitively."
+        ),
+        SettingField(
+            "mode",
+            "Classic P/R/F mode",
+            "default: normalised strings; termeval: run lowercased, gold as written, exact match (TermEval 2020).",
+        ),
+        SettingField(
+            "cap",
+            "Evaluate only the first N terms",
+            "Empty: every term of a run (CESART caps runs).",
+        ),
+        SettingField(
+            "max_terms", "Reject runs longer than", "Terms per run; empty: no limit."
+        ),
+        SettingField(
+            "exclude_labels",
+            "Drop gold terms labelled",
+            'Gold terms with these labels are not scored (TermEval\'s "without named entities").',
+            choices=("Specific_Term", "Common_Term", "OOD_Term", "Named_Entity"),
+        ),
+        SettingField(
+            "accept_formats",
+            "Also accept runs as",
+            "Besides one term per line.",
+            choices=formats.RUN_FORMATS,
+        ),
+        SettingField(
+            "json_list",
+            "JSON list to score",
+            "For JSON runs holding one list per language: the 0-based list; empty: none.",
+        ),
+        SettingField(
+            "ranked",
+            "Line order is a ranking",
+            "Runs without scores are ranked by their line order.",
+        ),
+    )
 
     def parse_inputs(
         self, files: Mapping[str, bytes], settings: TermExtractionSettings
@@ -110,6 +157,13 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
         self, gold: GoldList, settings: TermExtractionSettings
     ) -> tuple[str, ...]:
         return gold.merge_warnings()
+
+    def summarise_gold(
+        self, gold: GoldList, inputs: Corpus, settings: TermExtractionSettings
+    ) -> GoldSummary:
+        from tasks.term_extraction.summary import summarise_gold
+
+        return summarise_gold(gold, settings)
 
     def parse_run(
         self,

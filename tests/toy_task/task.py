@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +13,14 @@ from tasks.base import (
     DemoTestSet,
     FileRole,
     FormatError,
+    GoldSummary,
     Metric,
     ProblemCollector,
     ScoreReport,
+    SettingField,
     TaskType,
 )
+from tasks.reports import spread
 
 SLUG = "toy_labels"
 PATH = "tests.toy_task.task:ToyLabels"
@@ -84,6 +88,9 @@ class ToyLabels(TaskType[Settings, Items, Labels, Labels]):
     )
     primary_metric = "accuracy"
     format_help = "One `id<TAB>label` line per item (toy labels format)."
+    setting_fields = (
+        SettingField("casefold", "Ignore case", "Compare labels case-insensitively."),
+    )
 
     def parse_inputs(self, files: Mapping[str, bytes], settings: Settings) -> Items:
         ids = tuple(line.strip() for _, line in _lines(files["items"], "items"))
@@ -95,6 +102,20 @@ class ToyLabels(TaskType[Settings, Items, Labels, Labels]):
         self, files: Mapping[str, bytes], inputs: Items, settings: Settings
     ) -> Labels:
         return _labels(files["labels"], "labels", inputs, settings, complete=True)
+
+    def summarise_gold(
+        self, gold: Labels, inputs: Items, settings: Settings
+    ) -> GoldSummary:
+        labels = Counter(gold.by_id.values())
+        return GoldSummary(
+            counts=(("labelled items", len(gold.by_id)), ("labels", len(labels))),
+            examples=spread([f"{i}: {label}" for i, label in gold.by_id.items()]),
+            warnings=tuple(
+                f"every item has the label {label!r}"
+                for label, n in labels.items()
+                if n == len(inputs.ids) > 1
+            ),
+        )
 
     def parse_run(
         self, data: bytes, filename: str, inputs: Items, settings: Settings
