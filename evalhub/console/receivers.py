@@ -1,0 +1,34 @@
+"""The console's place on the core's dashboard: its pages as links
+(``dashboard_links``) and the checklist of what is missing (``dashboard_panels``)."""
+
+from __future__ import annotations
+
+from django.dispatch import receiver
+from django.urls import reverse
+
+from evalhub.competitions import signals
+from evalhub.console.services import checklist
+
+
+@receiver(signals.dashboard_links, dispatch_uid="console-dashboard-links")
+def console_links(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
+    def url(name: str) -> str:
+        return reverse(f"console:{name}", kwargs={"slug": task.slug})
+
+    return (
+        "Set up",
+        (
+            ("Task settings", url("task-settings")),
+            ("Phases", url("phases")),
+            ("Test sets and gold", checklist.testsets_url(task)),
+            ("Organisers", url("organisers")),
+            ("Announcements", url("announcements")),
+            ("Preview as a participant", url("preview-participant")),
+            ("Preview as the public", url("preview-public")),
+        ),
+    )
+
+
+@receiver(signals.dashboard_panels, dispatch_uid="console-checklist")
+def console_checklist(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
+    return ("console/task_checklist.html", {"items": checklist.checklist(task=task)})

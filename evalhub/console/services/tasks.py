@@ -1,0 +1,46 @@
+"""Creating a task from scratch and changing its settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db import transaction
+
+from evalhub.competitions.models import SharedTask
+
+#: The task's own fields the console's task form edits.
+FIELDS = ("title", "description", "requires_approval", "state")
+
+
+def may_create_tasks(user: object) -> bool:
+    """The rule of the bundle import: staff users create tasks."""
+    return bool(getattr(user, "is_authenticated", False) and user.is_staff)  # type: ignore[attr-defined]
+
+
+def may_preview_markdown(user: object) -> bool:
+    return may_create_tasks(user) or bool(
+        getattr(user, "is_authenticated", False) and user.organised_tasks.exists()  # type: ignore[attr-defined]
+    )
+
+
+def create_task(*, user: object, data: Mapping[str, object]) -> SharedTask:
+    """A new task of ``data["task_type"]`` with its checked settings
+    (``data["task_settings"]``); ``user`` becomes its organiser."""
+    with transaction.atomic():
+        task = SharedTask.objects.create(
+            slug=data["slug"],
+            task_type=data["task_type"],
+            task_settings=data["task_settings"],
+            **{name: data[name] for name in FIELDS},
+        )
+        task.organisers.add(user)  # type: ignore[arg-type]
+    return task
+
+
+def update_task(*, task: SharedTask, data: Mapping[str, object]) -> SharedTask:
+    """Save the task form's fields and settings (the type and address stay)."""
+    for name in FIELDS:
+        setattr(task, name, data[name])
+    task.task_settings = data["task_settings"]
+    task.save(update_fields=[*FIELDS, "task_settings"])
+    return task

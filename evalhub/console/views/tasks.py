@@ -1,0 +1,49 @@
+"""Creating a task from scratch, its settings page and the Markdown preview."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from evalhub.console.forms import TaskForm
+from evalhub.console.services import tasks
+from evalhub.console.views.access import organised_task
+
+
+@login_required
+def task_create(request: HttpRequest) -> HttpResponse:
+    if not tasks.may_create_tasks(request.user):
+        raise Http404("No such page.")
+    form = TaskForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        task = tasks.create_task(user=request.user, data=form.cleaned_data)
+        messages.success(request, f"Created {task.title}; you organise it.")
+        return redirect("competitions:task-dashboard", slug=task.slug)
+    status = 422 if form.errors else 200
+    return render(request, "console/task_form.html", {"form": form}, status=status)
+
+
+@login_required
+def task_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    task = organised_task(request, slug)
+    form = TaskForm(request.POST or None, task=task)
+    if request.method == "POST" and form.is_valid():
+        tasks.update_task(task=task, data=form.cleaned_data)
+        messages.success(request, "The task's settings are saved.")
+        return redirect("console:task-settings", slug=task.slug)
+    status = 422 if form.errors else 200
+    context = {"form": form, "task": task}
+    return render(request, "console/task_form.html", context, status=status)
+
+
+@login_required
+@require_POST
+def markdown_preview(request: HttpRequest) -> HttpResponse:
+    """The description as the task page will show it (same sanitiser), for htmx."""
+    if not tasks.may_preview_markdown(request.user):
+        raise Http404("No such page.")
+    text = request.POST.get("description", "")[:100_000]
+    return render(request, "console/task_markdown_preview.html", {"text": text})
