@@ -1,0 +1,89 @@
+"""What the run page and the submit page show of fact sheets and papers (the
+core's ``run_panels`` extension point): ``(heading, [(text, url), ...])``.
+
+On a run page: the method's answers and paper to whoever may see them
+(``services/columns.py``: the team and the organisers always, everyone else when the
+method has a run shown to the public), and to the team the links to edit the sheet
+and to attach the paper. On the submit page: the team's fact-sheet overview.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from evalhub.competitions.models import Phase, Registration, Submission
+from evalhub.factsheets.models import Question
+from evalhub.factsheets.services import columns, papers, sheets
+
+Items = list[tuple[str, str]]
+
+
+def panel(
+    *, phase: Phase, viewer: object, submission: Submission | None
+) -> tuple[str, Items] | None:
+    if submission is None:
+        return _submit_panel(phase=phase, viewer=viewer)
+    return _run_panel(submission=submission, viewer=viewer)
+
+
+def _submit_panel(*, phase: Phase, viewer: object) -> tuple[str, Items] | None:
+    if not getattr(viewer, "is_authenticated", False):
+        return None
+    if not Question.objects.filter(task_id=phase.task_id).exists():
+        return None
+    if not Registration.objects.filter(
+        task_id=phase.task_id,
+        team__members=viewer,
+        status=Registration.Status.APPROVED,
+    ).exists():
+        return None
+    url = reverse("factsheets:team-sheets", args=[phase.task.slug, phase.slug])
+    return "Fact sheet", [
+        (
+            "Each method you submit has a fact sheet to fill in (a final run needs "
+            "its required answers).",
+            "",
+        ),
+        ("Your team's fact sheets", url),
+    ]
+
+
+def _run_panel(*, submission: Submission, viewer: object) -> tuple[str, Items] | None:
+    items: Items = []
+    own = sheets.can_read(viewer, submission)
+    asked = own or Question.objects.filter(task_id=submission.phase.task_id).exists()
+    if asked and (own or _publicly_described(submission, viewer)):
+        sheet = sheets.sheet(submission=submission, user=viewer)
+        for field in sheet.fields:
+            if field.value:
+                items.append((f"{field.question.label}: {field.value}", ""))
+        if own:
+            state = (
+                "complete"
+                if sheet.complete
+                else f"{len(sheet.missing)} required question"
+                f"{'s' if len(sheet.missing) != 1 else ''} unanswered"
+            )
+            verb = "Edit" if sheet.editable else "Read"
+            items.append(
+                (
+                    f"{verb} the fact sheet of {submission.method_name!r} ({state})",
+                    reverse("factsheets:run-sheet", args=[submission.pk]),
+                )
+            )
+    paper = papers.paper_of(submission)
+    if paper is not None and (own or _publicly_described(submission, viewer)):
+        items.append((f"Paper: {paper.title}", paper.link))
+    if not papers.refusal(viewer, submission):
+        items.append(
+            (
+                "Change the paper" if paper else "Attach the system-description paper",
+                reverse("factsheets:run-paper", args=[submission.pk]),
+            )
+        )
+    return ("Fact sheet and paper", items) if items else None
+
+
+def _publicly_described(submission: Submission, viewer: object) -> bool:
+    shown = columns.visible_systems(phase=submission.phase, viewer=viewer)
+    return shown is None or (submission.team_id, submission.method_name) in shown
