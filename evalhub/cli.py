@@ -50,6 +50,13 @@ def build_parser(
     submit.add_argument("--method", required=True, help="method name shown on boards")
     submit.add_argument("--description", default="", help="method description")
     submit.add_argument(
+        "--track",
+        default="",
+        metavar="SLUG",
+        help="the track the run competes in (required when the phase has tracks; "
+        "the task's API page or `/api/tasks/SLUG` lists them)",
+    )
+    submit.add_argument(
         "--hide",
         action="store_true",
         help="hide the run from the public (runs are public by default; only your "
@@ -172,6 +179,7 @@ def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         method_name=args.method,
         method_description=args.description,
         hidden=args.hide,
+        track=args.track,
         path=path,
         progress=ProgressBar(path.name),
     )

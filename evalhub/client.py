@@ -111,13 +111,17 @@ class Client:
         method_description: str = "",
         hidden: bool = False,
         progress: Progress | None = None,
+        track: str = "",
     ) -> Response:
         """Upload a run (multipart). Returns 201, 422 (rejected: ``errors``) or 403
-        responses; other statuses raise ApiError."""
+        responses; other statuses raise ApiError. ``track``: the slug of the
+        phase's track the run enters (required when the phase has tracks)."""
         boundary = f"evalhub-{uuid.uuid4().hex}"
         fields = {"method_name": method_name, "method_description": method_description}
         if hidden:
             fields["hidden"] = "true"
+        if track:
+            fields["track"] = track
         head = b"".join(_field(boundary, name, value) for name, value in fields.items())
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         head += (

@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "evalhub.api",
     "evalhub.rankings",
     "evalhub.teams",
+    "evalhub.console",
+    "evalhub.factsheets",
     "evalhub.notifications",
 ]
 

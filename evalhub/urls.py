@@ -19,5 +19,7 @@ urlpatterns = [
     path("rankings/", include("evalhub.rankings.urls")),
     path("teams/", include("evalhub.teams.urls")),
     path("notifications/", include("evalhub.notifications.urls")),
+    path("", include("evalhub.console.urls")),
+    path("", include("evalhub.factsheets.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

@@ -21,6 +21,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evalhub.api.models import ApiToken
+from evalhub.factsheets.models import Question
 from tests.annotations.fixtures import (  # noqa: F401  (fixtures)
     annotator,
     mt_demo,
@@ -112,6 +113,9 @@ class World:
             return [("notification", community["notification"].pk)]
         if param == "pk" and "/registrations/" in route:
             return [("registration", community["registration"].pk)]
+        # The questions' pages; "runs/<pk>/factsheet/" takes a run (below).
+        if param == "pk" and "/factsheet/" in route and not route.startswith("runs/"):
+            return [("question", community["question"].pk)]
         if param == "slug":
             return [("task", "bucc-test")]
         if param == "phase":
@@ -204,8 +208,52 @@ TABLE: dict[str, tuple[int, ...]] = {
     "notifications:notification-open": POST_ONLY,
     "competitions:run-final": POST_ONLY,
     "competitions:run-visibility": POST_ONLY,
+    "factsheets:question-list": ORGANISER_PAGE,
+    "factsheets:question-edit": ORGANISER_PAGE,
+    "factsheets:question-delete": POST_ONLY,
+    "factsheets:question-move": POST_ONLY,
+    "factsheets:team-sheets": LOGIN_FIRST,  # each team its own sheets
+    "factsheets:run-sheet": (302, 200, 404, 200),
+    "factsheets:run-paper": (302, 200, 404, 404),  # the team's (after closing)
     # No runs chosen: the page explains how to choose 2 to 5.
     "competitions:runs-compare": (400, 400, 400, 400),
+    # A private test set is not revealed: organisers only; their first request is
+    # answered "being prepared" (202) while a worker draws the figures as PDF.
+    "rankings:package": (404, 404, 404, 202),
+    # Tracks of a phase (console/views/tracks.py); the world's phase has no track
+    # "x": not found even for its organisers (tests/console/test_tracks_pages.py
+    # covers a real track role by role).
+    "console:track-list": ORGANISER_PAGE,
+    "console:track-edit": (302, 404, 404, 404),
+    "console:track-move": POST_ONLY,
+    "console:track-delete": POST_ONLY,
+    "console:track-limits": POST_ONLY,
+    # The console's test sets and gold (tests/console/test_gold_permissions.py adds
+    # organisers of other tasks and every POST).
+    "console:testsets": ORGANISER_PAGE,
+    "console:testset-create": ORGANISER_PAGE,
+    "console:testset-edit": ORGANISER_PAGE,
+    "console:testset-files": ORGANISER_PAGE,
+    "console:testset-visibility": ORGANISER_PAGE,
+    "console:testset-reveal": ORGANISER_PAGE,
+    "console:gold-release": ORGANISER_PAGE,
+    # No such draft ("x"): not found, for the organiser too.
+    "console:gold-draft": (302, 404, 404, 404),
+    "console:gold-draft-discard": POST_ONLY,
+    # The organiser console (task set-up, phases, people, previews).
+    "console:task-create": ORGANISER_PAGE,
+    "console:markdown-preview": POST_ONLY,
+    "console:task-settings": ORGANISER_PAGE,
+    "console:phases": ORGANISER_PAGE,
+    "console:phase-create": ORGANISER_PAGE,
+    "console:phase-edit": ORGANISER_PAGE,
+    "console:phase-move": POST_ONLY,
+    "console:organisers": ORGANISER_PAGE,
+    "console:organiser-remove": POST_ONLY,
+    "console:announcements": ORGANISER_PAGE,
+    "console:preview-participant": ORGANISER_PAGE,
+    "console:preview-public": ORGANISER_PAGE,
+    "console:preview-leaderboard": ORGANISER_PAGE,
 }
 
 
@@ -273,6 +321,14 @@ def community(analysed, participant, django_user_model):  # noqa: ANN001, ANN201
         "link": teams.invite_link(team=team, inviter=participant),
         "notification": Notification.objects.get(recipient=participant),
         "registration": team.registrations.get(),
+        "question": Question.objects.create(
+            task=team.registrations.get().task,
+            key="external-data",
+            label="External data used?",
+            kind="yes_no",
+            required=True,
+            on_board=True,
+        ),  # fmt: skip
     }
 
 
@@ -445,6 +501,42 @@ def test_community_posts_by_role(
     assert client.post(decide, {"decision": "reject"}).status_code == 302
     registration.refresh_from_db()
     assert registration.status == Registration.Status.REJECTED
+
+
+def test_console_posts_by_role(
+    client, task, phase, team, participant, outsider, organiser, django_user_model
+):
+    """Every console POST by a participant, an outsider or another task's organiser
+    (staff) changes nothing; anonymous users are sent to log in."""
+    from evalhub.competitions.models import SharedTask
+    from evalhub.console.models import Announcement
+
+    stranger = django_user_model.objects.create_user("org-other", is_staff=True)
+    SharedTask.objects.create(
+        slug="theirs", title="Theirs", task_type="term_extraction"
+    ).organisers.add(stranger)
+    slug = task.slug
+    posts = {
+        reverse("console:task-settings", args=[slug]): {"title": "pwned"},
+        reverse("console:phase-create", args=[slug]): {"name": "x", "slug": "x"},
+        reverse("console:phase-edit", args=[slug, phase.slug]): {"name": "x"},
+        reverse("console:phase-move", args=[slug, phase.slug]): {"direction": "up"},
+        reverse("console:organisers", args=[slug]): {"username": "mallory"},
+        reverse("console:organiser-remove", args=[slug, organiser.pk]): {},
+        reverse("console:announcements", args=[slug]): {"text": "hello"},
+    }
+    for url, data in posts.items():
+        assert client.post(url, data).status_code == 302, url  # to the login page
+    for user in (participant, outsider, stranger):
+        client.force_login(user)
+        for url, data in posts.items():
+            assert client.post(url, data).status_code == 404, (user, url)
+    task.refresh_from_db()
+    phase.refresh_from_db()
+    assert task.title == "BUCC test task" and phase.name == "Evaluation"
+    assert list(task.phases.values_list("slug", flat=True)) == ["evaluation"]
+    assert list(task.organisers.all()) == [organiser]
+    assert not Announcement.objects.exists()
 
 
 # ---- MT probing: annotation URLs, gold and private scores, with the annotator role ----

@@ -17,7 +17,7 @@ from ninja.security import HttpBearer
 
 from evalhub.api.services import resources, tokens
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services import access, pages, submit
+from evalhub.competitions.services import access, pages, submit, tracks
 
 
 class TokenAuth(HttpBearer):
@@ -91,6 +91,12 @@ class TestSetOut(Schema):
     files: list[FileOut]
 
 
+class TrackOut(Schema):
+    slug: str
+    name: str
+    description: str
+
+
 class PhaseOut(Schema):
     slug: str
     name: str
@@ -99,6 +105,10 @@ class PhaseOut(Schema):
     is_open: bool
     daily_limit: int
     total_limit: int
+    #: The limits count each track's runs apart (else shared by the phase).
+    limits_per_track: bool = False
+    #: The phase's tracks; a run must name one of them (``track``) when any.
+    tracks: list[TrackOut] = []
     test_sets: list[TestSetOut]
 
 
@@ -122,6 +132,8 @@ class RunOut(Schema):
     hidden: bool
     #: One of its team's chosen final runs (None: not yours to know).
     final_run: bool | None
+    #: The slug of the track the run competes in (None: the phase has no tracks).
+    track: str | None = None
     failure_category: str
     errors: list[str]
     warnings: list[str]
@@ -145,18 +157,24 @@ class TeamRunsOut(Schema):
 
 class BoardOut(Schema):
     test_set: str
+    #: The track this board ranks (None: the phase has no tracks).
+    track: str | None = None
     primary_metric: str
     #: The bootstrap statistics' signature ("" until computed).
     signature: str = ""
     #: Ranked runs: rank, team, run, method, submitted_at, baseline, every metric,
     #: the primary metric's interval (interval_low, interval_high) and rank band
-    #: (None until computed); for organisers also hidden and final.
+    #: (None until computed); for organisers also hidden and final; ``system``: the
+    #: run's method's fact-sheet answers and paper, as this viewer may see them.
     rows: list[dict[str, object]]
 
 
 class LeaderboardOut(Schema):
     task: str
     phase: str
+    #: The per-system columns of the rows' ``system`` (key, label, description,
+    #: on_leaderboard): fact-sheet questions and the paper.
+    system_columns: list[dict[str, object]] = []
     test_sets: list[BoardOut]
 
 
@@ -188,10 +206,16 @@ def task_detail(request: HttpRequest, slug: str) -> dict[str, object]:
     response=LeaderboardOut,
     url_name="leaderboard-detail",
 )
-def leaderboard(request: HttpRequest, slug: str, phase: str) -> dict[str, object]:
-    return pages.leaderboard_export(
-        phase=_phase(request, slug, phase), user=request.auth
-    )
+def leaderboard(
+    request: HttpRequest, slug: str, phase: str, track: str = ""
+) -> dict[str, object]:
+    """A board per (test set, track) you may see: every track's, or with
+    ``track`` (a track's slug) that track's only (404: no such track)."""
+    phase_obj = _phase(request, slug, phase)
+    track_obj = tracks.by_slug(phase=phase_obj, slug=track) if track else None
+    if track and track_obj is None:
+        raise Http404("No such track.")
+    return pages.leaderboard_export(phase=phase_obj, user=request.auth, track=track_obj)
 
 
 @api.get(
@@ -223,9 +247,12 @@ def run_create(
     method_name: Form[str],
     method_description: Form[str] = "",
     hidden: Form[bool] = False,
+    track: Form[str] = "",
 ) -> Status:
     """Submit a run file (multipart). 201: queued; 422: the file does not parse (the
-    errors name file and line; not counted against limits); 403: not allowed now."""
+    errors name file and line; not counted against limits); 403: not allowed now,
+    or ``track`` (the slug of one of the phase's tracks) is missing or unknown in a
+    phase with tracks."""
     phase_obj = _phase(request, slug, phase)
     if not method_name.strip() or len(method_name) > 100:
         return Status(
@@ -251,6 +278,7 @@ def run_create(
             method_name=method_name,
             method_description=method_description,
             hidden=hidden,
+            track=track,
         )
     except submit.SubmissionRefused as exc:
         return Status(403, {"detail": str(exc)})

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_POST
 from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services import access, exports
+from evalhub.competitions.services import access, exports, figure_pdfs
+from evalhub.competitions.services import tracks as track_service
 
 
 class TokenForm(forms.Form):
@@ -77,16 +78,22 @@ def leaderboard_export(
     if render_export is None:
         raise Http404("No such format.")
     function, content_type = render_export
+    track = None
+    if request.GET.get("track"):
+        track = track_service.by_slug(phase=phase_obj, slug=request.GET["track"])
+        if track is None:
+            raise Http404("No such track.")
     try:
-        body = function(phase=phase_obj, user=request.user)
+        body = function(phase=phase_obj, user=request.user, track=track)
     except exports.NotVisible:
         raise Http404("No such export.") from None
-    return _download(body, content_type, f"{slug}-{phase}-leaderboard.{fmt}")
+    name = f"{slug}-{phase}" + (f"-{track.slug}" if track else "")
+    return _download(body, content_type, f"{name}-leaderboard.{fmt}")
 
 
 def figure_export(request: HttpRequest, pk: int, key: str, fmt: str) -> HttpResponse:
     test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
-    function = {"svg": exports.figure_svg, "pdf": exports.figure_pdf}.get(fmt)
+    function = {"svg": exports.figure_svg, "pdf": figure_pdfs.figure_pdf}.get(fmt)
     if function is None:
         raise Http404("No such format.")
     try:

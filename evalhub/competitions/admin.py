@@ -251,6 +251,7 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
         "team",
         "method_name",
         "phase",
+        "track",
         "status",
         "failure_category",
         "hidden",

@@ -21,6 +21,22 @@ class SubmitForm(forms.Form):
         "only. You can change this later in your team's runs list.",
     )
 
+    def __init__(self, *args, tracks=(), **kwargs):  # noqa: ANN001, ANN002, ANN003
+        """``tracks``: the phase's tracks; with any, the run must name one (a
+        select; a phase without tracks shows none)."""
+        super().__init__(*args, **kwargs)
+        if tracks:
+            self.fields["track"] = forms.ChoiceField(
+                label="Track",
+                choices=[("", "Choose a track")] + [(t.slug, t.name) for t in tracks],
+                help_text="The track this run competes in; it cannot change once "
+                "the run is scored. "
+                + " ".join(
+                    f"{t.name}: {t.description}" for t in tracks if t.description
+                ),
+            )
+            self.order_fields(["run", "track"])
+
 
 class RegisterForm(forms.Form):
     existing_team = forms.ModelChoiceField(

@@ -1,7 +1,8 @@
 """Boards follow every saved change of what they show, whichever page, admin action
 or script saves it: test sets (visibility, reveal, counted, gold), phases (final-run
 count, dates), tasks (state, gold release, title), gold and input files, and runs
-edited or deleted outside the services (the services invalidate themselves). The
+edited or deleted outside the services (the services invalidate themselves), and
+tracks (names on the boards; the cached list of a phase's tracks). The
 invalidation happens after the transaction commits (``services/boardcache.py``).
 Connected in ``CompetitionsConfig.ready``."""
 
@@ -15,8 +16,9 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
     TestSetFile,
+    Track,
 )
-from evalhub.competitions.services import boardcache
+from evalhub.competitions.services import boardcache, tracks
 
 
 def _test_set(*, instance: TestSet, **_: object) -> None:
@@ -42,6 +44,11 @@ def _run(*, instance: Submission, created: bool = False, **_: object) -> None:
         boardcache.invalidate_phase(phase=instance.phase_id)
 
 
+def _track(*, instance: Track, **_: object) -> None:
+    tracks.forget(phase_id=instance.phase_id)
+    boardcache.invalidate_phase(phase=instance.phase_id, refresh_statistics=False)
+
+
 def connect() -> None:
     for model, receiver in (
         (TestSet, _test_set),
@@ -49,6 +56,7 @@ def connect() -> None:
         (SharedTask, _task),
         (TestSetFile, _file),
         (Submission, _run),
+        (Track, _track),
     ):
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")

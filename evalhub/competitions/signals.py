@@ -24,6 +24,12 @@ gold_released = Signal()
 #: being ``(label, url)`` pairs: what a feature app offers for this task (e.g. the
 #: annotation pages of an mt_lexicon_probe task). Receivers must not write.
 dashboard_links = Signal()
+#: Sent (when the page is built; not after a commit) with ``task`` while its organiser
+#: dashboard is rendered. A receiver returns ``None`` or ``(template_name, context)``:
+#: a panel shown at the top of the dashboard, the template included with ``panel``
+#: bound to ``context`` (e.g. the console's checklist of what is missing before the
+#: task can open). Receivers must not write.
+dashboard_panels = Signal()
 #: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
 #: scores a test set's boards rank may have changed (a run scored or rescored,
 #: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by
@@ -31,3 +37,33 @@ dashboard_links = Signal()
 #: the scores (the rankings app: intervals, significance and the Ladder) and
 #: must be quick (enqueue a job). Return values are ignored.
 scores_changed = Signal()
+#: Sent (when a page, export or package is built; not after a commit) with ``phase``
+#: and ``viewer`` (a user, possibly anonymous). A receiver returns ``None`` or a list
+#: of ``services.systems.SystemColumn``: per-method columns (fact-sheet answers, paper
+#: links) holding only what this viewer may see. Read them through
+#: ``services.systems.system_columns``. Receivers must not write.
+system_columns = Signal()
+#: Sent with ``submission`` before a team chooses it as a final run. A receiver returns
+#: ``None`` or a plain-text reason the choice is refused (e.g. the method's fact sheet
+#: is incomplete). Read through ``services.systems.final_choice_refusals``.
+final_choice_check = Signal()
+#: Sent (when the run page or the submit page is built; not after a commit) with
+#: ``phase``, ``viewer`` and ``submission`` (``None`` on the submit page). A receiver
+#: returns ``None`` or ``(heading, items)``, items being ``(text, url)`` pairs (``url``
+#: "" for plain text): what a feature app shows about the run's method or the
+#: viewer's team there (its fact sheet, its paper), only what this viewer may see.
+#: Receivers must not write.
+run_panels = Signal()
+#: Sent with ``task`` while its bundle is exported. A receiver returns ``None`` or
+#: ``(key, value)``: a top-level key of ``task.yaml`` and its YAML-safe value.
+bundle_export = Signal()
+#: Sent with ``task`` and ``sections`` (top-level key of ``task.yaml`` -> its node:
+#: ``.value`` and 1-based ``.line``, nested the same way) while a bundle is imported,
+#: inside its transaction, after the task, phases and test sets are created. A
+#: receiver reads its own key, creates its rows and returns ``None`` or a list of
+#: ``(line, message)`` problems: with any, the import fails and nothing is created.
+bundle_import = Signal()
+#: Sent with ``tasks`` (the demo tasks just created, their runs submitted) by
+#: ``services/demo.seed_demo``: feature apps add their demo rows. Return values are
+#: ignored.
+demo_seeded = Signal()

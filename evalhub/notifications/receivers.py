@@ -15,6 +15,7 @@ from django.db import DatabaseError
 from django.dispatch import receiver
 
 from evalhub.competitions import signals as competitions
+from evalhub.console import signals as console
 from evalhub.notifications.services import events
 from evalhub.teams import signals as teams
 
@@ -78,3 +79,11 @@ def on_invitation_accepted(
     sender: object, invitation_id: int, **kwargs: object
 ) -> None:
     events.invitation_accepted(invitation_id=invitation_id)
+
+
+@receiver(console.announcement_posted, dispatch_uid="notify-announcement")
+@_best_effort
+def on_announcement_posted(
+    sender: object, announcement_id: int, **kwargs: object
+) -> None:
+    events.announcement_posted(announcement_id=announcement_id)

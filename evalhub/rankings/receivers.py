@@ -1,13 +1,16 @@
 """How rankings plugs into the core's flows (connected in ``RankingsConfig.ready``):
 the Ladder as the core's score gate, the board statistics source, the statistics
-refresh after every change of a test set's scores, and the boards following a
-change of the phase's ranking settings."""
+refresh after every change of a test set's scores, the boards following a
+change of the phase's ranking settings, and the overview-paper package (its
+figures drawn by a worker; a link per phase on the organiser dashboard)."""
 
 from __future__ import annotations
 
 from django.db.models.signals import post_delete, post_save
+from django.urls import reverse
 
 from evalhub.competitions import signals
+from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services import boardcache, leaderboard, refreshes, visibility
 from evalhub.rankings.models import PhaseRanking
 
@@ -21,12 +24,27 @@ def _ranking_changed(*, instance: PhaseRanking, **_: object) -> None:
     boardcache.invalidate_phase(phase=instance.phase_id)
 
 
+def _dashboard_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None:  # type: ignore[type-arg]
+    links = [
+        (
+            f"{phase.name}: overview-paper package (zip)",
+            reverse("rankings:package", args=[task.slug, phase.slug]),
+        )
+        for phase in task.phases.all()
+    ]
+    return ("Overview paper", links) if links else None
+
+
 def connect() -> None:
     from evalhub.rankings import jobs
-    from evalhub.rankings.services import ladder, statistics
+    from evalhub.rankings.services import ladder, package, statistics
 
+    package.register_preparer(lambda pk: jobs.prepare_package.delay(pk))
+    signals.dashboard_links.connect(_dashboard_links, dispatch_uid="rk-package")
     visibility.register_score_gate(ladder.LadderGate())
-    leaderboard.register_statistics(lambda ts: statistics.cached(test_set=ts))
+    leaderboard.register_statistics(
+        lambda ts, track_id: statistics.cached(test_set=ts, track_id=track_id)
+    )
     refreshes.register(refreshes.STATISTICS, jobs.refresh_statistics)
     signals.scores_changed.connect(_scores_changed, dispatch_uid="rankings-refresh")
     post_save.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-save")

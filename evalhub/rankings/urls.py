@@ -27,4 +27,9 @@ urlpatterns = [
         views.chart_detail,
         name="chart-detail",
     ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/package.zip",
+        views.package_download,
+        name="package",
+    ),
 ]

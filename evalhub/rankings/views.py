@@ -8,16 +8,20 @@ import json
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from evalhub.competitions.models import TestSet
+from evalhub.competitions.models import Phase, TestSet
 from evalhub.competitions.services import access
 from evalhub.rankings.models import TestSetStatistics
-from evalhub.rankings.services import exports, statistics
+from evalhub.rankings.services import exports, package, package_files, statistics
 
 
 def _page(request: HttpRequest, pk: int) -> dict[str, object]:
     test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
     try:
-        return exports.significance(test_set=test_set, user=request.user)
+        return exports.significance(
+            test_set=test_set,
+            user=request.user,
+            track_slug=request.GET.get("track"),
+        )
     except exports.Hidden:
         raise Http404("No such test set.") from None
 
@@ -29,6 +33,8 @@ def significance_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def significance_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     page = _page(request, pk)
     name = f"significance-{page['test_set'].slug}"  # type: ignore[attr-defined]
+    if page["track"] is not None:
+        name += f"-{page['track'].slug}"  # type: ignore[attr-defined]
     if fmt == "json":
         body, kind = json.dumps(exports.as_json(page), indent=1), "application/json"
     elif fmt == "csv":
@@ -78,3 +84,25 @@ def comparison_detail(request: HttpRequest, pk: int, a: int, b: int) -> HttpResp
     except statistics.NotComparable:
         raise Http404("No such comparison.") from None
     return HttpResponse(json.dumps(data, indent=1), content_type="application/json")
+
+
+def package_download(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The overview-paper package (zip), or a "being prepared" page (202) that
+    reloads itself while a worker draws its figures."""
+    phase_obj = get_object_or_404(
+        Phase.objects.select_related("task"), task__slug=slug, slug=phase
+    )
+    try:
+        name, body = package_files.download(phase=phase_obj, user=request.user)
+    except package.NotAvailable:
+        raise Http404("No such package.") from None
+    except package.Preparing:
+        context = {"phase": phase_obj, "task": phase_obj.task}
+        response = render(request, "rankings/package_preparing.html", context)
+        response.status_code = 202
+        response["Cache-Control"] = "no-store"
+        return response
+    response = HttpResponse(body, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "private, no-store"
+    return response

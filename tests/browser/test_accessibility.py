@@ -72,6 +72,17 @@ def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]
             "run-items",
             reverse("competitions:run-item-detail", args=[run.pk, test_set.pk]),
         ),
+        ("console-testsets", reverse("console:testsets", args=[task.slug])),
+        ("console-testset-add", reverse("console:testset-create", args=[task.slug])),
+        (
+            "console-files",
+            reverse("console:testset-files", args=[task.slug, test_set.pk]),
+        ),
+        (
+            "console-visibility",
+            reverse("console:testset-visibility", args=[task.slug, test_set.pk]),
+        ),
+        ("console-gold-release", reverse("console:gold-release", args=[task.slug])),
     ]
     return {"anonymous": public, "participant": participant, "organiser": organiser}
 

@@ -1,6 +1,6 @@
 """Viewers between a change and its commit (real PostgreSQL, two connections): a
 board read in that gap is the old board, and it is never kept past the commit; two
-gold replacements at once give two versions."""
+gold replacements at once give two versions; board versions bumped at once all count."""
 
 from __future__ import annotations
 
@@ -83,3 +83,24 @@ def test_two_gold_replacements_at_once_give_two_versions(test_set, bucc_demo):
     assert all(not errors for _, errors in threads)
     test_set.refresh_from_db()
     assert test_set.gold_version == 2
+
+
+def test_board_versions_bumped_at_once_all_count(test_set):
+    """Board versions are rows of the database, raised in one UPDATE each: bumps
+    from two connections at the same moment never share a version (and the first
+    bumps of a test set, which create its row, do not collide either)."""
+    from evalhub.competitions.services import boardcache
+
+    start = threading.Barrier(2, timeout=WAIT)
+    before = boardcache.version(test_set.pk)
+
+    def bump() -> None:
+        start.wait()
+        for _ in range(10):
+            boardcache.bump([test_set.pk])
+
+    threads = [_in_thread(bump) for _ in range(2)]
+    for thread, _ in threads:
+        thread.join(WAIT)
+    assert all(not errors for _, errors in threads)
+    assert boardcache.version(test_set.pk) == before + 20

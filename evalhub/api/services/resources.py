@@ -37,7 +37,7 @@ def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
     organiser = access.is_organiser(user, task)
     task_type = task.type
     phases = []
-    for phase in task.phases.prefetch_related("test_sets__files"):
+    for phase in task.phases.prefetch_related("test_sets__files", "tracks"):
         phases.append(
             {
                 "slug": phase.slug,
@@ -47,6 +47,11 @@ def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
                 "is_open": phase.is_open(),
                 "daily_limit": phase.daily_limit,
                 "total_limit": phase.total_limit,
+                "limits_per_track": phase.limits_per_track,
+                "tracks": [
+                    {"slug": t.slug, "name": t.name, "description": t.description}
+                    for t in phase.tracks.all()
+                ],
                 "test_sets": [
                     {
                         "slug": ts.slug,
@@ -106,6 +111,7 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
         "final": submission.is_final,
         "hidden": submission.hidden,
         "final_run": submission.final_selected if private_ok else None,
+        "track": submission.track.slug if submission.track_id else None,
         "failure_category": submission.failure_category,
         "errors": submission.failure_message.splitlines() if private_ok else [],
         "warnings": list(submission.warnings) if private_ok else [],
@@ -121,7 +127,7 @@ def team_runs(*, phase: Phase, user: object) -> list[dict[str, object]]:
     if not getattr(user, "is_authenticated", False):
         return []
     runs = Submission.objects.filter(phase=phase, team__members=user).select_related(
-        "phase__task", "team"
+        "phase__task", "team", "track"
     )
     return [run_status(submission=s, user=user) for s in runs]
 

@@ -14,18 +14,26 @@ from evalhub.competitions.models.artefacts import (
     _plot_path,
     _task_artefact_path,
 )
-from evalhub.competitions.models.phases import Phase, TestSet, TestSetFile, _data_path
+from evalhub.competitions.models.phases import (
+    BoardVersion,
+    Phase,
+    TestSet,
+    TestSetFile,
+    _data_path,
+)
 from evalhub.competitions.models.scores import Evaluation, Score, ScoreSnapshot
-from evalhub.competitions.models.submissions import Submission, _run_path
+from evalhub.competitions.models.submissions import Submission, TrackFixed, _run_path
 from evalhub.competitions.models.tasks import (
     SharedTask,
     _task_type_choices,
     organised_task_ids,
 )
 from evalhub.competitions.models.teams import Registration, Team
+from evalhub.competitions.models.tracks import Track
 
 __all__ = [
     "Artefact",
+    "BoardVersion",
     "Evaluation",
     "Phase",
     "Registration",
@@ -37,6 +45,8 @@ __all__ = [
     "Team",
     "TestSet",
     "TestSetFile",
+    "Track",
+    "TrackFixed",
     "organised_task_ids",
     # named by migrations/0001_initial.py (upload paths, choices)
     "_data_path",

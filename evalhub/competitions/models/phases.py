@@ -31,6 +31,13 @@ class Phase(models.Model):
         "(a team that chooses none is ranked by its best public run); 0: every run "
         "counts and the best one per team is ranked",
     )
+    #: With tracks (``Track``): the daily and total limits count a team's runs in
+    #: each track apart (True) or all its runs in the phase together (False).
+    limits_per_track = models.BooleanField(
+        default=False,
+        help_text="With tracks: the limits apply to each track apart (unticked: "
+        "shared by all tracks of the phase)",
+    )
     order = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -83,6 +90,25 @@ class TestSet(models.Model):
     @property
     def scores_public(self) -> bool:
         return self.visibility == self.Visibility.PUBLIC or self.revealed
+
+
+class BoardVersion(models.Model):
+    """The version of a test set's boards, which their caches are keyed on: bumped in
+    one ``UPDATE ... SET version = version + 1`` once a change of what they show has
+    committed (``services/boardcache.py``). A row of its own rather than a column of
+    ``TestSet``, so that saving a test set read before a bump (a form, the admin)
+    never writes an old version back; created by the first bump (none: version 0)."""
+
+    test_set = models.OneToOneField(
+        TestSet,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="board_version",
+    )
+    version = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.test_set_id}: v{self.version}"
 
 
 def _data_path(instance: TestSetFile, filename: str) -> str:

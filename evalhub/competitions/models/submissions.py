@@ -16,6 +16,11 @@ from django.utils import timezone
 
 from evalhub.competitions.models.phases import Phase
 from evalhub.competitions.models.teams import Team
+from evalhub.competitions.models.tracks import Track
+
+
+class TrackFixed(Exception):
+    """A run's track cannot change once it is being scored (or later)."""
 
 
 def _run_path(instance: Submission, filename: str) -> str:
@@ -44,6 +49,16 @@ class Submission(models.Model):
         Phase, on_delete=models.CASCADE, related_name="submissions"
     )
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
+    #: The track the run competes in: None exactly when its phase has no tracks.
+    #: Fixed once scoring starts (``change_track``; ``save`` refuses a change).
+    #: A track cannot be deleted while a run uses it.
+    track = models.ForeignKey(
+        Track,
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="submissions",
+    )
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -91,12 +106,45 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"run {self.pk} ({self.team}, {self.method_name})"
 
+    def save(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        """Refuses (``TrackFixed``) to store a changed track of a run that is
+        being scored or was scored, failed or rejected, whoever saves it (admin,
+        shell, a service): one query, against the stored row."""
+        if not self._state.adding and self.pk is not None:
+            fixed = (
+                type(self)
+                .objects.filter(pk=self.pk)
+                .exclude(status__in=self.TRACK_CHANGEABLE)
+                .exclude(track_id=self.track_id)
+                .exists()
+            )
+            if fixed:
+                raise TrackFixed(
+                    f"Run {self.pk} is {self.get_status_display().lower()}: its "
+                    "track can no longer change."
+                )
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("competitions:run-detail", args=[self.pk])
 
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATES
+
+    #: States in which the run's track may still change (nothing scored yet).
+    TRACK_CHANGEABLE = frozenset({Status.VALIDATING, Status.QUEUED})
+
+    @classmethod
+    def change_track(cls, pk: int, track_id: int | None) -> bool:
+        """Move a run that is not being scored yet to another track of its phase
+        (atomic: False, and nothing changed, once scoring has started)."""
+        return (
+            cls.objects.filter(pk=pk, status__in=cls.TRACK_CHANGEABLE).update(
+                track_id=track_id
+            )
+            == 1
+        )
 
     # --- single-row state transitions (atomic claims) ------------------------------
     @classmethod

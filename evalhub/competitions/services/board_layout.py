@@ -38,15 +38,8 @@ class Layout:
 
 
 def default_metrics(task_type: TaskType) -> tuple[str, ...]:
-    """The metric keys shown by default: the task type's ``board_metrics`` (every
-    metric when it declares none), the primary metric always among them."""
-    keys = tuple(m.key for m in task_type.metrics)
-    declared = tuple(k for k in task_type.board_metrics if k in keys)
-    if not declared:
-        return keys
-    if task_type.primary_metric not in declared:
-        declared = (task_type.primary_metric, *declared)
-    return declared
+    """The metric keys shown by default (``TaskType.default_metrics``)."""
+    return task_type.default_metrics()
 
 
 def layout(*, task_type: TaskType, board: leaderboard.Board) -> Layout:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 import zoneinfo
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
@@ -17,8 +17,14 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet
-from evalhub.competitions.services import access, leaderboard
+from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet, Track
+from evalhub.competitions.services import (
+    access,
+    boardcache,
+    leaderboard,
+    systems,
+    tracks,
+)
 from evalhub.precompiled import Precompiled, fields, instance
 
 
@@ -29,12 +35,21 @@ class BoardView:
     plots: tuple[TaskArtefact, ...]
     analysis: TaskArtefact | None
     show_private_analysis: bool
+    #: Feature apps' per-system columns shown on the board (fact-sheet answers,
+    #: papers) and each row's cells: run id -> ((text, url), ...).
+    system_columns: tuple[systems.SystemColumn, ...] = ()
+    cells: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    @property
+    def system_count(self) -> int:
+        return len(self.system_columns)
 
 
 def leaderboard_phase(*, slug: str, phase_slug: str) -> tuple[Phase, list[TestSet]]:
-    """The leaderboard page's phase (its task loaded) and test sets, in one
-    precompiled query (see ``evalhub.precompiled``: this page is the site's busiest,
-    and compiling its queries had cost more than running them). Raises
+    """The leaderboard page's phase (its task loaded) and test sets with their
+    board versions (``boardcache.carry``), in one precompiled query (see
+    ``evalhub.precompiled``: this page is the site's busiest, and compiling its
+    queries had cost more than running them). Raises
     ``Phase.DoesNotExist``; the caller checks the task's visibility."""
     rows = _PAGE_ROWS.rows(slug=slug, phase_slug=phase_slug)
     if not rows:  # no such phase, or one without test sets yet
@@ -44,12 +59,13 @@ def leaderboard_phase(*, slug: str, phase_slug: str) -> tuple[Phase, list[TestSe
         return phase, []
     n_ts, n_phase = len(_TEST_SET_FIELDS), len(_PHASE_FIELDS)
     first = rows[0]
-    phase = instance(Phase, first[n_ts : n_ts + n_phase])
-    phase.task = instance(SharedTask, first[n_ts + n_phase :])
+    phase = instance(Phase, first[n_ts + 1 : n_ts + 1 + n_phase])
+    phase.task = instance(SharedTask, first[n_ts + 1 + n_phase :])
     test_sets = []
     for row in rows:
         test_set = instance(TestSet, row[:n_ts])
         test_set.phase = phase
+        boardcache.carry(test_set, row[n_ts])
         test_sets.append(test_set)
     return phase, test_sets
 
@@ -60,7 +76,10 @@ _PAGE_ROWS = Precompiled(
     lambda slug, phase_slug: TestSet.objects.filter(
         phase__task__slug=slug, phase__slug=phase_slug
     ).values_list(
-        *_TEST_SET_FIELDS, *_PHASE_FIELDS, *fields(SharedTask, "phase__task__")
+        *_TEST_SET_FIELDS,
+        boardcache.VERSION_FIELD,
+        *_PHASE_FIELDS,
+        *fields(SharedTask, "phase__task__"),
     ),
     slug="\x00task-slug",
     phase_slug="\x00phase-slug",
@@ -68,17 +87,26 @@ _PAGE_ROWS = Precompiled(
 
 
 def leaderboard_page(
-    *, phase: Phase, test_sets: list[TestSet], user: object
+    *,
+    phase: Phase,
+    test_sets: list[TestSet],
+    user: object,
+    track: Track | None = None,
 ) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
     (see ``boards_fragment``; ``phase`` and ``test_sets`` from
-    ``leaderboard_phase``)."""
+    ``leaderboard_phase``). In a phase with tracks: the boards of ``track``, or
+    of every track together (None), and the track selector."""
     task = phase.task
     return {
         "task": task,
         "phase": phase,
         "test_sets": test_sets,
-        "boards_html": boards_fragment(phase=phase, test_sets=test_sets, user=user),
+        "tracks": tracks.phase_tracks(phase),
+        "track": track,
+        "boards_html": boards_fragment(
+            phase=phase, test_sets=test_sets, user=user, track=track
+        ),
         "primary": task.type.metric(task.type.primary_metric),
         "finals": leaderboard.finals_apply(phase),
         "has_private": any(
@@ -94,11 +122,13 @@ def boards_fragment(
     test_sets: list[TestSet],
     user: object,
     viewer: bool = True,
+    track: Track | None = None,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
     zone, from the fragment cache (``leaderboard.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
-    is noted for ``warm_leaderboard``."""
+    is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
+    of every track, each row marked with its track); part of the fragment's key."""
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
@@ -116,13 +146,17 @@ def boards_fragment(
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
-                "boards": _board_views(test_sets, user, *audience),
+                "boards": _board_views(phase, test_sets, user, *audience, track=track),
                 "primary": primary,
+                "track": track,
             },
         )
 
+    track_key = None if track is None else (track.pk, track.slug, track.name)
     return leaderboard.fragment(
-        test_sets=test_sets, vary_on=(phase.pk, zone, audience), render=render
+        test_sets=test_sets,
+        vary_on=(phase.pk, zone, audience, track_key),
+        render=render,
     )
 
 
@@ -137,7 +171,9 @@ _noted: dict[tuple[int, str], float] = {}  # process-local: (phase, zone) -> las
 
 def warm_leaderboard(test_set_id: int) -> None:
     """Render the public boards of the test set's phase, in each time zone they were
-    viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there.
+    viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there
+    (the default view: every track together; a track's view is rendered by its
+    first request).
     ``leaderboard.invalidate`` calls it in worker processes, just before a new
     version of the board shows (see ``leaderboard.render_ahead_with``), so that no
     viewer's request renders them; a board nobody reads costs nothing.
@@ -218,15 +254,19 @@ def anonymous_leaderboard(
 
 
 def _board_views(
+    phase: Phase,
     test_sets: list[TestSet],
     user: object,
     shown: tuple[bool, ...],
     detail: bool,
     hidden_runs: bool,
+    track: Track | None = None,
 ) -> list[BoardView]:
     """What the fragment shows; it depends on ``user`` only through the audience
-    flags (``shown``, ``detail``, ``hidden_runs``), which key the cache."""
+    flags (``shown``, ``detail``, ``hidden_runs``), which key the cache (the
+    per-system columns too: ``signals.system_columns`` answers per organiser flag)."""
     views = []
+    columns = tuple(systems.system_columns(phase, user, board_only=True))
     for ts, visible in zip(test_sets, shown, strict=True):
         if not visible:
             views.append(BoardView(ts, None, (), None, False))
@@ -243,37 +283,66 @@ def _board_views(
             ),
             None,
         )
+        board = leaderboard.board(test_set=ts, include_hidden=hidden_runs, track=track)
         views.append(
             BoardView(
                 ts,
-                leaderboard.board(test_set=ts, include_hidden=hidden_runs),
+                board,
                 plots,
                 analysis,
                 detail,
+                columns,
+                systems.cells(
+                    list(columns),
+                    board.rows,
+                    systems.teams_of(r.submission_id for r in board.rows),
+                )
+                if columns
+                else {},
             )
         )
     return views
 
 
-def leaderboard_export(*, phase, user: object) -> dict[str, object]:  # noqa: ANN001
+def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:  # noqa: ANN001
+    """The boards per (test set, track) ``user`` may see (``track``: that track's
+    only; ``leaderboard.track_boards``); ``track`` is None in a phase without
+    tracks."""
     out: dict[str, object] = {
         "task": phase.task.slug,
         "phase": phase.slug,
         "test_sets": [],
     }
     organiser = access.can_see_hidden_runs(user, phase.task)
+    # Feature apps' per-system columns (fact-sheet answers, papers): every one, as
+    # this viewer may see them; each row carries its system's values.
+    columns = systems.system_columns(phase, user)
+    out["system_columns"] = [
+        {"key": c.key, "label": c.label, "description": c.description,
+         "on_leaderboard": c.on_board}
+        for c in columns
+    ]  # fmt: skip
     for ts in phase.test_sets.all():
         if not access.can_see_scores(user, ts):
             continue
-        board = leaderboard.board_for(test_set=ts, user=user)
-        out["test_sets"].append(  # type: ignore[attr-defined]
-            {
-                "test_set": ts.slug,
-                "primary_metric": board.primary_metric,
-                "signature": board.signature,
-                "rows": [_export_row(r, organiser) for r in board.rows],
-            }
-        )
+        for t, board in leaderboard.track_boards(test_set=ts, user=user, track=track):
+            team_of = systems.teams_of(r.submission_id for r in board.rows)
+            rows = []
+            for r in board.rows:
+                row = _export_row(r, organiser)
+                if columns:
+                    system = (team_of.get(r.submission_id), r.method_name)
+                    row["system"] = systems.export_values(columns, system)  # type: ignore[arg-type]
+                rows.append(row)
+            out["test_sets"].append(  # type: ignore[attr-defined]
+                {
+                    "test_set": ts.slug,
+                    "track": None if t is None else t.slug,
+                    "primary_metric": board.primary_metric,
+                    "signature": board.signature,
+                    "rows": rows,
+                }
+            )
     return out
 
 

@@ -1,17 +1,19 @@
-"""The boards' cache: a version number per test set (in the cache, bumped by
-``invalidate``), under which boards, fragments and whole pages are kept.
+"""The boards' cache: a version number per test set (``BoardVersion``, in the
+database), under which boards, fragments and whole pages are kept in the cache.
 
-Invalidation is tied to the transaction that makes the change: the version is
-bumped once it commits (``transaction.on_commit``; at once outside a transaction),
-so a viewer who reads the board between the change and the commit caches the old
-board under a version that the commit then retires. Inside a transaction it is also
-bumped at once (no viewer can see the change before the commit; the second bump
-retires what was cached meanwhile), so code and tests that read their own
-uncommitted change get the new board. The bump is ``add`` + ``INCR``, atomic in
-Redis, so concurrent changes never share a version. A version key starts at the
-clock in nanoseconds, whoever creates it (a bump or a reader), so a key lost to
-eviction or a Redis restart starts again above every version used before and never
-finds a board cached under an old number.
+``bump`` raises the versions in one ``UPDATE ... SET version = version + 1``, so
+concurrent bumps both count, and ``invalidate`` calls it once the transaction that
+made the change commits (``transaction.on_commit``; at once outside a transaction):
+a viewer who reads the board between the change and the commit caches the old
+board under the old version, which the commit's bump retires; a viewer who reads
+the new version reads the committed change with it (the version is read first).
+A version bumped inside the change's transaction would be reused after a
+rollback, with the boards cached meanwhile under it: it never is. Inside the
+transaction, the test sets it changed are keyed by a token of that transaction
+(``_uncommitted``), so code and tests reading their own uncommitted change get the
+new board, which nobody else ever reads. The versions live with the data: a lost
+cache (eviction, a Redis restart) only costs renders, never brings an old board
+back.
 
 Every change of what a board shows invalidates it: scored or rescored runs and
 statistics (the services that make them), a run hidden or chosen as final
@@ -23,33 +25,110 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import logging
-import time
+import secrets
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions import queue, signals
-from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.competitions.models import BoardVersion, Phase, SharedTask, TestSet
 
 log = logging.getLogger(__name__)
 
-
-def _version_key(test_set_id: int) -> str:
-    return f"leaderboard:version:{test_set_id}"
-
-
-def _base() -> int:
-    """Where a new version key starts: above every version an earlier key of the
-    same test set reached (one bump per nanosecond is out of reach)."""
-    return time.time_ns()
+#: Where ``leaderboard_phase``'s precompiled query reads the version from (see
+#: ``carry``): the page's one query brings its boards' versions too.
+VERSION_FIELD = "board_version__version"
 
 
-def _bump(test_set_id: int) -> None:
-    key = _version_key(test_set_id)
-    cache.add(key, _base(), timeout=None)
-    cache.incr(key)
+def bump(test_set_ids: Iterable[int]) -> None:
+    """Raise the board versions of these test sets by one, atomically (the
+    row's first bump creates it). Call it after the change committed: this is
+    what ``invalidate`` does."""
+    ids = sorted(set(test_set_ids))
+    with transaction.atomic():
+        BoardVersion.objects.bulk_create(
+            [BoardVersion(test_set_id=pk) for pk in ids], ignore_conflicts=True
+        )
+        BoardVersion.objects.filter(test_set_id__in=ids).update(
+            version=F("version") + 1
+        )
+
+
+def carry(test_set: TestSet, stored: int | None) -> None:
+    """Keep the board version read with ``test_set`` (``VERSION_FIELD``) on it,
+    for ``versions`` to use instead of a query."""
+    test_set._board_version = stored or 0  # noqa: SLF001
+
+
+def version(test_set: TestSet | int) -> int | str:
+    """The test set's board version as cache keys hold it (see ``versions``)."""
+    pk = test_set if isinstance(test_set, int) else test_set.pk
+    return versions([test_set])[pk]
+
+
+def versions(test_sets: Iterable[TestSet | int]) -> dict[int, int | str]:
+    """The board versions: those carried by the test sets (``carry``), the others
+    in one query. While rendering ahead, the bumped one as it will be; inside a
+    transaction that changed a board, a version private to the transaction."""
+    found: dict[int, int | str] = {}
+    missing = []
+    for ts in test_sets:
+        carried = getattr(ts, "_board_version", None)
+        if isinstance(ts, int) or carried is None:
+            missing.append(ts if isinstance(ts, int) else ts.pk)
+        else:
+            found[ts.pk] = carried
+    if missing:
+        found.update(_stored(missing))
+    ahead = _predicted.get()
+    if ahead:
+        found.update({pk: v for pk, v in ahead[0].items() if pk in found})
+    for pk, token in _uncommitted().items():
+        if pk in found:
+            found[pk] = f"{found[pk]}~{token}"
+    return found
+
+
+def _stored(test_set_ids: Iterable[int]) -> dict[int, int]:
+    ids = list(test_set_ids)
+    stored = BoardVersion.objects.filter(test_set_id__in=ids)
+    return {
+        **dict.fromkeys(ids, 0),
+        **dict(stored.values_list("test_set_id", "version")),
+    }
+
+
+class _AfterCommit:
+    """What ``invalidate`` runs once the transaction commits; until then (or a
+    rollback drops it), its test set's boards are keyed by ``token``."""
+
+    def __init__(self, test_set_id: int, refresh_statistics: bool) -> None:
+        self.test_set_id = test_set_id
+        self.refresh_statistics = refresh_statistics
+        self.token = secrets.token_hex(8)
+        self.ran = False
+
+    def __call__(self) -> None:
+        self.ran = True
+        _render_then_bump(self.test_set_id)
+        if self.refresh_statistics:
+            signals.scores_changed.send(sender=TestSet, test_set_id=self.test_set_id)
+
+
+def _uncommitted() -> dict[int, str]:
+    """Test sets changed by the open transaction (their bumps wait for its
+    commit) -> its token: the callbacks it still holds (Django drops those of a
+    rolled-back transaction or savepoint)."""
+    if not connection.in_atomic_block:
+        return {}
+    return {
+        func.test_set_id: func.token
+        for _, func, _ in connection.run_on_commit
+        if isinstance(func, _AfterCommit) and not func.ran
+    }
 
 
 def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
@@ -61,35 +140,42 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
     invalidates the board again without asking for another refresh.
 
     In a worker process (see ``render_ahead_with``) the public boards are rendered
-    as they will be after the committed bump, before it, so that viewers go on
-    getting the previous page until the new one is ready."""
-    if connection.in_atomic_block:
-        _bump(test_set_id)
-
-    def committed() -> None:
-        _render_then_bump(test_set_id)
-        if refresh_statistics:
-            signals.scores_changed.send(sender=TestSet, test_set_id=test_set_id)
-
+    as they will be after the bump, before it, so that viewers go on getting the
+    previous page until the new one is ready."""
     # robust: the change is committed; a cache or broker failure here is logged
-    # (the versions then expire with the cache) rather than failing the request.
-    transaction.on_commit(committed, robust=True)
+    # rather than failing the request.
+    transaction.on_commit(_AfterCommit(test_set_id, refresh_statistics), robust=True)
 
 
 def _render_then_bump(test_set_id: int) -> None:
-    key = _version_key(test_set_id)
+    written: list[str] = []
     if _render_ahead:
+        ahead = {test_set_id: _stored([test_set_id])[test_set_id] + 1}
+        token = _predicted.set((ahead, written))
         try:
-            token = _predicted.set({test_set_id: (cache.get(key) or _base()) + 1})
-            try:
-                _render_ahead[0](test_set_id)
-            finally:
-                _predicted.reset(token)
+            _render_ahead[0](test_set_id)
         except Exception:  # noqa: BLE001 - viewers will render it themselves
             log.warning(
                 "could not render test set %s ahead", test_set_id, exc_info=True
             )
-    _bump(test_set_id)
+        finally:
+            _predicted.reset(token)
+    try:
+        bump([test_set_id])
+    except Exception:
+        # Rendered for a version that may never be reached, or reached by a later
+        # change: drop it.
+        cache.delete_many(written)
+        raise
+
+
+def store(key: str, value: object, timeout: int) -> None:
+    """Cache ``value`` under a key holding board versions (noted while rendering
+    ahead, see ``_render_then_bump``)."""
+    cache.set(key, value, timeout)
+    ahead = _predicted.get()
+    if ahead:
+        ahead[1].append(key)
 
 
 def invalidate_phase(*, phase: Phase | int, refresh_statistics: bool = True) -> None:
@@ -119,9 +205,10 @@ def invalidate_task(*, task: SharedTask | int) -> None:
 
 #: The renderer ``invalidate`` calls before a bump (a list of at most one).
 _render_ahead: list[Callable[[int], None]] = []
-#: Board versions as they will be after the bump being prepared.
-_predicted: contextvars.ContextVar[Mapping[int, int] | None] = contextvars.ContextVar(
-    "leaderboard_predicted_versions", default=None
+#: While rendering ahead: board versions as they will be after the bump, and the
+#: keys cached under them.
+_predicted: contextvars.ContextVar[tuple[Mapping[int, int], list[str]] | None] = (
+    contextvars.ContextVar("leaderboard_predicted_versions", default=None)
 )
 
 
@@ -130,25 +217,11 @@ def render_ahead_with(render: Callable[[int], None] | None) -> None:
     board versions read by ``board`` and ``fragment`` showing the bump already
     (``None``: stop). Worker processes set it (``evalhub.celery``): rendering a
     board of 50 teams takes tens of milliseconds, which a web process would spend
-    in one of its threads while slowing the others. If another change lands while
-    it renders, its own bump makes a version nobody rendered ahead, and the
-    viewers' first request renders it: never a stale page under a new version."""
+    in one of its threads while slowing the others. If another change is bumped
+    while it renders, the boards rendered ahead show at most until that bump,
+    which makes a version nobody rendered ahead (the viewers' first request
+    renders it); if the bump fails, what was rendered ahead is dropped."""
     _render_ahead[:] = [render] if render is not None else []
-
-
-def _versions(test_set_ids: Iterable[int]) -> dict[int, int | None]:
-    """The current board versions (as they will be, while rendering ahead)."""
-    ids = list(test_set_ids)
-    found = cache.get_many([_version_key(pk) for pk in ids])
-    for pk in ids:
-        if found.get(_version_key(pk)) is None:  # never bumped, or evicted
-            cache.add(_version_key(pk), _base(), timeout=None)
-            found[_version_key(pk)] = cache.get(_version_key(pk))
-    versions = {pk: found.get(_version_key(pk)) for pk in ids}
-    predicted = _predicted.get()
-    if predicted:
-        versions.update({pk: v for pk, v in predicted.items() if pk in versions})
-    return versions
 
 
 #: Seconds a rendered fragment is kept. Versions make every change visible at once;
@@ -186,7 +259,8 @@ def fragment(
             return mark_safe(stale)  # noqa: S308
     try:
         html = render()
-        cache.set_many({key: html, latest: html}, timeout=FRAGMENT_TIMEOUT)
+        store(key, html, FRAGMENT_TIMEOUT)
+        cache.set(latest, html, FRAGMENT_TIMEOUT)
     finally:
         cache.delete(lock)
     return mark_safe(html)  # noqa: S308
@@ -195,9 +269,9 @@ def fragment(
 def _boards_state(test_sets: Sequence[TestSet]) -> tuple:
     """Each test set's name, visibility and board version: what a cached page
     of these boards depends on."""
-    versions = _versions(ts.pk for ts in test_sets)
+    versions_ = versions(test_sets)
     return tuple(
-        (ts.pk, ts.name, ts.visibility, ts.revealed, versions[ts.pk])
+        (ts.pk, ts.name, ts.visibility, ts.revealed, versions_[ts.pk])
         for ts in test_sets
     )
 

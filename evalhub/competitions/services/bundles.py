@@ -11,6 +11,7 @@ create a task without a shell and to move or archive one.
     settings: {cap_policy: reject}
     requires_approval: false
     state: published          # draft (default), published or archived
+    gold_released: false      # per-item outcomes and gold files public (default false)
     phases:
       - slug: evaluation
         name: Evaluation
@@ -20,14 +21,29 @@ create a task without a shell and to move or archive one.
         total_limit: 100
         failed_runs_count: false
         max_final_runs: 1         # final runs a team picks (0: every run counts)
+        order: 0                  # phases and test sets are listed by it (default:
+                                  # their place in the list)
+        limits_per_track: false   # limits per track (true) or shared (false)
+        tracks:                   # optional; with tracks every run names one
+          - slug: closed
+            name: Closed
+            description: only the provided training data   # plain text
         test_sets:
           - slug: test
             name: Test
             visibility: public    # or private
+            revealed: false       # a private test set's scores shown to everyone
             counts_for_ranking: true
+            order: 0
             files:                # role: path inside the zip
               source_terms: test/source_terms.txt
               gold: test/gold.tsv
+    factsheet:                    # feature apps' sections (signals.bundle_import)
+      - key: external-data
+        question: External data used?
+        kind: yes_no              # yes_no, choice, number, text, url
+        required: true
+        on_leaderboard: true
 
 Every problem is reported with ``task.yaml`` and its line, or with the data file's name
 and line when the task type rejects the file; nothing is created unless all is valid.
@@ -39,100 +55,25 @@ safe names), counted while reading.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
-from dataclasses import dataclass
 from datetime import datetime
 
 import yaml
 from django.db import IntegrityError, transaction
-from django.utils.dateparse import parse_datetime
 
-from evalhub.competitions import archives
-from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.competitions import archives, signals
+from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
 from evalhub.competitions.services import datasets
+from evalhub.competitions.services.bundle_yaml import MANIFEST, Reader, Value, plain
 from tasks import registry
 from tasks.base import FormatError, Problem, SettingsError
-
-MANIFEST = "task.yaml"
 
 
 class BundleError(Exception):
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems[:5]))
-
-
-@dataclass(frozen=True, slots=True)
-class _Value:
-    value: object
-    line: int
-
-
-def _plain(node: yaml.Node) -> object:
-    """A YAML node as Python values wrapped with their 1-based line numbers."""
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        return _Value({k.value: _plain(v) for k, v in node.value}, line)
-    if isinstance(node, yaml.SequenceNode):
-        return _Value([_plain(v) for v in node.value], line)
-    loader = yaml.SafeLoader("")
-    return _Value(loader.construct_object(node, deep=True), line)
-
-
-_KINDS = {int: "a whole number", bool: "true or false", str: "text"}
-
-
-class _Reader:
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def error(self, line: int | None, message: str) -> None:
-        self.problems.append(Problem(MANIFEST, line, message))
-
-    def get(
-        self,
-        mapping: _Value,
-        key: str,
-        kind: type | tuple[type, ...],
-        default: object = ...,
-    ) -> object:
-        items = mapping.value
-        if not isinstance(items, dict):
-            self.error(mapping.line, "expected a mapping (key: value)")
-            return None
-        if key not in items:
-            if default is ...:
-                self.error(mapping.line, f"missing key {key!r}")
-                return None
-            return default
-        item = items[key]
-        value = item.value
-        if kind is list:
-            if not isinstance(value, list):
-                self.error(item.line, f"{key!r} must be a list")
-                return []
-            return value
-        if kind is dict:
-            if not isinstance(value, dict):
-                self.error(item.line, f"{key!r} must be a mapping")
-                return {}
-            return {k: v.value for k, v in value.items()}
-        if kind is datetime:
-            parsed = (
-                value if isinstance(value, datetime) else parse_datetime(str(value))
-            )
-            if parsed is None or parsed.tzinfo is None:
-                self.error(
-                    item.line,
-                    f"{key!r} must be a date and time with a time zone, e.g. 2026-01-31T23:59:00Z",
-                )
-                return None
-            return parsed
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            wanted = _KINDS.get(kind, "another kind of value")  # type: ignore[arg-type]
-            self.error(item.line, f"{key!r} must be {wanted}, got {value!r}")
-            return None
-        return value
 
 
 def import_bundle(*, data: bytes, user: object) -> SharedTask:
@@ -150,7 +91,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             [Problem("bundle", None, f"has no {MANIFEST} at its top level")]
         )
     try:
-        root = _plain(yaml.compose(manifest.decode("utf-8")))
+        root = plain(yaml.compose(manifest.decode("utf-8")))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
@@ -161,7 +102,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                 )
             ]
         ) from None
-    r = _Reader()
+    r = Reader()
     slug = r.get(root, "slug", str)
     title = r.get(root, "title", str)
     type_slug = r.get(root, "task_type", str)
@@ -186,8 +127,9 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             f"state must be one of {', '.join(SharedTask.State.values)}",
         )  # type: ignore[union-attr]
     phases = []
-    for p in r.get(root, "phases", list, []) or []:  # type: ignore[union-attr]
+    for p_index, p in enumerate(r.get(root, "phases", list, []) or []):  # type: ignore[union-attr]
         phase = {
+            "order": r.get(p, "order", int, p_index),
             "slug": r.get(p, "slug", str),
             "name": r.get(p, "name", str),
             "opens_at": r.get(p, "opens", datetime),
@@ -196,6 +138,8 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             "total_limit": r.get(p, "total_limit", int, 100),
             "failed_runs_count": r.get(p, "failed_runs_count", bool, False),
             "max_final_runs": r.get(p, "max_final_runs", int, 1),
+            "limits_per_track": r.get(p, "limits_per_track", bool, False),
+            "tracks": _tracks(r, p),
             "test_sets": [],
         }
         if (
@@ -204,7 +148,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             and phase["opens_at"] >= phase["closes_at"]
         ):
             r.error(p.line, "a phase must open before it closes")
-        for t in r.get(p, "test_sets", list, []) or []:  # type: ignore[union-attr]
+        for t_index, t in enumerate(r.get(p, "test_sets", list, []) or []):  # type: ignore[union-attr]
             files = r.get(t, "files", dict, {}) or {}
             for role, path in files.items():  # type: ignore[union-attr]
                 if path not in names:
@@ -220,7 +164,9 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                     "slug": r.get(t, "slug", str),
                     "name": r.get(t, "name", str),
                     "visibility": visibility,
+                    "revealed": r.get(t, "revealed", bool, False),
                     "counts_for_ranking": r.get(t, "counts_for_ranking", bool, True),
+                    "order": r.get(t, "order", int, t_index),
                     "files": files,
                     "line": t.line,
                 }
@@ -235,14 +181,17 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                 slug=slug, title=title, task_type=type_slug, task_settings=settings,
                 description=r.get(root, "description", str, ""), state=state,
                 requires_approval=r.get(root, "requires_approval", bool, False),
+                gold_released=r.get(root, "gold_released", bool, False),
             )  # fmt: skip
             task.organisers.add(user)  # type: ignore[arg-type]
-            for order, p in enumerate(phases):
-                test_sets = p.pop("test_sets")
-                phase = Phase.objects.create(task=task, order=order, **p)
-                for ts_order, t in enumerate(test_sets):  # type: ignore[arg-type]
+            for p in phases:
+                test_sets, phase_tracks = p.pop("test_sets"), p.pop("tracks")
+                phase = Phase.objects.create(task=task, **p)
+                for track_order, track in enumerate(phase_tracks):  # type: ignore[arg-type]
+                    Track.objects.create(phase=phase, order=track_order, **track)
+                for t in test_sets:  # type: ignore[attr-defined]
                     files, line = t.pop("files"), t.pop("line")
-                    test_set = TestSet.objects.create(phase=phase, order=ts_order, **t)
+                    test_set = TestSet.objects.create(phase=phase, **t)
                     # Inputs first: gold is checked against them.
                     roles = sorted(
                         files,
@@ -271,6 +220,16 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                             raise BundleError(
                                 [Problem(MANIFEST, line, str(exc))]
                             ) from None
+            # Feature apps' sections (e.g. the fact sheet): their problems undo it all.
+            extra = [
+                Problem(MANIFEST, line, message)
+                for _, answer in signals.bundle_import.send(
+                    sender=SharedTask, task=task, sections=root.value
+                )
+                for line, message in answer or ()
+            ]
+            if extra:
+                raise BundleError(extra)
     except BaseException as exc:
         datasets.delete_stored(stored)
         if not isinstance(exc, IntegrityError):
@@ -287,6 +246,28 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
     return task
 
 
+def _tracks(r: Reader, phase: Value) -> list[dict[str, object]]:
+    """A phase's ``tracks``: slug (unique in the phase), name, description."""
+    found: list[dict[str, object]] = []
+    for t in r.get(phase, "tracks", list, []) or []:  # type: ignore[union-attr]
+        slug = r.get(t, "slug", str)
+        if isinstance(slug, str) and not _SLUG.fullmatch(slug):
+            r.error(t.line, f"track slug {slug!r}: letters, digits, '-' and '_' only")
+        elif slug is not None and slug in {f["slug"] for f in found}:
+            r.error(t.line, f"track {slug!r} appears twice in the phase")
+        found.append(
+            {
+                "slug": slug,
+                "name": r.get(t, "name", str),
+                "description": r.get(t, "description", str, ""),
+            }
+        )
+    return found
+
+
+_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,50}")
+
+
 def export_bundle(*, task: SharedTask) -> bytes:
     """The task as a bundle that ``import_bundle`` accepts (gold included: organisers
     only)."""
@@ -299,6 +280,7 @@ def export_bundle(*, task: SharedTask) -> bytes:
         "settings": task.task_settings,
         "requires_approval": task.requires_approval,
         "state": task.state,
+        "gold_released": task.gold_released,
         "phases": [],
     }
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -316,7 +298,9 @@ def export_bundle(*, task: SharedTask) -> bytes:
                         "slug": ts.slug,
                         "name": ts.name,
                         "visibility": ts.visibility,
+                        "revealed": ts.revealed,
                         "counts_for_ranking": ts.counts_for_ranking,
+                        "order": ts.order,
                         "files": files,
                     }
                 )
@@ -330,9 +314,18 @@ def export_bundle(*, task: SharedTask) -> bytes:
                     "total_limit": phase.total_limit,
                     "failed_runs_count": phase.failed_runs_count,
                     "max_final_runs": phase.max_final_runs,
+                    "limits_per_track": phase.limits_per_track,
+                    "tracks": [
+                        {"slug": t.slug, "name": t.name, "description": t.description}
+                        for t in phase.tracks.all()
+                    ],
+                    "order": phase.order,
                     "test_sets": test_sets,
                 }
             )
+        for _, answer in signals.bundle_export.send(sender=SharedTask, task=task):
+            if answer is not None and answer[0] not in manifest:
+                manifest[answer[0]] = answer[1]
         archive.writestr(
             MANIFEST, yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True)
         )

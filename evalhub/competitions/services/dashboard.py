@@ -1,7 +1,8 @@
 """The organiser dashboard of a task: queue depth, runs being scored (with their
 worker and last heartbeat), failures with their reasons, submissions per day, and
 the registrations awaiting the organisers' approval, and the links feature apps offer
-for the task (``signals.dashboard_links``)."""
+for the task (``signals.dashboard_links``) and the panels they show
+(``signals.dashboard_panels``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class Dashboard:
     finals: tuple[tuple[Phase, list[dict[str, object]]], ...] = ()
     #: (heading, ((label, url), ...)) per feature app that offers pages for the task.
     links: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    #: (template name, context) per panel a feature app shows on the dashboard.
+    panels: tuple[tuple[str, object], ...] = ()
 
 
 def dashboard(*, task: SharedTask) -> Dashboard:
@@ -73,5 +76,10 @@ def dashboard(*, task: SharedTask) -> Dashboard:
             for _, answer in signals.dashboard_links.send(sender=SharedTask, task=task)
             if answer is not None
             for heading, links in [answer]
+        ),
+        panels=tuple(
+            answer
+            for _, answer in signals.dashboard_panels.send(sender=SharedTask, task=task)
+            if answer is not None
         ),
     )

@@ -33,6 +33,18 @@ class GoldReleaseRefused(ValueError):
         )
 
 
+def is_private(*, test_set: TestSet, role: str) -> bool:
+    """Whether ``role`` is a gold (private) role of the test set's task type;
+    UnknownRole if the type has no such role."""
+    task_type = test_set.phase.task.type
+    roles = {r.key: r for r in (*task_type.input_roles, *task_type.gold_roles)}
+    if role not in roles:
+        raise UnknownRole(
+            f"unknown file role {role!r}; this task type expects: {', '.join(roles)}"
+        )
+    return roles[role].private or role in {r.key for r in task_type.gold_roles}
+
+
 def check_file(
     *, test_set: TestSet, role: str, data: bytes
 ) -> tuple[bool, tuple[str, ...]]:
@@ -40,12 +52,7 @@ def check_file(
     test set's other stored files. Returns (private, notes for the organiser); raises
     UnknownRole or FormatError. Stores nothing."""
     task_type = test_set.phase.task.type
-    roles = {r.key: r for r in (*task_type.input_roles, *task_type.gold_roles)}
-    if role not in roles:
-        raise UnknownRole(
-            f"unknown file role {role!r}; this task type expects: {', '.join(roles)}"
-        )
-    private = roles[role].private or role in {r.key for r in task_type.gold_roles}
+    private = is_private(test_set=test_set, role=role)
     warnings: tuple[str, ...] = ()
     if private:
         others = {
@@ -68,12 +75,17 @@ def check_file(
 
 
 def store_file(
-    *, test_set: TestSet, role: str, filename: str, data: bytes
+    *, test_set: TestSet, role: str, filename: str, data: bytes, checked: bool = False
 ) -> tuple[TestSetFile, tuple[str, ...]]:
     """Add or replace one input/gold file; returns it with the task type's notes on
     the gold (e.g. lines that merged). The file is checked first (FormatError leaves
-    the stored one untouched); replacing gold bumps ``gold_version``."""
-    private, warnings = check_file(test_set=test_set, role=role, data=data)
+    the stored one untouched) unless ``checked``: the caller has parsed exactly these
+    bytes with the test set's stored files (the organiser console's drafts, parsed
+    under the validation limits); replacing gold bumps ``gold_version``."""
+    if checked:
+        private, warnings = is_private(test_set=test_set, role=role), ()
+    else:
+        private, warnings = check_file(test_set=test_set, role=role, data=data)
     digest = hashlib.sha256(data).hexdigest()
     with transaction.atomic():
         existing = TestSetFile.objects.filter(test_set=test_set, role=role).first()
@@ -187,6 +199,7 @@ __all__ = [
     "GoldReleaseRefused",
     "UnknownRole",
     "delete_stored",
+    "is_private",
     "release_gold",
     "reveal",
     "store_file",

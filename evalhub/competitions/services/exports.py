@@ -11,30 +11,25 @@ from __future__ import annotations
 import io
 import json
 import tempfile
-import threading
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO
 
-from django.core.cache import cache
-
 from evalhub.competitions.models import (
-    Evaluation,
     Phase,
     Submission,
     TaskArtefact,
     TestSet,
+    Track,
 )
 from evalhub.competitions.services import (
     access,
-    analyses,
     leaderboard,
     pages,
+    systems,
     tables,
 )
 from evalhub.competitions.services.tables import latex_escape
-from tasks.base import Metric, Plot
+from tasks.base import Metric
 
 
 class NotVisible(Exception):
@@ -54,33 +49,67 @@ def visible_boards(
     ]
 
 
-def leaderboard_json(*, phase: Phase, user: object) -> str:
+def visible_track_boards(
+    *, phase: Phase, user: object, track: Track | None = None
+) -> list[tuple[TestSet, Track | None, leaderboard.Board]]:
+    """The boards per (test set, track) ``user`` may see: of ``track`` only, or
+    of every track of the phase (a phase without tracks: one per test set, track
+    None); ranks are within the track."""
     if not access.can_see_task(user, phase.task):
         raise NotVisible
-    data = pages.leaderboard_export(phase=phase, user=user)
+    return [
+        (ts, t, board)
+        for ts in phase.test_sets.all()
+        if access.can_see_scores(user, ts)
+        for t, board in leaderboard.track_boards(test_set=ts, user=user, track=track)
+    ]
+
+
+def leaderboard_json(*, phase: Phase, user: object, track: Track | None = None) -> str:
+    if not access.can_see_task(user, phase.task):
+        raise NotVisible
+    data = pages.leaderboard_export(phase=phase, user=user, track=track)
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
-def leaderboard_csv(*, phase: Phase, user: object) -> str:
-    """One row per (test set, ranked run); metric values as stored (full precision)."""
-    boards = visible_boards(phase=phase, user=user)
+def leaderboard_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
+    """One row per (test set, track, ranked run), ranks within the track (the
+    ``track`` column only in a phase with tracks); metric values as stored (full
+    precision)."""
+    boards = visible_track_boards(phase=phase, user=user, track=track)
+    with_tracks = any(t is not None for _, t, _ in boards)
     metric_keys = [m.key for m in phase.task.type.metrics]
-    header = [
-        "test_set",
-        "rank",
-        "team",
-        "run",
-        "method",
-        "submitted_at",
-        "baseline",
-    ] + metric_keys
+    # Feature apps' per-system columns (fact-sheet answers, papers) as this viewer
+    # may see them: user text, neutralised against formulas like every cell.
+    columns = systems.system_columns(phase, user)
+    extra = systems.export_fields(columns)
+    header = (
+        [
+            "test_set",
+            *(["track"] if with_tracks else []),
+            "rank",
+            "team",
+            "run",
+            "method",
+            "submitted_at",
+            "baseline",
+        ]
+        + metric_keys
+        + extra
+    )
     rows = []
-    for ts, board in boards:
+    for ts, t, board in boards:
+        team_of = systems.teams_of(r.submission_id for r in board.rows)
         for row in board.rows:
             values = {key: value for key, value, _ in row.metrics}
+            answers = systems.export_values(
+                columns,
+                (team_of.get(row.submission_id), row.method_name),  # type: ignore[arg-type]
+            )
             rows.append(
                 [
                     ts.slug,
+                    *([t.slug if t else ""] if with_tracks else []),
                     row.rank,
                     row.team,
                     row.submission_id,
@@ -89,6 +118,7 @@ def leaderboard_csv(*, phase: Phase, user: object) -> str:
                     "yes" if row.is_baseline else "no",
                 ]
                 + ["" if values.get(k) is None else values[k] for k in metric_keys]
+                + [answers[k] for k in extra]
             )
     return tables.csv_text(header, rows)
 
@@ -106,17 +136,17 @@ def _best(metric: Metric, values: list[float | None]) -> float | None:
     return max(present) if metric.higher_is_better else min(present)
 
 
-def leaderboard_latex(*, phase: Phase, user: object) -> str:
-    """One booktabs table per visible test set; the best value of each metric column
-    in bold (all tied values), team and method names escaped. Needs
+def leaderboard_latex(*, phase: Phase, user: object, track: Track | None = None) -> str:
+    """One booktabs table per visible (test set, track); the best value of each
+    metric column in bold (all tied values), team and method names escaped. Needs
     ``\\usepackage{booktabs}``."""
-    boards = visible_boards(phase=phase, user=user)
+    boards = visible_track_boards(phase=phase, user=user, track=track)
     metrics = phase.task.type.metrics
     parts = [
         f"% {latex_escape(phase.task.title)}: {latex_escape(phase.name)}",
         "% generated by evalhub; requires \\usepackage{booktabs}",
     ]
-    for ts, board in boards:
+    for ts, t, board in boards:
         values = [{key: value for key, value, _ in row.metrics} for row in board.rows]
         best = {m.key: _best(m, [v.get(m.key) for v in values]) for m in metrics}
         body = []
@@ -141,8 +171,11 @@ def leaderboard_latex(*, phase: Phase, user: object) -> str:
             + [latex_escape(m.label) for m in metrics],
             rows=body,
             caption=f"{latex_escape(phase.task.title)}, "
-            f"{latex_escape(phase.name)}: {latex_escape(ts.name)}.",
-            label=f"tab:{_label(phase.task.slug)}-{_label(phase.slug)}-{_label(ts.slug)}",
+            f"{latex_escape(phase.name)}: {latex_escape(ts.name)}"
+            + ("" if t is None else f", {latex_escape(t.name)} track")
+            + ".",
+            label=f"tab:{_label(phase.task.slug)}-{_label(phase.slug)}-{_label(ts.slug)}"
+            + ("" if t is None else f"-{_label(t.slug)}"),
             placement="[t]",
         )
     return "\n".join(parts) + "\n"
@@ -162,7 +195,7 @@ def figures(*, test_set: TestSet, user: object) -> list[TaskArtefact]:
     ]
 
 
-def _figure(*, test_set: TestSet, key: str, user: object) -> TaskArtefact:
+def figure(*, test_set: TestSet, key: str, user: object) -> TaskArtefact:
     for artefact in figures(test_set=test_set, user=user):
         if artefact.key == key:
             return artefact
@@ -170,83 +203,9 @@ def _figure(*, test_set: TestSet, key: str, user: object) -> TaskArtefact:
 
 
 def figure_svg(*, test_set: TestSet, key: str, user: object) -> bytes:
-    artefact = _figure(test_set=test_set, key=key, user=user)
+    artefact = figure(test_set=test_set, key=key, user=user)
     with artefact.svg.open("rb") as fh:
         return fh.read()
-
-
-COMPARE_PREFIX = analyses.COMPARE_PREFIX
-_capture = threading.local()
-_capture_lock = threading.Lock()
-
-
-@contextmanager
-def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
-    """Collect the matplotlib figures a task type renders through
-    ``tasks.common.plotting.render`` in this thread, to save them again as PDF."""
-    from tasks.common import plotting
-
-    captured: list[tuple[str, object]] = []
-    with _capture_lock:
-        original = plotting.render
-
-        def render(key: str, title: str, fig):  # noqa: ANN001, ANN202
-            sink = getattr(_capture, "sink", None)
-            if sink is None:
-                return original(key, title, fig)
-            sink.append((key, fig))
-            return Plot(key=key, title=title, svg=b"", png=b"")  # not needed here
-
-        plotting.render = render
-        _capture.sink = captured
-        try:
-            yield captured
-        finally:
-            _capture.sink = None
-            plotting.render = original
-
-
-def figure_pdf(*, test_set: TestSet, key: str, user: object) -> bytes:
-    """A comparison figure re-rendered as vector PDF from the stored curves (the same
-    runs and drawing code as its stored SVG)."""
-    artefact = _figure(test_set=test_set, key=key, user=user)
-    if not artefact.key.startswith(COMPARE_PREFIX):
-        raise NotVisible
-    # The stored SVG changes only when the artefact is refreshed.
-    cache_key = f"exports:pdf:{artefact.pk}:{artefact.updated_at.timestamp()}"
-    pdf = cache.get(cache_key)
-    if pdf is None:
-        pdf = _render_comparison_pdf(test_set=test_set, artefact=artefact)
-        cache.set(cache_key, pdf, timeout=7 * 24 * 3600)
-    return pdf
-
-
-def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> bytes:
-    from tasks.common import plotting
-    from tasks.common.plotting import render_pdf
-
-    wanted = artefact.key[len(COMPARE_PREFIX) :]
-    # The runs the stored figure draws, in its order (a run that broke the drawing
-    # was left out of it).
-    drawn = [int(pk) for pk in artefact.runs]
-    by_id = {
-        ev.submission_id: ev
-        for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=drawn
-        ).select_related("submission__team")
-    }
-    evaluations = [by_id[pk] for pk in drawn if pk in by_id]
-    runs = analyses._run_details(evaluations)
-    task = test_set.phase.task
-    with (
-        _capturing_figures() as captured,
-        plotting.series_colours(analyses.colours(test_set, evaluations)),
-    ):
-        task.type.comparison_plots(runs, task.parsed_settings())
-    for plot_key, fig in captured:
-        if plot_key == wanted:
-            return render_pdf(fig)  # type: ignore[arg-type]
-    raise NotVisible
 
 
 # --- all runs ---------------------------------------------------------------------

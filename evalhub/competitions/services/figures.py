@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evalhub.competitions.models import TaskArtefact, TestSet
-from evalhub.competitions.services import exports, tables
+from evalhub.competitions.services import analyses, exports, tables
 from tasks.common.plotting import POINT_COLUMNS
 
 #: Title suffixes of a figure's logarithmic twin (``tasks`` names them so).
@@ -55,7 +55,7 @@ def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
             artefact,
             log,
             has_csv=isinstance(points, list),
-            has_pdf=artefact.key.startswith(exports.COMPARE_PREFIX),
+            has_pdf=artefact.key.startswith(analyses.COMPARE_PREFIX),
         )
         by_title.setdefault(title, []).append(figure)
     out = []

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services import access, leaderboard
+from evalhub.competitions.services import access, leaderboard, systems
 
 
 class ChoiceRefused(Exception):
@@ -31,8 +31,11 @@ def _manageable(submission: Submission, user: object) -> None:
 
 def set_final(*, submission: Submission, user: object, final: bool) -> Submission:
     """Choose (or un-choose) a run as one of its team's final runs. Refused after
-    the phase closes, for failed or rejected runs, and beyond ``max_final_runs``
-    (the team must un-choose one first)."""
+    the phase closes, for failed or rejected runs, beyond ``max_final_runs``
+    (the team must un-choose one first; in a phase with tracks the limit holds per
+    track: a team may choose ``max_final_runs`` runs in each track), and for
+    whatever a feature app's ``signals.final_choice_check`` refuses (e.g. an
+    incomplete fact sheet)."""
     _manageable(submission, user)
     phase = submission.phase
     if not leaderboard.finals_apply(phase):
@@ -63,16 +66,25 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
             chosen = [
                 s
                 for s in team_runs
-                if s.final_selected and s.status not in _NOT_CHOOSABLE
+                if s.final_selected
+                and s.status not in _NOT_CHOOSABLE
+                and s.track_id == current.track_id
             ]
             if len(chosen) >= phase.max_final_runs:
                 limit = phase.max_final_runs
+                where = phase.name
+                if current.track_id is not None:
+                    where = f"track '{current.track.slug}' of {phase.name}"
                 raise ChoiceRefused(
                     f"Your team may choose at most {limit} final "
-                    f"run{'s' if limit != 1 else ''} in {phase.name} and has chosen "
+                    f"run{'s' if limit != 1 else ''} in {where} and has chosen "
                     f"{', '.join(f'run {s.pk}' for s in chosen)}: un-choose one "
                     "first."
                 )
+            # What feature apps require of a final run (e.g. a complete fact sheet).
+            refusals = systems.final_choice_refusals(current)
+            if refusals:
+                raise ChoiceRefused(" ".join(refusals))
         Submission.objects.filter(pk=current.pk).update(
             final_selected=final, final_selected_at=timezone.now() if final else None
         )

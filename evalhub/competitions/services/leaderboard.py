@@ -19,11 +19,10 @@ from datetime import datetime
 
 from django.core.cache import cache
 
-from evalhub.competitions.models import TestSet
-from evalhub.competitions.services import visibility
+from evalhub.competitions.models import TestSet, Track
+from evalhub.competitions.services import boardcache, visibility
 from evalhub.competitions.services.boardcache import (  # noqa: F401  (the boards' API)
     FRAGMENT_TIMEOUT,
-    _versions,
     fragment,
     invalidate,
     invalidate_phase,
@@ -36,6 +35,7 @@ from evalhub.competitions.services.selection import (  # noqa: F401
     finals_apply,
     public_scores,
     ranked_runs,
+    run_key,
     scored_runs,
     select,
     select_runs,
@@ -63,6 +63,10 @@ class Row:
     #: Only on organisers' boards: the team hid the run / chose it as final.
     hidden: bool = False
     final: bool = False
+    #: The run's track (slug and name; "" in a phase without tracks): marks each
+    #: row of the all-tracks board.
+    track: str = ""
+    track_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,8 @@ class Board:
     signature: str = ""
     #: An interval chart (error bars) exists for this test set.
     has_chart: bool = False
+    #: The track this board ranks ("": every track, or a phase without tracks).
+    track: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +98,11 @@ class Statistics:
     has_chart: bool = False
 
 
-#: The extension point for a board's statistics: ``StatisticsSource(test_set)``
-#: returns them; set once from a feature app's ``AppConfig.ready()``.
-StatisticsSource = Callable[[TestSet], Statistics]
+#: The extension point for a board's statistics: ``StatisticsSource(test_set,
+#: track_id)`` returns them (the bands of that track's board; ``track_id`` None:
+#: of the board of every track); set once from a feature app's
+#: ``AppConfig.ready()``.
+StatisticsSource = Callable[[TestSet, int | None], Statistics]
 _statistics: list[StatisticsSource] = []
 
 
@@ -102,45 +110,69 @@ def register_statistics(source: StatisticsSource | None) -> None:
     _statistics[:] = [] if source is None else [source]
 
 
-def statistics_of(test_set: TestSet) -> Statistics:
-    return _statistics[0](test_set) if _statistics else Statistics()
+def statistics_of(test_set: TestSet, track_id: int | None = None) -> Statistics:
+    return _statistics[0](test_set, track_id) if _statistics else Statistics()
 
 
-def board(*, test_set: TestSet, include_hidden: bool = False) -> Board:
-    """The cached board; ``include_hidden`` only for organisers (see
-    ``board_for``)."""
-    version = _versions([test_set.pk])[test_set.pk] or 0
+def board(
+    *, test_set: TestSet, include_hidden: bool = False, track: Track | None = None
+) -> Board:
+    """The cached board of ``test_set`` in ``track`` (None: every track, each row
+    marked with its track; a phase without tracks has only this one);
+    ``include_hidden`` only for organisers (see ``board_for``). Boards are per
+    (test set, track) and share the test set's version: whatever invalidates a
+    test set invalidates the boards of all its tracks."""
+    version = boardcache.version(test_set)
     variant = "all" if include_hidden else "shown"
     # Settings are in the key as well as in the version: a change made without
     # ``save()`` (a queryset update) still cannot serve a board of the old ones.
     key = (
         f"leaderboard:{test_set.pk}:{version}:{variant}:"
-        f"{test_set.visibility}:{test_set.revealed}:{test_set.gold_version}"
+        f"{test_set.visibility}:{test_set.revealed}:{test_set.gold_version}:"
+        f"{'all' if track is None else f'track-{track.pk}'}"
     )
     cached = cache.get(key)
     if cached is None:
-        cached = compute(test_set=test_set, include_hidden=include_hidden)
-        cache.set(key, cached, timeout=24 * 3600)
+        cached = compute(test_set=test_set, include_hidden=include_hidden, track=track)
+        boardcache.store(key, cached, timeout=24 * 3600)
     return cached
 
 
-def board_for(*, test_set: TestSet, user: object) -> Board:
+def board_for(*, test_set: TestSet, user: object, track: Track | None = None) -> Board:
     """The board this viewer may see (the caller checks the test set's score
-    visibility first)."""
+    visibility first), in ``track`` (None: every track)."""
     from evalhub.competitions.services import access
 
     include = access.can_see_hidden_runs(user, test_set.phase.task)
-    return board(test_set=test_set, include_hidden=include)
+    return board(test_set=test_set, include_hidden=include, track=track)
 
 
-def compute(*, test_set: TestSet, include_hidden: bool = False) -> Board:
+def track_boards(
+    *, test_set: TestSet, user: object, track: Track | None = None
+) -> list[tuple[Track | None, Board]]:
+    """The boards of ``test_set`` per track as ``user`` may see them: ``track``'s
+    alone, or, without one, each of the phase's tracks in order (a phase without
+    tracks: its one board, with track None). The caller checks the test set's
+    score visibility first."""
+    from evalhub.competitions.services import tracks
+
+    chosen = [track] if track is not None else tracks.phase_tracks(test_set.phase)
+    if not chosen:
+        return [(None, board_for(test_set=test_set, user=user))]
+    return [(t, board_for(test_set=test_set, user=user, track=t)) for t in chosen]
+
+
+def compute(
+    *, test_set: TestSet, include_hidden: bool = False, track: Track | None = None
+) -> Board:
     task_type = test_set.phase.task.type
     metric_keys = tuple(m.key for m in task_type.metrics)
     primary = task_type.primary_metric
+    track_id = None if track is None else track.pk
 
-    cached = statistics_of(test_set)
+    cached = statistics_of(test_set, track_id)
     shown = visibility.released(test_set)
-    subs, values = scored_runs(test_set, include_hidden)
+    subs, values = scored_runs(test_set, include_hidden, track_id)
     ordered = select(test_set, subs, values, shown)
 
     rows: list[Row] = []
@@ -172,6 +204,8 @@ def compute(*, test_set: TestSet, include_hidden: bool = False) -> Board:
                 band=None if sub.hidden else cached.bands.get(pk),
                 hidden=sub.hidden,
                 final=include_hidden and sub.final_selected,
+                track=sub.track.slug if sub.track_id else "",
+                track_name=sub.track.name if sub.track_id else "",
             )
         )
     if any(r.band is None for r in rows if not r.hidden and r.primary is not None):
@@ -187,4 +221,5 @@ def compute(*, test_set: TestSet, include_hidden: bool = False) -> Board:
         ladder=shown is not None,
         signature=cached.signature,
         has_chart=cached.has_chart,
+        track="" if track is None else track.slug,
     )

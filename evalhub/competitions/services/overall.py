@@ -4,14 +4,16 @@ per team (or, in a phase with final runs, each team's final runs: the leaderboar
 rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the
 viewer may see are averaged, and the page says which; a run is ranked only if the
 viewer may see its score on every one of them (``services/visibility.py``: hidden
-runs, and in a Ladder phase the runs the Ladder did not release, are left out)."""
+runs, and in a Ladder phase the runs the Ladder did not release, are left out).
+In a phase with tracks the ranking is of one track (``track``) or of every track,
+each row marked with its track (a team's best or final runs per track)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from evalhub.competitions.models import Phase, Score, Submission, TestSet
+from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
 from evalhub.competitions.services import access, leaderboard, team_colours
 
 
@@ -24,6 +26,7 @@ class OverallRow:
     submitted_at: datetime
     mean: float
     per_test_set: tuple[str, ...]  # formatted values in ``Overall.test_sets`` order
+    track: str = ""  # the run's track's name ("" without tracks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,16 +35,19 @@ class Overall:
     test_sets: tuple[TestSet, ...]
     hidden: int  # counted test sets not shown to this viewer
     rows: tuple[OverallRow, ...]
+    track: Track | None = None
 
 
-def overall(*, phase: Phase, user: object) -> Overall:
+def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overall:
     task_type = phase.task.type
     metric = task_type.metric(task_type.primary_metric)
     counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
     visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
     runs = Submission.objects.filter(
         phase=phase, status=Submission.Status.SCORED
-    ).select_related("team")
+    ).select_related("team", "track")
+    if track is not None:
+        runs = runs.filter(track=track)
     if not access.can_see_hidden_runs(user, phase.task):
         runs = runs.filter(hidden=False)
     subs = {s.pk: s for s in runs}
@@ -97,6 +103,7 @@ def overall(*, phase: Phase, user: object) -> Overall:
                 per_test_set=tuple(
                     metric.format(values[pk].get(ts.pk)) for ts in visible
                 ),
+                track=sub.track.name if sub.track_id else "",
             )
         )
     return Overall(
@@ -104,14 +111,17 @@ def overall(*, phase: Phase, user: object) -> Overall:
         test_sets=visible,
         hidden=len(counted) - len(visible),
         rows=tuple(rows),
+        track=track,
     )
 
 
-def overall_plot(*, phase: Phase, user: object, ext: str) -> bytes:
+def overall_plot(
+    *, phase: Phase, user: object, ext: str, track: Track | None = None
+) -> bytes:
     """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG or PNG."""
     from tasks.common import plotting
 
-    board = overall(phase=phase, user=user)
+    board = overall(phase=phase, user=user, track=track)
     rows = list(reversed(board.rows))
     fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
     ax = fig.add_subplot()
@@ -122,7 +132,11 @@ def overall_plot(*, phase: Phase, user: object, ext: str) -> bytes:
     )
     colours = team_colours.team_colours(task=phase.task)
     ax.barh(
-        [f"{r.rank}. {r.team}: {r.method_name}" for r in rows],
+        [
+            f"{r.rank}. {r.team}: {r.method_name}"
+            + (f" ({r.track})" if r.track else "")
+            for r in rows
+        ],
         [r.mean for r in rows],
         color=[
             colours.get(teams.get(r.submission_id, -1), plotting.PALETTE[0])
@@ -134,7 +148,9 @@ def overall_plot(*, phase: Phase, user: object, ext: str) -> bytes:
     ax.set_xlabel(
         f"{board.metric_label}, mean over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
     )
-    ax.set_title("Overall ranking")
+    ax.set_title(
+        "Overall ranking" + (f", {board.track.name} track" if board.track else "")
+    )
     ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
     plot = plotting.render("overall", "Overall ranking", fig)
     return plot.svg if ext == "svg" else plot.png

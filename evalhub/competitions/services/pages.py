@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from django.urls import reverse
@@ -14,7 +15,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import access, finals, submit
+from evalhub.competitions.services import access, finals, submit, systems, tracks
 from evalhub.competitions.services.board_pages import (  # noqa: F401  (the views' API)
     BoardView,
     anonymous_leaderboard,
@@ -45,7 +46,9 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
         if registration and registration.status == Registration.Status.APPROVED:
             allowance = submit.allowance(phase=phase, team=registration.team)
         runs = (
-            Submission.objects.filter(phase=phase, team=registration.team)[:50]
+            Submission.objects.filter(
+                phase=phase, team=registration.team
+            ).select_related("track")[:50]
             if registration
             else []
         )
@@ -54,6 +57,7 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
                 "phase": phase,
                 "test_sets": test_sets,
                 "allowance": allowance,
+                "tracks": tracks.phase_tracks(phase),
                 "runs": runs,
                 "finals": finals.choices(phase=phase, team=registration.team)
                 if registration
@@ -129,6 +133,8 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         "show_private": private_ok,
         "is_organiser": access.is_organiser(user, task),
         "primary_metric": task_type.primary_metric,
+        # Called by the template only where shown (not by the polled status part).
+        "panels": functools.partial(systems.panels, submission.phase, user, submission),
     }
 
 

@@ -13,7 +13,12 @@ statistics worker, the overall ranking and every export):
   the best run per team;
 - hidden runs: a board for anyone but organisers is computed as if they did not
   exist (ranks, fallbacks and bands included), so it cannot reveal them. The
-  organisers' board lists them, marked."""
+  organisers' board lists them, marked;
+- tracks (``Track``): a competitor is a team *in a track* (``team_key``), so
+  every rule above holds within each track: the best run per team and track, final
+  runs and their fallback per track, the Ladder's released run per track. A board
+  of one track ranks that track's runs only (``scored_runs(..., track_id=...)``);
+  the all-tracks board ranks every (team, track) together, each row marked."""
 
 from __future__ import annotations
 
@@ -25,19 +30,30 @@ from evalhub.competitions.models import Phase, Score, Submission, TestSet
 from evalhub.competitions.services import visibility
 
 
-def team_key(team_id: int, is_baseline: bool) -> str:
-    """The leaderboard's competitor: a team, its baseline runs counted apart."""
-    return f"{team_id}:{int(is_baseline)}"
+def team_key(team_id: int, is_baseline: bool, track_id: int | None = None) -> str:
+    """The leaderboard's competitor: a team, its baseline runs counted apart, in
+    its track (a phase without tracks: ``"team:baseline"``, as before tracks)."""
+    key = f"{team_id}:{int(is_baseline)}"
+    return key if track_id is None else f"{key}:{track_id}"
+
+
+def run_key(sub: Submission) -> str:
+    """``team_key`` of a run."""
+    return team_key(sub.team_id, sub.is_baseline, sub.track_id)
 
 
 def scored_runs(
-    test_set: TestSet, include_hidden: bool = False
+    test_set: TestSet, include_hidden: bool = False, track_id: int | None = None
 ) -> tuple[dict[int, Submission], dict[int, dict[str, float | None]]]:
+    """The scored runs on ``test_set`` and their scores (``track_id``: of that
+    track only; None: of every track)."""
     runs = Submission.objects.filter(
         phase=test_set.phase,
         status=Submission.Status.SCORED,
         evaluations__test_set=test_set,
-    ).select_related("team")
+    ).select_related("team", "track")
+    if track_id is not None:
+        runs = runs.filter(track_id=track_id)
     if not include_hidden:
         runs = runs.filter(hidden=False)
     subs = {s.pk: s for s in runs}
@@ -87,12 +103,12 @@ def final_runs(phase: Phase, subs: Mapping[int, Submission]) -> dict[str, list[i
     whose chosen runs are all missing from ``subs`` (hidden, or still being scored)
     has none; a chosen run that failed does not count as a choice."""
     chosen: dict[str, list[int]] = {}
-    for team_id, is_baseline, pk in (
+    for team_id, is_baseline, track_id, pk in (
         Submission.objects.filter(phase=phase, final_selected=True)
         .exclude(status__in=[Submission.Status.FAILED, Submission.Status.REJECTED])
-        .values_list("team_id", "is_baseline", "pk")
+        .values_list("team_id", "is_baseline", "track_id", "pk")
     ):
-        chosen.setdefault(team_key(team_id, is_baseline), []).append(pk)
+        chosen.setdefault(team_key(team_id, is_baseline, track_id), []).append(pk)
     scores = public_scores(phase, subs)
     has_public = phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).exists()
 
@@ -108,7 +124,7 @@ def final_runs(phase: Phase, subs: Mapping[int, Submission]) -> dict[str, list[i
 
     out: dict[str, list[int]] = {}
     for pk in sorted(subs, key=fallback_key):
-        key = team_key(subs[pk].team_id, subs[pk].is_baseline)
+        key = run_key(subs[pk])
         if key in chosen:
             if pk in chosen[key]:
                 out.setdefault(key, []).append(pk)
@@ -133,7 +149,7 @@ def ranked_runs(
         return sorted((pk for pks in ranked for pk in pks), key=sort_key)
     best: dict[str, int] = {}
     for pk in sorted(subs, key=sort_key):
-        best.setdefault(team_key(subs[pk].team_id, subs[pk].is_baseline), pk)
+        best.setdefault(run_key(subs[pk]), pk)
     return sorted(best.values(), key=sort_key)
 
 
@@ -163,8 +179,13 @@ def select(
     return sorted((pk for pk in set(shown.values()) if pk in subs), key=sort_key)
 
 
-def select_runs(*, test_set: TestSet, shown: Mapping[str, int] | None) -> list[int]:
-    """Submission ids the public board of ``test_set`` shows, best first (see
-    ``select``)."""
-    subs, values = scored_runs(test_set)
+def select_runs(
+    *,
+    test_set: TestSet,
+    shown: Mapping[str, int] | None,
+    track_id: int | None = None,
+) -> list[int]:
+    """Submission ids the public board of ``test_set`` (in ``track_id``; None:
+    every track) shows, best first (see ``select``)."""
+    subs, values = scored_runs(test_set, track_id=track_id)
     return select(test_set, subs, values, shown)

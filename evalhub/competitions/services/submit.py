@@ -16,8 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions import queue
-from evalhub.competitions.models import Phase, Registration, Submission, Team
-from evalhub.competitions.services import validation
+from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
+from evalhub.competitions.services import tracks, validation
 from tasks.base import FormatError, Problem
 
 log = logging.getLogger(__name__)
@@ -51,12 +51,23 @@ def _day_start(now: datetime) -> datetime:
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def allowance(*, phase: Phase, team: Team, now: datetime | None = None) -> Allowance:
+def allowance(
+    *,
+    phase: Phase,
+    team: Team,
+    now: datetime | None = None,
+    track: Track | None = None,
+) -> Allowance:
+    """What the team may still submit. With ``Phase.limits_per_track`` the limits
+    count the runs of ``track`` only (each track has its own); otherwise every run
+    of the phase, whatever its track (the limits are shared)."""
     now = now or timezone.now()
     start = _day_start(now.astimezone(UTC))
     counted = Submission.objects.filter(
         Submission.counting(), phase=phase, team=team, is_baseline=False
     )
+    if phase.limits_per_track and track is not None:
+        counted = counted.filter(track=track)
     total = counted.count()
     today = counted.filter(created_at__gte=start).count()
     return Allowance(
@@ -115,12 +126,19 @@ def submit_run(
     is_baseline: bool = False,
     hidden: bool = False,
     now: datetime | None = None,
+    track: str | None = None,
 ) -> Submission:
     """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
     latter also records a ``rejected`` row, not counted against limits). ``hidden``:
-    the run is shown to its team and the organisers only (services/finals.py)."""
+    the run is shown to its team and the organisers only (services/finals.py).
+    ``track``: the slug of the phase's track the run enters (required exactly when
+    the phase has tracks; ``services/tracks.resolve``)."""
 
     now = now or timezone.now()
+    try:
+        track_obj = tracks.resolve(phase=phase, slug=track)
+    except tracks.TrackError as exc:
+        raise SubmissionRefused(str(exc)) from None
     if is_baseline:
         if not phase.task.is_organiser(user):
             raise SubmissionRefused("Only organisers can add baseline runs.")
@@ -157,9 +175,10 @@ def submit_run(
         "method_description": method_description,
         "is_baseline": is_baseline,
         "hidden": hidden,
+        "track": track_obj,
     }
-    if not is_baseline:
-        _check_allowance(phase=phase, team=team, now=now)  # fail fast, before parsing
+    if not is_baseline:  # fail fast, before parsing
+        _check_allowance(phase=phase, team=team, now=now, track=track_obj)
     try:
         checked = validate_run(phase=phase, data=data, filename=filename)
     except SubmissionInvalid as exc:
@@ -176,7 +195,7 @@ def submit_run(
         # Serialise this team's submissions so two uploads cannot both take the last run.
         Team.objects.select_for_update().filter(pk=team.pk).first()
         if not is_baseline:
-            _check_allowance(phase=phase, team=team, now=now)
+            _check_allowance(phase=phase, team=team, now=now, track=track_obj)
         submission = Submission(
             **row,
             status=Submission.Status.QUEUED
@@ -202,9 +221,11 @@ def submit_baseline(
     data: bytes,
     method_name: str,
     method_description: str = "",
+    track: str | None = None,
 ) -> Submission:
     """An organiser's baseline run: the normal pipeline with ``is_baseline``, shown
-    under the task's baseline team, exempt from limits and the phase window."""
+    under the task's baseline team, exempt from limits and the phase window (in a
+    phase with tracks, in the ``track`` given)."""
     from evalhub.competitions.services import teams
 
     if not phase.task.is_organiser(user):
@@ -222,19 +243,32 @@ def submit_baseline(
         method_description=method_description,
         team=team,
         is_baseline=True,
+        track=track,
     )
 
 
-def _check_allowance(*, phase: Phase, team: Team, now: datetime) -> None:
-    left = allowance(phase=phase, team=team, now=now)
+def _check_allowance(
+    *, phase: Phase, team: Team, now: datetime, track: Track | None
+) -> None:
+    left = allowance(phase=phase, team=team, now=now, track=track)
+    where = (
+        f"track '{track.slug}' of this phase"
+        if phase.limits_per_track and track is not None
+        else "this phase"
+    )
     if left.total_left <= 0:
         raise SubmissionRefused(
-            f"Your team has used all {phase.total_limit} runs of this phase."
+            f"Your team has used all {phase.total_limit} runs of {where}."
         )
     if left.daily_left <= 0:
+        today = (
+            f" in track '{track.slug}'"
+            if phase.limits_per_track and track is not None
+            else ""
+        )
         raise SubmissionRefused(
-            f"Your team has used its {phase.daily_limit} runs for today; the limit "
-            f"resets at {left.resets_at:%Y-%m-%d %H:%M} UTC."
+            f"Your team has used its {phase.daily_limit} runs for today{today}; the "
+            f"limit resets at {left.resets_at:%Y-%m-%d %H:%M} UTC."
         )
 
 

@@ -62,3 +62,9 @@ def analysis_templates(test_set) -> list[str]:  # noqa: ANN001
 def figure_groups(plots):  # noqa: ANN001, ANN201
     """The figure area's entries (see ``figures.groups``)."""
     return figures.groups(plots)
+
+
+@register.filter
+def system_cells(view, row):  # noqa: ANN001, ANN201
+    """The row's cells of the board's per-system columns (``BoardView.cells``)."""
+    return view.cells.get(row.submission_id, ())

@@ -14,6 +14,7 @@ from evalhub.competitions.services import (
     compare,
     overall,
     pages,
+    tracks,
 )
 from evalhub.competitions.views.lookups import task_or_404
 
@@ -25,13 +26,17 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         raise Http404("No such phase.") from None
     if not access.can_see_task(request.user, phase_obj.task):
         raise Http404("No such task.")
+    # ?track=SLUG: the boards of one track (the phase's tracks are cached: no query).
+    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    if request.GET.get("track") and track is None:
+        raise Http404("No such track.")
 
     def render_page() -> bytes:
         return render(
             request,
             "competitions/phase_leaderboard.html",
             pages.leaderboard_page(
-                phase=phase_obj, test_sets=test_sets, user=request.user
+                phase=phase_obj, test_sets=test_sets, user=request.user, track=track
             ),
         ).content
 
@@ -52,10 +57,13 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
     context = {
         "task": task,
         "phase": phase_obj,
-        "overall": overall.overall(phase=phase_obj, user=request.user),
+        "tracks": tracks.phase_tracks(phase_obj),
+        "track": track,
+        "overall": overall.overall(phase=phase_obj, user=request.user, track=track),
     }
     return render(request, "competitions/phase_ranking.html", context)
 
@@ -67,7 +75,10 @@ def phase_ranking_plot(
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     if ext not in ("svg", "png"):
         raise Http404("No such plot.")
-    data = overall.overall_plot(phase=phase_obj, user=request.user, ext=ext)
+    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    data = overall.overall_plot(
+        phase=phase_obj, user=request.user, ext=ext, track=track
+    )
     content_type = "image/svg+xml" if ext == "svg" else "image/png"
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "private, max-age=60"
@@ -77,7 +88,10 @@ def phase_ranking_plot(
 def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    data = pages.leaderboard_export(phase=phase_obj, user=request.user)
+    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    if request.GET.get("track") and track is None:
+        raise Http404("No such track.")
+    data = pages.leaderboard_export(phase=phase_obj, user=request.user, track=track)
     return HttpResponse(
         json.dumps(data, indent=2, default=str), content_type="application/json"
     )

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.forms import SubmitForm
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services import access, submit
+from evalhub.competitions.services import access, submit, systems, tracks
 from evalhub.competitions.views.lookups import task_or_404
 
 
@@ -18,7 +18,8 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     team = submit.approved_team(phase=phase_obj, user=request.user)
-    form = SubmitForm(request.POST or None, request.FILES or None)
+    phase_tracks = tracks.phase_tracks(phase_obj)
+    form = SubmitForm(request.POST or None, request.FILES or None, tracks=phase_tracks)
     problems: tuple = ()
     total_problems = 0
     if request.method == "POST" and form.is_valid():
@@ -32,6 +33,7 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
                 method_name=form.cleaned_data["method_name"],
                 method_description=form.cleaned_data["method_description"],
                 hidden=form.cleaned_data["hide"],
+                track=form.cleaned_data.get("track"),
             )
         except submit.SubmissionRefused as exc:
             form.add_error(None, str(exc))
@@ -44,6 +46,14 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
                 return response
             return redirect(sub)
     allowance = submit.allowance(phase=phase_obj, team=team) if team else None
+    track_allowances = (
+        [
+            (t, submit.allowance(phase=phase_obj, team=team, track=t))
+            for t in phase_tracks
+        ]
+        if team and phase_obj.limits_per_track
+        else []
+    )
     status = 422 if problems or form.errors else 200
     return render(
         request,
@@ -55,8 +65,10 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             "form": form,
             "problems": problems,
             "total_problems": total_problems,
-            "allowance": allowance,
+            "allowance": None if track_allowances else allowance,
+            "track_allowances": track_allowances,
             "format_help": task.type.format_help,
+            "panels": systems.panels(phase_obj, request.user) if team else [],
         },
         status=status,
     )
@@ -69,7 +81,11 @@ def baseline_create(request: HttpRequest, slug: str, phase: str) -> HttpResponse
     if not access.is_organiser(request.user, task):
         raise Http404("No such page.")
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    form = SubmitForm(request.POST or None, request.FILES or None)
+    form = SubmitForm(
+        request.POST or None,
+        request.FILES or None,
+        tracks=tracks.phase_tracks(phase_obj),
+    )
     problems: tuple = ()
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["run"]
@@ -81,6 +97,7 @@ def baseline_create(request: HttpRequest, slug: str, phase: str) -> HttpResponse
                 data=upload.read(),
                 method_name=form.cleaned_data["method_name"],
                 method_description=form.cleaned_data["method_description"],
+                track=form.cleaned_data.get("track"),
             )
         except submit.SubmissionRefused as exc:
             form.add_error(None, str(exc))

@@ -166,3 +166,20 @@ def invitation_accepted(*, invitation_id: int) -> int:
         f"{inv.team.name}.",
         link=reverse("teams:team-detail", args=[inv.team_id]),
     )
+
+
+def announcement_posted(*, announcement_id: int) -> int:
+    """An organisers' announcement: every member of every approved team of the task,
+    its whole text (plain text, at most 220 characters: it fits a notification)."""
+    from evalhub.console.models import Announcement
+
+    ann = Announcement.objects.select_related("task").filter(pk=announcement_id).first()
+    if ann is None:
+        return 0
+    task = ann.task
+    return notify(
+        recipients=_registered_members(task.pk),
+        key=f"announcement:{ann.pk}",
+        text=f"Announcement ({task.title[:60]}): {ann.text}",
+        link=task.get_absolute_url(),
+    )

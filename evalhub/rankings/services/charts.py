@@ -3,12 +3,26 @@ bootstrap interval as an error bar, best at the top."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 
+from django.core.cache import cache
+
+from evalhub.competitions import logs
 from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services import team_colours
 from tasks.base import Plot
 from tasks.common import plotting
+
+log = logging.getLogger(__name__)
+
+
+def _label(sub: Submission) -> str:
+    """Team and method, and the run's track in a phase with tracks (the chart
+    shows every track's runs)."""
+    label = f"{sub.team.name} · {sub.method_name}"[:40]
+    return label + (f" [{sub.track.name[:20]}]" if sub.track_id else "")
 
 
 def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | None:
@@ -17,7 +31,7 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
     runs = [pk for pk in matrix.get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr, operator]
     if not runs:
         return None
-    subs = Submission.objects.select_related("team").in_bulk(runs)
+    subs = Submission.objects.select_related("team", "track").in_bulk(runs)
     metric = test_set.phase.task.type.metric(str(data["metric"]))
     rows = [(subs[pk], intervals[str(pk)]) for pk in runs]  # type: ignore[index]
     height = 1.2 + 0.35 * len(rows)
@@ -40,7 +54,7 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
             color=colours.get(sub.team_id, plotting.PALETTE[0]),
             linewidth=1.2,
         )
-    ax.set_yticks(ys, [f"{s.team.name} · {s.method_name}"[:40] for s, _ in rows])
+    ax.set_yticks(ys, [_label(s) for s, _ in rows])
     confidence = float(data.get("confidence", 0.95))  # type: ignore[arg-type]
     ax.set_xlabel(
         f"{metric.label} ({confidence:.0%} bootstrap interval, "
@@ -49,3 +63,47 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
     ax.set_title(f"{metric.label} with confidence intervals")
     ax.grid(True, axis="x", alpha=0.3)
     return plotting.render("primary-intervals", f"{metric.label} ± CI", fig)
+
+
+@dataclass(frozen=True)
+class ChartPdf:
+    pdf: bytes
+    runs: tuple[int, ...]  #: the runs it draws
+
+
+#: ``interval_chart_pdf(render=False)``: not drawn yet.
+NOT_DRAWN = ChartPdf(pdf=b"", runs=())
+
+
+def interval_chart_pdf(*, test_set: TestSet, render: bool) -> ChartPdf | None:
+    """The interval chart of the stored statistics as vector PDF, cached until they
+    change; ``None`` without statistics or chart, ``NOT_DRAWN`` when not cached and
+    not ``render``."""
+    from evalhub.rankings.models import TestSetStatistics
+
+    row = TestSetStatistics.objects.filter(test_set=test_set).first()
+    if row is None or not row.data:
+        return None
+    key = f"rankings:chart-pdf:{row.pk}:{row.updated_at.timestamp()}"
+    found = cache.get(key)
+    if found is None:
+        if not render:
+            return NOT_DRAWN
+        found = _draw_pdf(test_set, row.data)
+        cache.set(key, found, timeout=7 * 24 * 3600)
+    return found if found.pdf else None
+
+
+def _draw_pdf(test_set: TestSet, data: Mapping[str, object]) -> ChartPdf:
+    try:
+        with plotting.collecting_pdfs() as pdfs:
+            plot = interval_chart(test_set=test_set, data=data)
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001 - the package is built without this chart
+        logs.error_without_text(log, "interval chart PDF of test set %s", test_set.pk)
+        plot = None
+    if plot is None or plot.key not in pdfs:
+        return ChartPdf(pdf=b"", runs=())
+    runs = data.get("matrix", {}).get("runs", [])  # type: ignore[union-attr]
+    return ChartPdf(pdf=pdfs[plot.key], runs=tuple(int(pk) for pk in runs))

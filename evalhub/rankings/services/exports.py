@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import access, tables
+from evalhub.competitions.services import access, tables, tracks
 from evalhub.competitions.services.tables import latex_escape
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import statistics
@@ -23,6 +23,7 @@ class RunLabel:
     submission_id: int
     team: str
     method: str
+    track: str  # "" in a phase without tracks
     value: float
     interval: str
     band: int
@@ -32,16 +33,23 @@ def _p_text(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
+def significance(
+    *, test_set: TestSet, user: object, track_slug: str | None = None
+) -> dict[str, object]:
+    """The page of one test set's pairwise tests, within the track ``track_slug``
+    (unknown or None: the board of every track together)."""
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
         raise Hidden
     organiser = access.is_organiser(user, task)
+    track = tracks.by_slug(phase=test_set.phase, slug=track_slug)
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     data = row.data if row is not None else {}
-    matrix = data.get("matrix", {})
+    matrix = statistics.matrix_of(data, None if track is None else track.pk)
     runs = matrix.get("runs", [])
-    subs = Submission.objects.select_related("team", "phase__task").in_bulk(runs)
+    subs = Submission.objects.select_related("team", "phase__task", "track").in_bulk(
+        runs
+    )
     intervals = data.get("intervals", {})
     # A run hidden since the matrix was computed (until the worker recomputes it)
     # is left out for those who may not see it.
@@ -56,6 +64,7 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
                 submission_id=pk,
                 team=subs[pk].team.name,
                 method=subs[pk].method_name,
+                track=subs[pk].track.name if subs[pk].track_id else "",
                 value=float(matrix["values"][i]),
                 interval=f"{iv['value']:.4f} ± {iv['half_width']:.3f}" if iv else "",
                 band=int(matrix["bands"][i]),
@@ -79,6 +88,8 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
         "task": task,
         "phase": test_set.phase,
         "test_set": test_set,
+        "track": track,
+        "tracks": tracks.phase_tracks(test_set.phase),
         "signature": row.signature if row is not None else "",
         "updated_at": row.updated_at if row is not None else None,
         "has_chart": bool(row is not None and row.chart_svg)
@@ -100,8 +111,10 @@ def significance(*, test_set: TestSet, user: object) -> dict[str, object]:
 def as_json(page: dict[str, object]) -> dict[str, object]:
     runs: list[RunLabel] = page["runs"]  # type: ignore[assignment]
     cells = page["cells"]
+    track = page.get("track")
     return {
         "test_set": page["test_set"].slug,  # type: ignore[attr-defined]
+        "track": None if track is None else track.slug,  # type: ignore[attr-defined]
         "metric": page["metric"].key,  # type: ignore[attr-defined]
         "signature": page["signature"],
         "alpha": page["alpha"],
@@ -110,6 +123,7 @@ def as_json(page: dict[str, object]) -> dict[str, object]:
                 "run": r.submission_id,
                 "team": r.team,
                 "method": r.method,
+                "track": r.track,
                 "value": r.value,
                 "interval": r.interval,
                 "band": r.band,
@@ -153,7 +167,9 @@ def as_latex(page: dict[str, object]) -> str:
         for cell in row:
             text = latex_escape(cell["text"]).replace("–", "--")
             cells.append(rf"\textbf{{{text}}}" if cell["significant"] else text)
-        system = latex_escape(f"{r.team} ({r.method})")
+        system = latex_escape(
+            f"{r.team} ({r.method}{', ' + r.track if r.track else ''})"
+        )
         score = r.interval.replace("±", r"$\pm$") if r.interval else f"{r.value:.4f}"
         body.append([str(r.band), str(r.index), system, score, *cells])
     caption = (

@@ -8,7 +8,8 @@ Guarantees (stated in the README's *Rankings* section and ``docs/rankings.md``):
   released before it by more than the margin (the first scored run is released).
   Hiding, unhiding, choosing final runs or anything else a team can do afterwards
   therefore changes no decision: at most one run per competitor and test set is
-  ever released, and only by a new submission.
+  ever released, and only by a new submission. In a phase with tracks a
+  competitor is a team in one track: each track has its own Ladder.
 - **A run waits for the runs before it.** A run submitted earlier that is not scored
   on the current gold yet (queued, being scored, or scored on replaced gold) stops
   the competitor's history there: nothing after it is released until it is scored
@@ -63,13 +64,13 @@ def decide(
     )
     history: dict[str, list[tuple[str, rs.ItemStats]]] = {}
     blocked: set[str] = set()
-    for pk, team_id, baseline, status in (
+    for pk, team_id, baseline, track_id, status in (
         Submission.objects.filter(phase=test_set.phase)
         .exclude(status__in=_SKIPPED)
         .order_by("created_at", "pk")
-        .values_list("pk", "team_id", "is_baseline", "status")
+        .values_list("pk", "team_id", "is_baseline", "track_id", "status")
     ):
-        key = team_key(team_id, baseline)
+        key = team_key(team_id, baseline, track_id)  # per track: its own Ladder
         if key in blocked:
             continue
         if status != Submission.Status.SCORED or (

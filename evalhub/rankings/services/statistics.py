@@ -21,7 +21,7 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services import leaderboard, refreshes
+from evalhub.competitions.services import leaderboard, refreshes, tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder
 from evalhub.rankings.services.ladder import ladder_applies
@@ -32,14 +32,23 @@ CONFIDENCE = rs.DEFAULT_CONFIDENCE
 log = logging.getLogger(__name__)
 
 
-def cached(*, test_set: TestSet) -> leaderboard.Statistics:
-    """What a board shows from the stored statistics (registered as the core's
-    ``leaderboard.register_statistics`` source)."""
+def matrix_of(data: Mapping[str, JSON], track_id: int | None) -> dict[str, JSON]:
+    """The pairwise matrix (runs, values, p-values, bands) of the board of one
+    track (``track_id``; None: of every track together), {} until computed."""
+    if track_id is None:
+        return data.get("matrix") or {}  # type: ignore[return-value]
+    return (data.get("tracks") or {}).get(str(track_id)) or {}  # type: ignore[union-attr, return-value]
+
+
+def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Statistics:
+    """What a board (of one track, or of every track) shows from the stored
+    statistics (registered as the core's ``leaderboard.register_statistics``
+    source). Intervals are a run's own; bands are those of the board's runs."""
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     if row is None or not row.data:
         return leaderboard.Statistics()
     data = row.data
-    matrix = data.get("matrix", {})
+    matrix = matrix_of(data, track_id)
     task_type = test_set.phase.task.type
     metric = task_type.metric(task_type.primary_metric)
     return leaderboard.Statistics(
@@ -61,7 +70,10 @@ def cached(*, test_set: TestSet) -> leaderboard.Statistics:
 def draws_hidden_runs(row: TestSetStatistics) -> bool:
     """The stored chart and matrix still include a run hidden since they were
     computed (the refresh is on its way): not for the public until then."""
-    runs = (row.data or {}).get("matrix", {}).get("runs", [])
+    data = row.data or {}
+    runs = list(data.get("matrix", {}).get("runs", []))
+    for matrix in (data.get("tracks") or {}).values():
+        runs.extend(matrix.get("runs", []))
     return Submission.objects.filter(pk__in=runs, hidden=True).exists()
 
 
@@ -171,21 +183,33 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         margin=ranking.ladder_margin,
     )
     applies = ladder_applies(test_set, ranking)
-    board = leaderboard.select_runs(
-        test_set=test_set,
-        shown=shown if applies else None,
-    )
     stats_of = {sub.pk: s for sub, s in runs}
-    board = [pk for pk in board if pk in stats_of]
-    result = rs.pairwise(
-        [stats_of[pk] for pk in board], samples=samples, trials=samples, seed=seed
-    )
-    bands = rs.rank_bands(
-        result.values,
-        result.p_randomisation,
-        higher_is_better=higher,
-        alpha=ranking.alpha,
-    )
+
+    def matrix(track_id: int | None) -> dict[str, JSON]:
+        """Pairwise tests and rank bands over one board's runs."""
+        board = leaderboard.select_runs(
+            test_set=test_set, shown=shown if applies else None, track_id=track_id
+        )
+        board = [pk for pk in board if pk in stats_of]
+        result = rs.pairwise(
+            [stats_of[pk] for pk in board], samples=samples, trials=samples, seed=seed
+        )
+        bands = rs.rank_bands(
+            result.values,
+            result.p_randomisation,
+            higher_is_better=higher,
+            alpha=ranking.alpha,
+        )
+        return {
+            "runs": board,  # type: ignore[dict-item]
+            "values": list(result.values),
+            "delta": _rounded(result.delta),
+            "p_bootstrap": _rounded(result.p_bootstrap),
+            "p_randomisation": _rounded(result.p_randomisation),
+            "exact": result.exact,
+            "bands": bands,  # type: ignore[dict-item]
+        }
+
     return {
         "metric": task_type.primary_metric,
         "higher_is_better": higher,
@@ -207,14 +231,11 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
             "shown": shown,  # type: ignore[dict-item]
             "steps": steps,
         },
-        "matrix": {
-            "runs": board,  # type: ignore[dict-item]
-            "values": list(result.values),
-            "delta": _rounded(result.delta),
-            "p_bootstrap": _rounded(result.p_bootstrap),
-            "p_randomisation": _rounded(result.p_randomisation),
-            "exact": result.exact,
-            "bands": bands,  # type: ignore[dict-item]
+        # The board of every track together (a phase without tracks: the board).
+        "matrix": matrix(None),
+        # Each track's own board: significance and bands within the track.
+        "tracks": {
+            str(t.pk): matrix(t.pk) for t in tracks.phase_tracks(test_set.phase)
         },
     }
 

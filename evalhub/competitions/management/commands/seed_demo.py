@@ -2,12 +2,17 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from evalhub.competitions.services.demo import DEMO_PASSWORD, seed_demo
+from evalhub.competitions.services.demo import (
+    DEMO_PASSWORD,
+    seed_demo,
+    seed_tracks_demo,
+)
 
 
 class Command(BaseCommand):
     help = (
-        "Create the demo tasks (one per task type) with generated data and demo runs."
+        "Create the demo tasks (one per task type, and a term-extraction task "
+        "ranked in two tracks) with generated data and demo runs."
     )
 
     def add_arguments(self, parser):  # noqa: ANN001, ANN201
@@ -23,6 +28,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, slugs=None, no_runs=False, **options):  # noqa: ANN001, ANN002, ANN003, ANN201
         created = seed_demo(slugs=slugs, with_runs=not no_runs)
+        if not slugs:  # the tracks demo with the full set only
+            tracks_demo = seed_tracks_demo(with_runs=not no_runs)
+            if tracks_demo is not None:
+                created.append(tracks_demo)
         for task in created:
             self.stdout.write(f"created {task.slug}")
         if not created:

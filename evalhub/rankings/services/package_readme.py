@@ -1,0 +1,108 @@
+"""The package's ``README``: what every file holds and how every number in it was
+computed (plain text; user text appears as it is, it is never interpreted)."""
+
+from __future__ import annotations
+
+from evalhub.competitions.models import Submission
+from evalhub.rankings.services.package import BoardTable, Package
+
+_METHODS = """\
+How the numbers were computed
+-----------------------------
+- Metric values: the task type's scorer on each run file against the test set's
+  gold (the scorer and its version are the first part of each board's signature;
+  the gold version its "gold:" part). The same scorer runs offline as
+  `evalhub score` / `evalhub compare`.
+- Runs ranked: the public leaderboard's. Public test sets: the best run of each
+  team (in Ladder mode, the run the Ladder released); private test sets: each
+  team's chosen final runs (or its run with the best public score when it chose
+  none). Runs hidden by their teams are not in this package.
+- Intervals ("± CI"): paired percentile bootstrap over the gold items
+  ("bootstrap:B" resamples, "seed:S", "ci:percentile-0.95"), the same resamples
+  for every run of a test set; shown as value ± the larger half-width.
+- p-values: approximate randomisation between every two systems ("ar:R"
+  trials, exact enumeration when 2^items <= R), and the paired bootstrap test
+  (in the CSV and the JSON).
+- Significance bands: systems sorted best first; a new band starts at the first
+  system significantly worse (p < "alpha") than the first of the current band.
+  No correction for multiple comparisons.
+- Bold: the best value of each column (every tied value).
+
+Reproducing a table offline
+---------------------------
+With the gold and the run files, `evalhub compare` prints the same table
+(`pip install` the platform; no database needed):
+
+  evalhub compare TASK_TYPE --gold GOLD [inputs] --run A B ... \\
+      --name "team (method)" ... --gold-version N --samples B --seed S \\
+      --alpha ALPHA --format latex
+
+giving the runs in submission order (ties are broken by it). The options of
+each board are below.
+"""
+
+
+def _board(board: BoardTable) -> list[str]:
+    table = board.table
+    test_set = board.key.test_set
+    versions = sorted(
+        set(
+            Submission.objects.filter(
+                pk__in=[run["run"] for run in board.runs]
+            ).values_list("scorer_version", flat=True)
+        )
+        - {""}
+    )
+    lines = [
+        f"{board.key.title} (tables/{board.key.slug}.tex)",
+        f"  signature: {table['signature']}",
+        f"  task type: {table['task_type']}; scorer versions of the runs: "
+        + (", ".join(versions) or "-"),
+        f"  gold version: {test_set.gold_version}; gold items: {table['n_items']}",
+        f"  primary metric: {table['metric_label']} ({table['metric']}); "
+        f"bootstrap samples {table['samples']}, seed {table['seed']}, "
+        f"alpha {table['alpha']}",
+        f"  systems: {len(board.runs)}; offline: evalhub compare "
+        f"{table['task_type']} ... --gold-version {test_set.gold_version} "
+        f"--samples {table['samples']} --seed {table['seed']} "
+        f"--alpha {table['alpha']} --format latex",
+    ]
+    if not board.statistics_current:
+        lines.append(
+            "  note: the statistics were being refreshed when this package was "
+            "built; bands and p-values are left out (download it again later)."
+        )
+    return lines
+
+
+def text(package: Package) -> str:
+    phase = package.phase
+    lines = [
+        f"Overview-paper package: {phase.task.title}, {phase.name}",
+        "=" * 60,
+        "",
+        "Files",
+        "-----",
+        "main.tex             compiles as it is: pdflatex main.tex (needs booktabs,",
+        "                     graphicx, geometry: texlive-latex-recommended)",
+        "tables/<board>.tex   results per test set (and track): band, rank, system,",
+        "                     every metric, the primary metric ± its interval",
+        "pvalues/<board>.tex  pairwise p-values (approximate randomisation); .csv:",
+        "                     every pair once, with delta and both p-values",
+        "figures/<test set>/  comparison figures and the interval chart (PDF)",
+        "systems.tex, .csv    team, method, track and the systems' columns",
+        "                     (fact-sheet answers, paper links)",
+        "package.json         all of the above as data",
+        "",
+    ]
+    if package.organiser and package.unrevealed:
+        lines += [
+            "Organisers' copy: it includes test sets not yet revealed to the public: "
+            + ", ".join(package.unrevealed)
+            + ".",
+            "",
+        ]
+    lines += [_METHODS, "Boards", "------"]
+    for board in package.boards:
+        lines += _board(board) + [""]
+    return "\n".join(lines)
