@@ -21,4 +21,3 @@ import os
 reuse_port = True
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1))
 threads = int(os.environ.get("WEB_THREADS") or 8)
-

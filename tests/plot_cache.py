@@ -39,10 +39,10 @@ def _drawing_pdfs() -> bool:
 
 
 def _drawn_once(cache: dict, key: tuple, draw: Callable[[], object]) -> object:  # type: ignore[type-arg]
-    """``draw()`` once per key, keyed also on the team colours in force; the points
+    """``draw()`` once per key, keyed also on the team styles in force; the points
     it drew are kept with it and handed to whoever collects them (the figures' CSV
     data), as a real drawing would."""
-    key = (key, tuple(sorted((plotting._colours.get() or {}).items())))  # noqa: SLF001
+    key = (key, tuple(sorted((plotting._styles.get() or {}).items())))  # noqa: SLF001
     if key not in cache:
         with plotting.collecting_points() as points:
             cache[key] = (draw(), dict(points))

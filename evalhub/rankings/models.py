@@ -66,6 +66,7 @@ class TestSetStatistics(models.Model):
     data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     chart_svg = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     chart_png = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
+    chart_pdf = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     __test__ = False

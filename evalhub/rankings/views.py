@@ -11,7 +11,13 @@ from django.shortcuts import get_object_or_404, render
 from evalhub.competitions.models import Phase, TestSet
 from evalhub.competitions.services import access
 from evalhub.rankings.models import TestSetStatistics
-from evalhub.rankings.services import exports, package, package_files, statistics
+from evalhub.rankings.services import (
+    charts,
+    exports,
+    package,
+    package_files,
+    statistics,
+)
 
 
 def _page(request: HttpRequest, pk: int) -> dict[str, object]:
@@ -48,6 +54,9 @@ def significance_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse
     return response
 
 
+_CHART_TYPES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
+
+
 def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
     row = get_object_or_404(
         TestSetStatistics.objects.select_related("test_set__phase__task"),
@@ -62,12 +71,23 @@ def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
         request.user, test_set.phase.task
     ) and statistics.draws_hidden_runs(row):
         raise Http404("No such chart.")
-    field = row.chart_svg if ext == "svg" else row.chart_png
-    if ext not in ("svg", "png") or not field:
+    if ext == "csv" and row.chart_svg:
+        body = charts.intervals_csv(test_set=test_set, data=row.data, user=request.user)
+        response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+        name = f"{test_set.slug}-intervals.csv"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        response["Cache-Control"] = "private, max-age=60"
+        return response
+    if ext == "pdf" and row.chart_svg and not row.chart_pdf:
+        # Statistics stored before the job kept a PDF: drawn once, then cached.
+        chart = charts.interval_chart_pdf(test_set=test_set, render=True)
+        if chart is None:
+            raise Http404("No such chart.")
+        return HttpResponse(chart.pdf, content_type=_CHART_TYPES[ext])
+    field = {"svg": row.chart_svg, "png": row.chart_png, "pdf": row.chart_pdf}.get(ext)
+    if not field:
         raise Http404("No such chart.")
-    response = FileResponse(
-        field.open("rb"), content_type="image/svg+xml" if ext == "svg" else "image/png"
-    )
+    response = FileResponse(field.open("rb"), content_type=_CHART_TYPES[ext])
     response["Cache-Control"] = "private, max-age=60"
     response["Content-Security-Policy"] = (
         "default-src 'none'; style-src 'unsafe-inline'"

@@ -8,6 +8,7 @@ import contextvars
 import io
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import matplotlib
 
@@ -38,23 +39,58 @@ PALETTE: tuple[str, ...] = (
 )
 matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
 
-#: Set by :func:`series_colours`: series label (a run's label) -> colour.
-_colours: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
-    "series_colours", default=None
+#: What tells apart two series of the same colour: the n-th round through the palette
+#: (series n * len(PALETTE) + i) draws its lines with the n-th dash pattern, its points
+#: with the n-th marker and its bars with the n-th hatch.
+DASHES: tuple[str, ...] = ("-", "--", ":", "-.")
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D")
+HATCHES: tuple[str, ...] = ("", "//", "..", "xx")
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class SeriesStyle:
+    """How one series (a team's runs) is drawn: a palette colour, and past the
+    palette's length a dash pattern, marker and hatch of its own."""
+
+    colour: str
+    round: int = 0
+
+    @property
+    def linestyle(self) -> str:
+        return DASHES[self.round % len(DASHES)]
+
+    @property
+    def marker(self) -> str:
+        return MARKERS[self.round % len(MARKERS)]
+
+    @property
+    def hatch(self) -> str:
+        return HATCHES[self.round % len(HATCHES)]
+
+
+def nth_style(index: int) -> SeriesStyle:
+    """The ``index``-th style: colours first, then colours with the next dashes,
+    markers and hatches (``len(PALETTE) * len(DASHES)`` distinct styles)."""
+    return SeriesStyle(PALETTE[index % len(PALETTE)], index // len(PALETTE))
+
+
+#: Set by :func:`series_styles`: series label (a run's label) -> its style.
+_styles: contextvars.ContextVar[Mapping[str, SeriesStyle] | None] = (
+    contextvars.ContextVar("series_styles", default=None)
 )
 
 
 @contextlib.contextmanager
-def series_colours(colours: Mapping[str, str]) -> Iterator[None]:
-    """Draw the figures rendered inside the block with these colours per series
-    label (the platform passes one colour per team, the same in every figure of a
+def series_styles(styles: Mapping[str, SeriesStyle]) -> Iterator[None]:
+    """Draw the figures rendered inside the block with these styles per series
+    label (the platform passes one style per team, the same in every figure of a
     phase); a label not in it, or no block at all (the offline ``--plots``), takes
-    the palette in drawing order."""
-    token = _colours.set(dict(colours))
+    the styles in drawing order."""
+    token = _styles.set(dict(styles))
     try:
         yield
     finally:
-        _colours.reset(token)
+        _styles.reset(token)
 
 
 #: Put before a user's label that starts with "_": matplotlib leaves such labels out of
@@ -67,10 +103,10 @@ def legend_label(text: str) -> str:
     return _KEEP + text if text.startswith("_") else text
 
 
-def colour(label: str, index: int) -> str:
-    """The colour of the series ``label``, drawn as the ``index``-th series."""
-    chosen = (_colours.get() or {}).get(label)
-    return chosen or PALETTE[index % len(PALETTE)]
+def style(label: str, index: int) -> SeriesStyle:
+    """The style of the series ``label``, drawn as the ``index``-th series."""
+    chosen = (_styles.get() or {}).get(label)
+    return chosen or nth_style(index)
 
 
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
@@ -236,7 +272,8 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
                     curve.series[s_index][1],
                     label=legend_label(run.label),
                     linewidth=1.2,
-                    color=colour(run.label, r_index),
+                    color=(look := style(run.label, r_index)).colour,
+                    linestyle=look.linestyle,
                 )
             if template.log_x:
                 ax.set_xscale("log")

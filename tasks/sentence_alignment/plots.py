@@ -63,7 +63,10 @@ def comparison_bars(runs: Sequence[RunDetail], *, log_scale: bool = False) -> Pl
             values,
             width,
             label=plotting.legend_label(run.label),
-            color=plotting.colour(run.label, i),
+            color=(look := plotting.style(run.label, i)).colour,
+            hatch=look.hatch,
+            edgecolor="white",
+            linewidth=0,
         )
     ax.set_xticks(x, labels)
     if log_scale:

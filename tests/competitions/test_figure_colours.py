@@ -43,7 +43,8 @@ def test_a_team_has_one_palette_colour_in_the_figures_of_every_test_set(
 
     expected = {first_team.pk: PALETTE[0].lower(), second_team.pk: PALETTE[1].lower()}
     assert {
-        k: v.lower() for k, v in team_colours.team_colours(task=phase.task).items()
+        k: v.colour.lower()
+        for k, v in team_colours.team_styles(task=phase.task).items()
     } == expected
     test_sets = list(phase.test_sets.all())
     assert len(test_sets) == 2
@@ -77,3 +78,18 @@ def test_a_team_has_one_palette_colour_in_the_figures_of_every_test_set(
     drawn_order = [expected[team_of[r.submission_id]] for r in reversed(rows)]
     assert len(drawn_order) == 2
     assert _run_colours(svg) == drawn_order
+
+
+@pytest.mark.django_db
+def test_more_teams_than_colours_still_gives_every_team_a_style_of_its_own(
+    alignment_phase, django_user_model
+):  # noqa: ANN001
+    phase, _, first_team = alignment_phase
+    for i in range(len(PALETTE) + 2):
+        user = django_user_model.objects.create_user(f"member{i}")
+        teams.register(task=phase.task, user=user, new_team_name=f"team {i}")
+    styles = team_colours.team_styles(task=phase.task)
+    assert len(styles) == len(PALETTE) + 3
+    assert len(set(styles.values())) == len(styles)
+    assert styles[first_team.pk].colour == PALETTE[0]
+    assert styles[first_team.pk].hatch == ""

@@ -30,6 +30,9 @@ def test_the_interval_chart_draws_each_run_in_its_team_colour(client, stats, tes
     teams = set(
         Submission.objects.filter(pk__in=runs).values_list("team_id", flat=True)
     )
-    colours = team_colours.team_colours(task=test_set.phase.task)
+    colours = {
+        t: s.colour
+        for t, s in team_colours.team_styles(task=test_set.phase.task).items()
+    }
     assert len(teams) >= 2
     assert drawn == {colours[t].lower() for t in teams}

@@ -42,6 +42,8 @@ def _urls(test_set) -> list[str]:  # noqa: ANN001
         reverse("rankings:significance-export", args=[test_set.pk, "tex"]),
         reverse("rankings:chart-detail", args=[test_set.pk, "svg"]),
         reverse("rankings:chart-detail", args=[test_set.pk, "png"]),
+        reverse("rankings:chart-detail", args=[test_set.pk, "pdf"]),
+        reverse("rankings:chart-detail", args=[test_set.pk, "csv"]),
     ]
 
 

@@ -138,6 +138,8 @@ def test_two_workers_on_different_queues_share_runs_without_double_scoring(
     # Celery logs "succeeded" only after the job returns, a moment after the status
     # is saved: wait for the lines instead of reading the logs too early.
     wait_for(
-        lambda: (cluster.log("a") + cluster.log("b")).count("succeeded in") >= len(subs),
+        lambda: (
+            (cluster.log("a") + cluster.log("b")).count("succeeded in") >= len(subs)
+        ),
         "the workers' logs to record every job",
     )

@@ -5,17 +5,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0007_tracks'),
+        ("competitions", "0007_tracks"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='BoardVersion',
+            name="BoardVersion",
             fields=[
-                ('test_set', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='board_version', serialize=False, to='competitions.testset')),
-                ('version', models.PositiveBigIntegerField(default=0)),
+                (
+                    "test_set",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="board_version",
+                        serialize=False,
+                        to="competitions.testset",
+                    ),
+                ),
+                ("version", models.PositiveBigIntegerField(default=0)),
             ],
         ),
     ]

@@ -34,8 +34,10 @@ def run_label(sub: Submission) -> str:
     return f"{sub.team.name}: {sub.method_name} (#{sub.pk})"
 
 
-def colours(test_set: TestSet, evaluations: list[Evaluation]) -> dict[str, str]:
-    """Each run's label -> its team's colour (see ``team_colours``)."""
+def styles(
+    test_set: TestSet, evaluations: list[Evaluation]
+) -> dict[str, plotting.SeriesStyle]:
+    """Each run's label -> its team's style (see ``team_colours``)."""
     return team_colours.by_label(
         task=test_set.phase.task,
         runs=[(run_label(ev.submission), ev.submission.team_id) for ev in evaluations],
@@ -138,7 +140,7 @@ def _refresh(test_set_id: int) -> list[str]:
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
     with (
-        plotting.series_colours(colours(test_set, top)),
+        plotting.series_styles(styles(test_set, top)),
         plotting.collecting_points() as points,
     ):
         compared = _isolated(
@@ -174,7 +176,7 @@ def _refresh(test_set_id: int) -> list[str]:
     if all_scored:
         gold = taskdata.load_gold(test_set)
         with (
-            plotting.series_colours(colours(test_set, all_scored)),
+            plotting.series_styles(styles(test_set, all_scored)),
             plotting.collecting_points() as points,
         ):
             analysed = _isolated(

@@ -165,7 +165,7 @@ def _render_comparison_pdfs(
     task = test_set.phase.task
     with (
         _capturing_figures() as captured,
-        plotting.series_colours(analyses.colours(test_set, evaluations)),
+        plotting.series_styles(analyses.styles(test_set, evaluations)),
     ):
         task.type.comparison_plots(runs, task.parsed_settings())
     return {

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
-from evalhub.competitions.services import access, leaderboard, team_colours
+from evalhub.competitions.services import access, leaderboard, tables, team_colours
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,7 @@ class OverallRow:
     submitted_at: datetime
     mean: float
     per_test_set: tuple[str, ...]  # formatted values in ``Overall.test_sets`` order
+    values: tuple[float, ...] = ()  # the same values, unformatted
     track: str = ""  # the run's track's name ("" without tracks)
 
 
@@ -103,6 +104,7 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
                 per_test_set=tuple(
                     metric.format(values[pk].get(ts.pk)) for ts in visible
                 ),
+                values=tuple(values[pk][ts.pk] for ts in visible),  # type: ignore[misc]
                 track=sub.track.name if sub.track_id else "",
             )
         )
@@ -118,7 +120,8 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
 def overall_plot(
     *, phase: Phase, user: object, ext: str, track: Track | None = None
 ) -> bytes:
-    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG or PNG."""
+    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG, PNG or
+    PDF."""
     from tasks.common import plotting
 
     board = overall(phase=phase, user=user, track=track)
@@ -130,7 +133,10 @@ def overall_plot(
             "pk", "team_id"
         )
     )
-    colours = team_colours.team_colours(task=phase.task)
+    styles = team_colours.team_styles(task=phase.task)
+    looks = [
+        styles.get(teams.get(r.submission_id, -1), plotting.nth_style(0)) for r in rows
+    ]
     ax.barh(
         [
             f"{r.rank}. {r.team}: {r.method_name}"
@@ -138,10 +144,10 @@ def overall_plot(
             for r in rows
         ],
         [r.mean for r in rows],
-        color=[
-            colours.get(teams.get(r.submission_id, -1), plotting.PALETTE[0])
-            for r in rows
-        ],
+        color=[look.colour for look in looks],
+        hatch=[look.hatch for look in looks],
+        edgecolor="white",
+        linewidth=0,
     )
     for y, r in enumerate(rows):
         ax.text(r.mean, y, f" {r.mean:.4f}", va="center", fontsize="small")
@@ -152,5 +158,19 @@ def overall_plot(
         "Overall ranking" + (f", {board.track.name} track" if board.track else "")
     )
     ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
-    plot = plotting.render("overall", "Overall ranking", fig)
-    return plot.svg if ext == "svg" else plot.png
+    with plotting.collecting_pdfs() as pdfs:
+        plot = plotting.render("overall", "Overall ranking", fig)
+    return {"svg": plot.svg, "png": plot.png, "pdf": pdfs.get(plot.key, b"")}[ext]
+
+
+def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
+    """The overall ranking as CSV (the chart's data): one row per ranked run, its
+    mean and its value on each averaged test set, at full precision."""
+    board = overall(phase=phase, user=user, track=track)
+    header = ["rank", "run", "team", "method", "track", "mean"]
+    header += [ts.name for ts in board.test_sets]
+    rows = [
+        [r.rank, r.submission_id, r.team, r.method_name, r.track, r.mean, *r.values]
+        for r in board.rows
+    ]
+    return tables.csv_text(header, rows)

@@ -54,6 +54,10 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     return HttpResponse(render_page())
 
 
+#: The overall chart's downloads: extension, link text.
+FIGURE_FORMATS = (("svg", "SVG"), ("png", "PNG"), ("pdf", "PDF"), ("csv", "data (CSV)"))
+
+
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
@@ -64,6 +68,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "tracks": tracks.phase_tracks(phase_obj),
         "track": track,
         "overall": overall.overall(phase=phase_obj, user=request.user, track=track),
+        "figure_formats": FIGURE_FORMATS,
     }
     return render(request, "competitions/phase_ranking.html", context)
 
@@ -73,13 +78,22 @@ def phase_ranking_plot(
 ) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    if ext not in ("svg", "png"):
+    if ext not in ("svg", "png", "pdf", "csv"):
         raise Http404("No such plot.")
     track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    if ext == "csv":
+        body = overall.overall_csv(phase=phase_obj, user=request.user, track=track)
+        response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+        name = f"{task.slug}-{phase_obj.slug}-overall.csv"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        response["Cache-Control"] = "private, max-age=60"
+        return response
     data = overall.overall_plot(
         phase=phase_obj, user=request.user, ext=ext, track=track
     )
-    content_type = "image/svg+xml" if ext == "svg" else "image/png"
+    content_type = {"svg": "image/svg+xml", "png": "image/png"}.get(
+        ext, "application/pdf"
+    )
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "private, max-age=60"
     return response

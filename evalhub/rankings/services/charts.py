@@ -11,7 +11,7 @@ from django.core.cache import cache
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import team_colours
+from evalhub.competitions.services import access, tables, team_colours
 from tasks.base import Plot
 from tasks.common import plotting
 
@@ -41,17 +41,19 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
     values = [iv["value"] for _, iv in rows]
     lows = [iv["value"] - iv["low"] for _, iv in rows]
     highs = [iv["high"] - iv["value"] for _, iv in rows]
-    colours = team_colours.team_colours(task=test_set.phase.task)
+    styles = team_colours.team_styles(task=test_set.phase.task)
     for (sub, _), y, value, low, high in zip(
         rows, ys, values, lows, highs, strict=True
     ):
+        look = styles.get(sub.team_id, plotting.nth_style(0))
         ax.errorbar(
             [value],
             [y],
             xerr=[[low], [high]],
-            fmt="o",
+            fmt=look.marker,
             capsize=3,
-            color=colours.get(sub.team_id, plotting.PALETTE[0]),
+            color=look.colour,
+            linestyle="none",
             linewidth=1.2,
         )
     ax.set_yticks(ys, [_label(s) for s, _ in rows])
@@ -76,14 +78,18 @@ NOT_DRAWN = ChartPdf(pdf=b"", runs=())
 
 
 def interval_chart_pdf(*, test_set: TestSet, render: bool) -> ChartPdf | None:
-    """The interval chart of the stored statistics as vector PDF, cached until they
-    change; ``None`` without statistics or chart, ``NOT_DRAWN`` when not cached and
+    """The interval chart of the stored statistics as vector PDF; ``None`` without statistics or chart, ``NOT_DRAWN`` when not cached and
     not ``render``."""
     from evalhub.rankings.models import TestSetStatistics
 
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     if row is None or not row.data:
         return None
+    runs = row.data.get("matrix", {}).get("runs", [])
+    if row.chart_pdf:  # drawn by the statistics job with the SVG and PNG
+        with row.chart_pdf.open("rb") as fh:
+            return ChartPdf(pdf=fh.read(), runs=tuple(int(pk) for pk in runs))
+    # Statistics stored before the job kept the PDF: drawn here, cached.
     key = f"rankings:chart-pdf:{row.pk}:{row.updated_at.timestamp()}"
     found = cache.get(key)
     if found is None:
@@ -107,3 +113,34 @@ def _draw_pdf(test_set: TestSet, data: Mapping[str, object]) -> ChartPdf:
         return ChartPdf(pdf=b"", runs=())
     runs = data.get("matrix", {}).get("runs", [])  # type: ignore[union-attr]
     return ChartPdf(pdf=pdfs[plot.key], runs=tuple(int(pk) for pk in runs))
+
+
+INTERVAL_COLUMNS = (
+    "position", "run", "team", "method", "track", "value", "low", "high",
+    "confidence", "samples",
+)  # fmt: skip
+
+
+def intervals_csv(
+    *, test_set: TestSet, data: Mapping[str, object], user: object
+) -> str:
+    """The points of the interval chart as CSV, best first: each drawn run the
+    viewer may see, its primary metric and its bootstrap interval (full precision)."""
+    intervals = data.get("intervals") or {}
+    runs = [pk for pk in data.get("matrix", {}).get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr]
+    subs = Submission.objects.select_related("team", "track", "phase__task").in_bulk(
+        runs
+    )
+    rows = []
+    for pk in runs:
+        sub = subs.get(pk)
+        if sub is None or not access.can_see_run(user, sub):
+            continue
+        iv = intervals[str(pk)]  # type: ignore[index]
+        track = sub.track.name if sub.track_id else ""
+        rows.append(
+            [len(rows) + 1, pk, sub.team.name, sub.method_name, track,
+             iv["value"], iv["low"], iv["high"], data.get("confidence", 0.95),
+             data.get("samples")]
+        )  # fmt: skip
+    return tables.csv_text(INTERVAL_COLUMNS, rows)

@@ -274,21 +274,25 @@ def _refresh(test_set_id: int) -> str:
 
 def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
     from evalhub.rankings.services import charts
+    from tasks.common import plotting
 
     try:
-        plot = charts.interval_chart(test_set=test_set, data=data)
+        with plotting.collecting_pdfs() as pdfs:
+            plot = charts.interval_chart(test_set=test_set, data=data)
     except logs.FATAL:
         raise
     except Exception:  # noqa: BLE001 - the numbers are stored without their chart
         logs.error_without_text(log, "interval chart of test set %s", test_set.pk)
         plot = None
-    for f in (row.chart_svg, row.chart_png):
+    for f in (row.chart_svg, row.chart_png, row.chart_pdf):
         if f:
             f.delete(save=False)
     if plot is None:
         return
     row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
     row.chart_png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
+    if plot.key in pdfs:
+        row.chart_pdf.save(f"{plot.key}.pdf", ContentFile(pdfs[plot.key]), save=False)
 
 
 class NotComparable(Exception):

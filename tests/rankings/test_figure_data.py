@@ -1,0 +1,79 @@
+# ruff: noqa: F811  (the stats fixture is imported, then requested by name)
+"""The interval chart and the overall chart have their data beside them: CSV (full
+precision, user text never a spreadsheet formula) and a vector PDF, with the
+charts' own visibility rules."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.urls import reverse
+
+from evalhub.competitions.models import Team
+from evalhub.competitions.services import overall
+from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def _rows(response) -> list[dict[str, str]]:  # noqa: ANN001
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def test_the_interval_chart_data_is_its_points_at_full_precision(
+    client, stats, test_set
+):  # noqa: ANN001, F811
+    Team.objects.filter(name="Other").update(name="=SUM(1)")
+    rows = _rows(
+        client.get(reverse("rankings:chart-detail", args=[test_set.pk, "csv"]))
+    )
+    data = test_set.statistics.data
+    drawn = [pk for pk in data["matrix"]["runs"] if str(pk) in data["intervals"]]
+    assert [int(r["run"]) for r in rows] == drawn and len(rows) >= 2
+    for row in rows:
+        iv = data["intervals"][row["run"]]
+        assert (float(row["value"]), float(row["low"]), float(row["high"])) == (
+            iv["value"], iv["low"], iv["high"],
+        )  # fmt: skip
+        assert float(row["low"]) <= float(row["value"]) <= float(row["high"])
+    assert "'=SUM(1)" in {r["team"] for r in rows}
+    pdf = client.get(reverse("rankings:chart-detail", args=[test_set.pk, "pdf"]))
+    assert pdf.status_code == 200 and b"".join(pdf.streaming_content).startswith(
+        b"%PDF"
+    )
+
+
+def test_the_overall_chart_data_is_the_ranking_with_each_test_set(
+    client, stats, task, phase
+):  # noqa: ANN001, F811
+    url = reverse("competitions:ranking-plot", args=[task.slug, phase.slug, "csv"])
+    rows = _rows(client.get(url))
+    board = overall.overall(phase=phase, user=AnonymousUser())
+    assert board.rows and [int(r["run"]) for r in rows] == [
+        r.submission_id for r in board.rows
+    ]
+    for row, expected in zip(rows, board.rows, strict=True):
+        assert float(row["mean"]) == expected.mean
+        assert tuple(float(row[ts.name]) for ts in board.test_sets) == expected.values
+    page = client.get(
+        reverse("competitions:ranking-detail", args=[task.slug, phase.slug])
+    )
+    assert url in page.content.decode()
+    pdf = client.get(url.replace(".csv", ".pdf"))
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+
+
+def test_the_leaderboard_links_the_interval_chart_data(
+    client, stats, task, phase, test_set
+):  # noqa: ANN001, F811
+    page = client.get(
+        reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
+    ).content.decode()
+    assert reverse("rankings:chart-detail", args=[test_set.pk, "csv"]) in page
+    assert reverse("rankings:chart-detail", args=[test_set.pk, "pdf"]) in page
