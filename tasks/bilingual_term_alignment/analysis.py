@@ -26,7 +26,8 @@ def _usable(run: RunDetail, n_gold: int) -> bool:
 
 
 def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
-    """Bin sizes and percentages (public), bin members with the systems' closest wrong
+    """Bin sizes and percentages, and per run how many pairs of each bin it
+    retrieved, in the order of ``public["runs"]`` (public), bin members with the systems' closest wrong
     candidates for their source term (private), and a histogram.
 
     Percentages are of the gold size; with no usable run there is one bin, bin_0.
@@ -44,15 +45,24 @@ def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
                 found_by[i].append(run.label)
     n_runs = len(usable)
     sizes = [0] * (n_runs + 1)
+    # found[n][r]: how many pairs of bin_n the r-th usable run retrieved.
+    found = [dict.fromkeys((r.label for r in usable), 0) for _ in range(n_runs + 1)]
     for labels in found_by:
         sizes[len(labels)] += 1
+        for label in labels:
+            found[len(labels)][label] += 1
     public: dict[str, JSON] = {
         "n_runs": n_runs,
         "runs": [r.label for r in usable],
         "skipped_runs": skipped,
         "n_gold": n_gold,
         "bins": [
-            {"n": n, "size": size, "percent": 100.0 * size / n_gold if n_gold else 0.0}
+            {
+                "n": n,
+                "size": size,
+                "percent": 100.0 * size / n_gold if n_gold else 0.0,
+                "found": [found[n][r.label] for r in usable],
+            }
             for n, size in enumerate(sizes)
         ],
     }

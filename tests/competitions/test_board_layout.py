@@ -4,6 +4,8 @@ in the page, marked to be revealed by the reader."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -47,7 +49,11 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
 def test_bucc_difficulty_bins_are_a_table_of_their_own(
     client, phase, test_set, participant, team, bucc_demo
 ):  # noqa: ANN001
-    scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    runs = [
+        scored(phase, participant, bucc_demo.runs[i][2]["test"], f"method {i}")
+        for i in (0, 1)
+    ]
+    from evalhub.competitions.models import Score
     from evalhub.competitions.services import analyses
 
     assert "analysis" in analyses.refresh(test_set_id=test_set.pk)
@@ -57,3 +63,16 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     assert "Difficulty of the gold pairs" in html
     assert '<th scope="row">bin<sub>0</sub></th>' in html
     assert 'class="analysis"' not in html  # not the generic dump
+    # Runs as columns, each run's total in the footer is its true positives.
+    assert html.count('class="num run-col"') == 2
+    for run in runs:
+        assert f"Alpha: {run.method_name} (#{run.pk})</th>" in html
+    footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
+    totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
+    tp = {
+        s.submission_id: int(s.value)
+        for s in Score.objects.filter(
+            submission__in=runs, test_set=test_set, metric="tp"
+        )
+    }
+    assert sorted(int(t) for t in totals) == sorted(tp.values())

@@ -68,3 +68,11 @@ def figure_groups(plots):  # noqa: ANN001, ANN201
 def system_cells(view, row):  # noqa: ANN001, ANN201
     """The row's cells of the board's per-system columns (``BoardView.cells``)."""
     return view.cells.get(row.submission_id, ())
+
+
+@register.filter
+def column_totals(rows, key: str) -> list[int]:  # noqa: ANN001
+    """Column sums of the lists ``row[key]`` of ``rows`` (an analysis table's
+    footer, e.g. the gold pairs each run retrieved across the difficulty bins)."""
+    lists = [row.get(key) or [] for row in rows]
+    return [sum(column) for column in zip(*lists, strict=False)] if lists else []

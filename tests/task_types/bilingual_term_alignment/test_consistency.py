@@ -119,6 +119,11 @@ def test_difficulty_bins_on_real_runs():
     assert sum(b["percent"] for b in result.public["bins"]) == pytest.approx(100.0)
     members = result.private["bins"]
     assert sum(len(b["members"]) for b in members) == 2884
+    # Per run, the pairs it retrieved across the bins are its true positives.
+    for r, run in enumerate(details):
+        found = sum(b["found"][r] for b in result.public["bins"])
+        assert found == run.metrics["tp"]
+    assert [b["found"][3] for b in result.public["bins"]] == [0] * 5  # muse_lookup
 
 
 @settings(max_examples=200, deadline=None)

@@ -120,6 +120,9 @@ def test_difficulty_bins_by_hand():
     bins = result.public["bins"]
     assert [b["size"] for b in bins] == [1, 1, 1, 0]
     assert bins[0]["percent"] == pytest.approx(100 / 3)
+    # Runs as columns: how many pairs of each bin r1, r2, r3 retrieved.
+    assert result.public["runs"] == ["r1", "r2", "r3"]
+    assert [b["found"] for b in bins] == [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0]]
     assert result.public["skipped_runs"] == ["stale"]
     members = result.private["bins"]
     assert members[0]["members"] == [
