@@ -1,6 +1,7 @@
 #!/bin/sh
 # Lighthouse scores of the demo's public pages (home, task, leaderboard, run) with
-# Debian's Chromium. Not part of the test suite.
+# Debian's Chromium (every demo leaderboard, the overall ranking; PAGES="/ …" to
+# choose). Not part of the test suite.
 #
 #   npm install --prefix /tmp/lh lighthouse@12.8.2   # Lighthouse 13 needs Node >= 22.19
 #   PATH=/tmp/lh/node_modules/.bin:$PATH sh bench/lighthouse.sh http://127.0.0.1:8000 [out-folder]
@@ -12,8 +13,14 @@ BASE=${1:-http://127.0.0.1:8000}
 OUT=${2:-${TMPDIR:-/tmp}/evalhub-lighthouse}
 mkdir -p "$OUT"
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
-for page in / /tasks/demo-bilingual-term-alignment/ \
-    /tasks/demo-bilingual-term-alignment/evaluation/leaderboard/ /runs/1/; do
+PAGES=${PAGES:-"/ /tasks/demo-bilingual-term-alignment/
+  /tasks/demo-bilingual-term-alignment/evaluation/leaderboard/
+  /tasks/demo-term-extraction/evaluation/leaderboard/
+  /tasks/demo-sentence-alignment/evaluation/leaderboard/
+  /tasks/demo-mt-lexicon-probe/evaluation/leaderboard/
+  /tasks/demo-term-extraction-tracks/evaluation/leaderboard/
+  /tasks/demo-sentence-alignment/evaluation/ranking/ /runs/1/"}
+for page in $PAGES; do
   name=$(printf '%s' "$page" | tr -c 'a-z0-9' '_')
   lighthouse "$BASE$page" --quiet --output=json --output-path="$OUT/$name.json" \
     --chrome-flags="--headless=new --no-sandbox --disable-gpu" >/dev/null
