@@ -124,6 +124,9 @@ class RunDetail:
     detail: Mapping[str, JSON]
     curves: tuple[Curve, ...]
     metrics: Mapping[str, float | None]
+    #: On the public leaderboard: an analysis may show this run's numbers run by
+    #: run (a column of its own); other runs count only in aggregates.
+    shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,9 @@ def _usable(run: RunDetail, n_gold: int) -> bool:
 
 
 def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
-    """Bin sizes and percentages, and per run how many pairs of each bin it
-    retrieved, in the order of ``public["runs"]`` (public), bin members with the systems' closest wrong
+    """Bin sizes and percentages, and for each run on the public board
+    (``RunDetail.shown``, named in ``public["columns"]``) how many pairs of each bin
+    it retrieved (public: other runs count only in the bins), bin members with the systems' closest wrong
     candidates for their source term (private), and a histogram.
 
     Percentages are of the gold size; with no usable run there is one bin, bin_0.
@@ -45,15 +46,18 @@ def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
                 found_by[i].append(run.label)
     n_runs = len(usable)
     sizes = [0] * (n_runs + 1)
-    # found[n][r]: how many pairs of bin_n the r-th usable run retrieved.
-    found = [dict.fromkeys((r.label for r in usable), 0) for _ in range(n_runs + 1)]
+    # found[n][label]: how many pairs of bin_n each run on the public board retrieved.
+    columns = [r.label for r in usable if r.shown]
+    found = [dict.fromkeys(columns, 0) for _ in range(n_runs + 1)]
     for labels in found_by:
         sizes[len(labels)] += 1
         for label in labels:
-            found[len(labels)][label] += 1
+            if label in found[len(labels)]:
+                found[len(labels)][label] += 1
     public: dict[str, JSON] = {
         "n_runs": n_runs,
         "runs": [r.label for r in usable],
+        "columns": cast(list[JSON], columns),
         "skipped_runs": skipped,
         "n_gold": n_gold,
         "bins": [
@@ -61,7 +65,7 @@ def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
                 "n": n,
                 "size": size,
                 "percent": 100.0 * size / n_gold if n_gold else 0.0,
-                "found": [found[n][r.label] for r in usable],
+                "found": [found[n][label] for label in columns],
             }
             for n, size in enumerate(sizes)
         ],

@@ -47,15 +47,18 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
 
 @pytest.mark.django_db
 def test_bucc_difficulty_bins_are_a_table_of_their_own(
-    client, phase, test_set, participant, team, bucc_demo
+    client, phase, test_set, participant, team, outsider, bucc_demo
 ):  # noqa: ANN001
-    runs = [
-        scored(phase, participant, bucc_demo.runs[i][2]["test"], f"method {i}")
-        for i in (0, 1)
-    ]
     from evalhub.competitions.models import Score
-    from evalhub.competitions.services import analyses
+    from evalhub.competitions.services import analyses, teams
 
+    teams.register(task=phase.task, user=outsider, new_team_name="Beta")
+    # Alpha's two runs (only its best is on the board), Beta's one.
+    runs = [
+        scored(phase, participant, bucc_demo.runs[0][2]["test"], "method 0"),
+        scored(phase, participant, bucc_demo.runs[2][2]["test"], "method 2"),
+        scored(phase, outsider, bucc_demo.runs[1][2]["test"], "method 1"),
+    ]
     assert "analysis" in analyses.refresh(test_set_id=test_set.pk)
     html = client.get(
         reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
@@ -63,16 +66,20 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     assert "Difficulty of the gold pairs" in html
     assert '<th scope="row">bin<sub>0</sub></th>' in html
     assert 'class="analysis"' not in html  # not the generic dump
-    # Runs as columns, each run's total in the footer is its true positives.
-    assert html.count('class="num run-col"') == 2
-    for run in runs:
-        assert f"Alpha: {run.method_name} (#{run.pk})</th>" in html
-    footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
-    totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
+    assert "of the 3 analysed runs" in html  # the bins count every run
+    # One column per run of the leaderboard (not Alpha's lesser run); each run's
+    # total in the footer is its true positives.
     tp = {
         s.submission_id: int(s.value)
         for s in Score.objects.filter(
             submission__in=runs, test_set=test_set, metric="tp"
         )
     }
-    assert sorted(int(t) for t in totals) == sorted(tp.values())
+    shown = [runs[0], runs[2]]
+    assert html.count('class="num run-col"') == 2
+    for run in shown:
+        assert f"{run.team.name}: {run.method_name} (#{run.pk})</th>" in html
+    assert f"(#{runs[1].pk})</th>" not in html
+    footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
+    totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
+    assert [int(t) for t in totals] == [tp[run.pk] for run in shown]

@@ -44,9 +44,10 @@ def styles(
     )
 
 
-def _run_detail(ev: Evaluation) -> RunDetail:
+def _run_detail(ev: Evaluation, shown: bool = True) -> RunDetail:
     sub = ev.submission
     return RunDetail(
+        shown=shown,
         label=run_label(sub),
         detail=ev.detail,
         curves=tuple(Curve.from_json(c) for c in ev.curves),
@@ -66,15 +67,18 @@ def _isolated(
     build: Callable[[list[RunDetail]], T],
     evaluations: list[Evaluation],
     what: str,
+    shown: set[int] | None = None,
 ) -> tuple[T, list[int]] | None:
     """``build`` over every run's detail, and the runs it was built from. A run
     whose stored outcome breaks it is left out (found by building from each run
     alone, only after the whole failed) and logged; None if it fails even then,
-    so the section's previous artefacts are kept."""
+    so the section's previous artefacts are kept. ``shown``: the runs on the public
+    board (``RunDetail.shown``; None: every run)."""
     runs: list[tuple[int, RunDetail]] = []
     for ev in evaluations:
         try:
-            runs.append((ev.submission_id, _run_detail(ev)))
+            on_board = shown is None or ev.submission_id in shown
+            runs.append((ev.submission_id, _run_detail(ev, on_board)))
         except logs.FATAL:
             raise
         except Exception:  # noqa: BLE001 - one run's bad outcome stops nothing else
@@ -171,7 +175,9 @@ def _refresh(test_set_id: int) -> list[str]:
             submission__status=Submission.Status.SCORED,
             submission__is_baseline=False,
             submission__hidden=False,
-        ).select_related("submission__team")
+        )
+        .select_related("submission__team")
+        .order_by("submission_id")
     )
     if all_scored:
         gold = taskdata.load_gold(test_set)
@@ -183,6 +189,7 @@ def _refresh(test_set_id: int) -> list[str]:
                 lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
                 all_scored,
                 f"analysis of test set {test_set.pk}",
+                {row.submission_id for row in board.rows},
             )
         if analysed is None:
             kept.append("analysis")

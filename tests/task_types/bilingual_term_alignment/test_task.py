@@ -123,6 +123,17 @@ def test_difficulty_bins_by_hand():
     # Runs as columns: how many pairs of each bin r1, r2, r3 retrieved.
     assert result.public["runs"] == ["r1", "r2", "r3"]
     assert [b["found"] for b in bins] == [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0]]
+    # A run off the public board counts in the bins but has no column.
+    off = [runs[0], RunDetail("r2", r2.detail, r2.curves, r2.metrics, shown=False)]
+    partial = TT.analyse([*off, runs[2]], GOLD, SETTINGS)
+    assert partial is not None and partial.public["columns"] == ["r1", "r3"]
+    assert [b["size"] for b in partial.public["bins"]] == [1, 1, 1, 0]
+    assert [b["found"] for b in partial.public["bins"]] == [
+        [0, 0],
+        [1, 0],
+        [1, 0],
+        [0, 0],
+    ]
     assert result.public["skipped_runs"] == ["stale"]
     members = result.private["bins"]
     assert members[0]["members"] == [
