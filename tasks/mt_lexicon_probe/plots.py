@@ -8,14 +8,19 @@ from collections.abc import Mapping, Sequence
 from tasks.base import JSON, Plot, RunDetail
 from tasks.common import plotting
 from tasks.mt_lexicon_probe.probes import FreqClass
-from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate_items
+from tasks.mt_lexicon_probe.scoring import (
+    GROUPS,
+    MEASURES,
+    TABLE_TITLES,
+    Tables,
+    tabulate_items,
+)
 
 LABELS = {
     "translated": "translated",
     "correct": "correct",
     "correct_strict": "correct w/o wf",
 }
-GROUPS = ("adj", "noun", "verb", "mean")
 
 
 def _value(v: object) -> float:
@@ -109,13 +114,6 @@ def gap(runs: Sequence[RunDetail]) -> Plot:
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
     return plotting.render("translated_minus_correct", "Translated minus correct", fig)
-
-
-TABLE_TITLES = {
-    "translated": "Table 1: translated (not u)",
-    "correct": "Table 2: correct (not u, w, m)",
-    "correct_strict": "Table 3: correct without wrong forms (not u, w, m, wf)",
-}
 
 
 def _percent(value: float | None) -> str:

@@ -21,6 +21,13 @@ from tasks.mt_lexicon_probe.tags import (
 )
 
 MEASURES = ("translated", "correct", "correct_strict")
+#: The paper's tables 1-3, one per measure, and their rows: word classes, then the mean.
+TABLE_TITLES = {
+    "translated": "Table 1: translated (not u)",
+    "correct": "Table 2: correct (not u, w, m)",
+    "correct_strict": "Table 3: correct without wrong forms (not u, w, m, wf)",
+}
+GROUPS = ("adj", "noun", "verb", "mean")
 _NEGATIVE = {
     "translated": NOT_TRANSLATED,
     "correct": NOT_CORRECT,

@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 
 from tasks.base import (
     JSON,
+    Analysis,
     Demo,
     FileRole,
     FormatError,
@@ -260,6 +261,13 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
             + (plots.gap(runs),)
             + ((tables,) if tables else ())
         )
+
+    def analyse(
+        self, runs: Sequence[RunDetail], gold: Gold, settings: MtLexiconProbeSettings
+    ) -> Analysis | None:
+        from tasks.mt_lexicon_probe.analysis import paper_tables
+
+        return paper_tables(runs, count_proposed=settings.count_proposed_correct)
 
     # ---- demo and CLI -------------------------------------------------------------
     def demo(self, seed: int = 0) -> Demo:

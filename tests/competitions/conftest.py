@@ -46,3 +46,9 @@ def alignment_phase(organiser, isolated_storage, django_user_model):  # noqa: AN
 def term_list_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
     """The same for a term-extraction task."""
     return _demo_phase("term_extraction", organiser, django_user_model)
+
+
+@pytest.fixture
+def probe_lexicon_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
+    """The same for an MT-lexicon-probe task."""
+    return _demo_phase("mt_lexicon_probe", organiser, django_user_model)

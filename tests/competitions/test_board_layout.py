@@ -83,3 +83,26 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
     totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
     assert [int(t) for t in totals] == [tp[run.pk] for run in shown]
+
+
+@pytest.mark.django_db
+def test_mt_lexicon_probe_tables_are_a_table_per_measure_with_runs_as_columns(
+    client, probe_lexicon_phase
+):  # noqa: ANN001
+    from evalhub.competitions.services import analyses
+    from tasks import registry
+
+    phase, user, _ = probe_lexicon_phase
+    _, method, files = registry.get("mt_lexicon_probe").demo(seed=0).runs[0]
+    run = scored(phase, user, next(iter(files.values())), method)
+    test_set = phase.test_sets.get()
+    assert "analysis" in analyses.refresh(test_set_id=test_set.pk)
+    html = client.get(
+        reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    ).content.decode()
+    assert 'class="analysis"' not in html  # not the generic dump
+    for title in ("Table 1: translated", "Table 2: correct", "Table 3: correct"):
+        assert f"<h4>{title}" in html
+    assert "<h4>Table 4: wrong determiners" in html
+    assert html.count(f"{run.method_name} (#{run.pk})</th>") == 4  # one column each
+    assert html.count('<th scope="rowgroup" rowspan="3">adjectives</th>') == 3

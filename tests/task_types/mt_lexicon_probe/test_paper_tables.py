@@ -82,3 +82,40 @@ def test_rows_equal_the_scorers_tables_for_the_demo_systems():
     assert plot is not None and plot.key == "tables"
     assert plot.svg.startswith(b"<?xml") and plot.png[:4] == b"\x89PNG"
     assert paper_tables([]) is None
+
+
+def test_the_analysis_holds_the_same_tables_with_runs_as_columns():
+    from tasks.mt_lexicon_probe.analysis import paper_tables as analysis_tables
+
+    tt, settings, inputs, gold, runs = _demo_parts()
+    details, reports = [], {}
+    for name, run in runs.items():
+        report = tt.score_judged(
+            run, gold, inputs, settings, {"adj-low-002": Tag.WRONG_DETERMINER}
+        )
+        reports[name] = report
+        details.append(RunDetail(name, report.detail, (), report.metrics))
+    analysis = tt.analyse(details, gold, settings)
+    assert analysis is not None and analysis.plots == () and analysis.private == {}
+    public = analysis.public
+    assert public["runs"] == list(runs)
+    names = {"adj": "adjectives", "noun": "nouns", "verb": "verbs", "mean": "mean"}
+    for measure in public["measures"]:
+        assert [(r["group"], r["freq"]) for r in measure["rows"]] == [
+            (names[g], fc.value) for g in names for fc in FreqClass
+        ]
+        for row in measure["rows"]:
+            group = next(g for g, n in names.items() if n == row["group"])
+            for name, value in zip(public["runs"], row["values"], strict=True):
+                share = reports[name].payload[measure["key"]][group][row["freq"]]
+                assert value == (None if share is None else 100 * share)
+    assert public["wrong_determiners"] == [
+        reports[n].payload["wrong_determiners"] for n in runs
+    ]
+    assert public["pending"] == [reports[n].payload["n_pending"] for n in runs]
+    # A run off the public board gets no column; no run, no analysis.
+    first, *rest = details
+    hidden = RunDetail(first.label, first.detail, (), first.metrics, shown=False)
+    partial = analysis_tables([hidden, *rest])
+    assert partial is not None and partial.public["runs"] == list(runs)[1:]
+    assert analysis_tables([hidden]) is None
