@@ -83,6 +83,13 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
     totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
     assert [int(t) for t in totals] == [tp[run.pk] for run in shown]
+    # The bins' histogram has its PDF (drawn with its SVG) and its data.
+    pdf = reverse(
+        "api:figure-export", args=[test_set.pk, "analysis-difficulty_bins", "pdf"]
+    )
+    assert pdf in html
+    response = client.get(pdf)
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
 
 
 @pytest.mark.django_db

@@ -184,6 +184,7 @@ def _refresh(test_set_id: int) -> list[str]:
         with (
             plotting.series_styles(styles(test_set, all_scored)),
             plotting.collecting_points() as points,
+            plotting.collecting_pdfs() as pdfs,
         ):
             analysed = _isolated(
                 lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
@@ -216,6 +217,7 @@ def _refresh(test_set_id: int) -> list[str]:
                         runs=used,
                         private={},
                         organiser_only=False,
+                        pdf=pdfs.get(plot.key),
                     )
                 )
     with transaction.atomic():
@@ -242,6 +244,7 @@ def _save(
     private: dict,
     organiser_only: bool,
     runs: list[int] | None = None,
+    pdf: bytes | None = None,
 ) -> str:  # type: ignore[type-arg]
     artefact, _ = TaskArtefact.objects.get_or_create(
         test_set=test_set, key=key[:100], defaults={"title": key}
@@ -255,6 +258,8 @@ def _save(
     if plot is not None:
         artefact.svg.save(f"{artefact.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{artefact.key}.png", ContentFile(plot.png), save=False)
+    if pdf:
+        artefact.pdf.save(f"{artefact.key}.pdf", ContentFile(pdf), save=False)
     artefact.save()
     return artefact.key
 
@@ -264,3 +269,5 @@ def _delete_files(artefact: TaskArtefact) -> None:
         artefact.svg.delete(save=False)
     if artefact.png:
         artefact.png.delete(save=False)
+    if artefact.pdf:
+        artefact.pdf.delete(save=False)

@@ -51,9 +51,13 @@ def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
 
 
 def figure_pdf(*, test_set: TestSet, key: str, user: object) -> bytes:
-    """A comparison figure re-rendered as vector PDF from the stored curves (the same
-    runs and drawing code as its stored SVG)."""
+    """A figure as vector PDF: an analysis' figure as drawn with its SVG, a
+    comparison figure re-rendered from the stored curves (the same runs and drawing
+    code as its stored SVG)."""
     artefact = figure(test_set=test_set, key=key, user=user)
+    if artefact.pdf:  # an analysis' figure, drawn as PDF with its SVG
+        with artefact.pdf.open("rb") as fh:
+            return fh.read()
     if not artefact.key.startswith(COMPARE_PREFIX):
         raise NotVisible
     cache_key = _pdf_key(artefact)

@@ -55,7 +55,8 @@ def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
             artefact,
             log,
             has_csv=isinstance(points, list),
-            has_pdf=artefact.key.startswith(analyses.COMPARE_PREFIX),
+            has_pdf=artefact.key.startswith(analyses.COMPARE_PREFIX)
+            or bool(artefact.pdf),
         )
         by_title.setdefault(title, []).append(figure)
     out = []
