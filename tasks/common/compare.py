@@ -18,6 +18,29 @@ from tasks.common import resampling as rs
 from tasks.reports import JSON, ScoreReport
 
 
+def metrics_head(task_type) -> dict[str, JSON]:  # noqa: ANN001  (a tasks.base.TaskType)
+    """What a comparison table says of the task type's metrics (the primary one,
+    every metric, the table's default columns): the same for ``evalhub compare`` and
+    the platform's overview-paper package."""
+    primary = task_type.primary_metric
+    return {
+        "task_type": task_type.slug,
+        "metric": primary,
+        "metric_label": task_type.metric(primary).label,
+        "higher_is_better": task_type.metric(primary).higher_is_better,
+        "metrics": [
+            {
+                "key": m.key,
+                "label": m.label,
+                "count": m.count,
+                "higher_is_better": m.higher_is_better,
+            }
+            for m in task_type.metrics
+        ],
+        "table_metrics": list(task_type.default_metrics()),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class System:
     name: str
@@ -109,20 +132,7 @@ def overview(
             }
         )
     return {
-        "task_type": task_type.slug,
-        "metric": primary,
-        "metric_label": task_type.metric(primary).label,
-        "higher_is_better": higher,
-        "metrics": [
-            {
-                "key": m.key,
-                "label": m.label,
-                "count": m.count,
-                "higher_is_better": m.higher_is_better,
-            }
-            for m in task_type.metrics
-        ],
-        "table_metrics": list(task_type.default_metrics()),
+        **metrics_head(task_type),
         "n_items": stats[0].n if usable and stats else 0,
         "samples": samples,
         "seed": seed,

@@ -34,6 +34,7 @@ from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import boards, charts, statistics
 from evalhub.rankings.services.boards import BoardKey
 from tasks.base import JSON
+from tasks.common import compare
 
 
 class NotAvailable(Exception):
@@ -97,7 +98,6 @@ def board_table(key: BoardKey) -> BoardTable:
     intervals, bands and p-values from the stored statistics)."""
     test_set = key.test_set
     task_type = test_set.phase.task.type
-    primary = task_type.primary_metric
     board = boards.board_of(key)
     signature, data, matrix = boards.statistics_of(key)
     ranking = PhaseRanking.for_phase(test_set.phase)
@@ -133,20 +133,7 @@ def board_table(key: BoardKey) -> BoardTable:
             }
         )
     table: dict[str, JSON] = {
-        "task_type": task_type.slug,
-        "metric": primary,
-        "metric_label": task_type.metric(primary).label,
-        "higher_is_better": task_type.metric(primary).higher_is_better,
-        "metrics": [
-            {
-                "key": m.key,
-                "label": m.label,
-                "count": m.count,
-                "higher_is_better": m.higher_is_better,
-            }
-            for m in task_type.metrics
-        ],
-        "table_metrics": list(task_type.default_metrics()),
+        **compare.metrics_head(task_type),
         "n_items": data.get("n_items", 0),
         "samples": data.get("samples", ranking.bootstrap_samples),
         "seed": data.get("seed", ranking.seed),
