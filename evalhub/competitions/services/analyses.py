@@ -59,6 +59,18 @@ def _run_detail(ev: Evaluation, shown: bool = True) -> RunDetail:
     )
 
 
+def evaluations_of(test_set: TestSet, runs: list[int]) -> list[Evaluation]:
+    """The evaluations of ``runs`` on the test set, in the order of ``runs`` (a run
+    without one is left out)."""
+    by_id = {
+        ev.submission_id: ev
+        for ev in Evaluation.objects.filter(
+            test_set=test_set, submission_id__in=runs
+        ).select_related("submission__team")
+    }
+    return [by_id[pk] for pk in runs if pk in by_id]
+
+
 def _run_details(evaluations: list[Evaluation]) -> list[RunDetail]:
     return [_run_detail(ev) for ev in evaluations]
 
@@ -133,14 +145,9 @@ def _refresh(test_set_id: int) -> list[str]:
     test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
     ctx = taskdata.load_inputs(test_set)
     board = leaderboard.compute(test_set=test_set)
-    top_ids = [row.submission_id for row in board.rows[:MAX_RUNS_IN_PLOTS]]
-    by_id = {
-        ev.submission_id: ev
-        for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=top_ids
-        ).select_related("submission__team")
-    }
-    top = [by_id[pk] for pk in top_ids if pk in by_id]
+    top = evaluations_of(
+        test_set, [row.submission_id for row in board.rows[:MAX_RUNS_IN_PLOTS]]
+    )
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
     with (

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from django.core.cache import cache
 
 from evalhub.competitions import logs
-from evalhub.competitions.models import Evaluation, TaskArtefact, TestSet
+from evalhub.competitions.models import TaskArtefact, TestSet
 from evalhub.competitions.services import analyses
 from evalhub.competitions.services.exports import NotVisible, figure, figures
 from tasks.base import Plot
@@ -157,14 +157,7 @@ def _render_comparison_pdfs(
 
     # The runs the stored figure draws, in its order (a run that broke the drawing
     # was left out of it).
-    drawn = [int(pk) for pk in artefact.runs]
-    by_id = {
-        ev.submission_id: ev
-        for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=drawn
-        ).select_related("submission__team")
-    }
-    evaluations = [by_id[pk] for pk in drawn if pk in by_id]
+    evaluations = analyses.evaluations_of(test_set, [int(pk) for pk in artefact.runs])
     runs = analyses._run_details(evaluations)
     task = test_set.phase.task
     with (
