@@ -10,32 +10,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.models import Phase
 from evalhub.competitions.services import access
+from evalhub.competitions.views.lookups import organised_task_or_404, run_or_404
 from evalhub.factsheets.forms import PaperForm, QuestionForm, SheetForm
 from evalhub.factsheets.models import Question
 from evalhub.factsheets.services import overview, papers, questions, sheets
 
 
-def _organised_task(request: HttpRequest, slug: str) -> SharedTask:
-    task = get_object_or_404(SharedTask, slug=slug)
-    if not access.is_organiser(request.user, task):
-        raise Http404("No such page.")
-    return task
-
-
 def _question(request: HttpRequest, slug: str, pk: int) -> Question:
-    task = _organised_task(request, slug)
+    task = organised_task_or_404(request, slug)
     return get_object_or_404(Question, task=task, pk=pk)
-
-
-def _run(request: HttpRequest, pk: int) -> Submission:
-    sub = get_object_or_404(
-        Submission.objects.select_related("phase__task", "team"), pk=pk
-    )
-    if not access.can_see_run(request.user, sub):
-        raise Http404("No such run.")
-    return sub
 
 
 def _errors_to(form: object, errors: dict[str, str]) -> None:
@@ -45,7 +30,7 @@ def _errors_to(form: object, errors: dict[str, str]) -> None:
 
 @login_required
 def question_list(request: HttpRequest, slug: str) -> HttpResponse:
-    task = _organised_task(request, slug)
+    task = organised_task_or_404(request, slug)
     form = QuestionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -114,7 +99,7 @@ def team_sheets(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 @login_required
 def run_sheet(request: HttpRequest, pk: int) -> HttpResponse:
-    sub = _run(request, pk)
+    sub = run_or_404(request, pk)
     if not sheets.can_read(request.user, sub):
         raise Http404("No such page.")
     current = sheets.sheet(submission=sub, user=request.user)
@@ -145,7 +130,7 @@ def run_sheet(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def run_paper(request: HttpRequest, pk: int) -> HttpResponse:
-    sub = _run(request, pk)
+    sub = run_or_404(request, pk)
     if not access.can_manage_run(request.user, sub):
         raise Http404("No such page.")
     paper = papers.paper_of(sub)

@@ -1,4 +1,5 @@
-"""Finding the task or run a URL names, as the viewer may see it (404 otherwise)."""
+"""Finding the task or run a URL names, as the viewer may see it (404 otherwise;
+feature apps' views use them too)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ def task_or_404(request: HttpRequest, slug: str) -> SharedTask:
     task = get_object_or_404(SharedTask, slug=slug)
     if not access.can_see_task(request.user, task):
         raise Http404("No such task.")
+    return task
+
+
+def organised_task_or_404(request: HttpRequest, slug: str) -> SharedTask:
+    """The task, for its organisers; 404 for everyone else (so organiser pages'
+    existence is not revealed)."""
+    task = get_object_or_404(SharedTask, slug=slug)
+    if not access.is_organiser(request.user, task):
+        raise Http404("No such page.")
     return task
 
 

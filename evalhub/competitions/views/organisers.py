@@ -17,7 +17,7 @@ from evalhub.competitions.services import (
     rescoring,
     teams,
 )
-from evalhub.competitions.views.lookups import task_or_404
+from evalhub.competitions.views.lookups import organised_task_or_404, task_or_404
 
 
 @login_required
@@ -56,9 +56,7 @@ def bundle_export(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def task_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    task = task_or_404(request, slug)
-    if not access.is_organiser(request.user, task):
-        raise Http404("No such page.")
+    task = organised_task_or_404(request, slug)
     context = {"dash": dashboard.dashboard(task=task)}
     return render(request, "competitions/task_dashboard.html", context)
 

@@ -3,18 +3,13 @@ pages' existence is not revealed)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from evalhub.competitions.models import Phase, SharedTask
-from evalhub.competitions.services import access
+from evalhub.competitions.models import Phase
+from evalhub.competitions.views.lookups import organised_task_or_404 as organised_task
 
-
-def organised_task(request: HttpRequest, slug: str) -> SharedTask:
-    task = get_object_or_404(SharedTask, slug=slug)
-    if not access.is_organiser(request.user, task):
-        raise Http404("No such page.")
-    return task
+__all__ = ["organised_phase", "organised_task"]
 
 
 def organised_phase(request: HttpRequest, slug: str, phase: str) -> Phase:

@@ -10,17 +10,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.models import SharedTask, TestSet
-from evalhub.competitions.services import access
 from evalhub.console.forms_gold import ReleaseForm, TestSetForm, VisibilityForm
 from evalhub.console.services import disclosure, testsets
-
-
-def organised_task(request: HttpRequest, slug: str) -> SharedTask:
-    """The task, for its organisers; 404 for everyone else (as the dashboard)."""
-    task = get_object_or_404(SharedTask, slug=slug)
-    if not access.is_organiser(request.user, task):
-        raise Http404("No such page.")
-    return task
+from evalhub.console.views.access import organised_task
 
 
 def organised_test_set(request: HttpRequest, slug: str, pk: int) -> TestSet:

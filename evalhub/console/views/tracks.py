@@ -9,12 +9,13 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from evalhub.competitions.models import Phase, SharedTask, Track
-from evalhub.competitions.services import access, tracks
+from evalhub.competitions.models import Phase, Track
+from evalhub.competitions.services import tracks
+from evalhub.console.views.access import organised_task
 
 
 class TrackForm(forms.Form):
@@ -33,9 +34,7 @@ class TrackForm(forms.Form):
 
 def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
     """The phase, if the user organises its task (404 otherwise)."""
-    task = get_object_or_404(SharedTask, slug=slug)
-    if not access.is_organiser(request.user, task):
-        raise Http404("No such page.")
+    task = organised_task(request, slug)
     return get_object_or_404(
         Phase.objects.select_related("task"), task=task, slug=phase
     )
