@@ -78,16 +78,22 @@ def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         response["Cache-Control"] = "private, max-age=60"
         return response
-    if ext == "pdf" and row.chart_svg and not row.chart_pdf:
-        # Statistics stored before the job kept a PDF: drawn once, then cached.
-        chart = charts.interval_chart_pdf(test_set=test_set, render=True)
+    if ext == "pdf":
+        # The stored PDF, or for statistics stored before the job kept one, drawn
+        # once and cached (``charts.interval_chart_pdf``).
+        chart = (
+            charts.interval_chart_pdf(test_set=test_set, render=True)
+            if row.chart_svg
+            else None
+        )
         if chart is None:
             raise Http404("No such chart.")
-        return HttpResponse(chart.pdf, content_type=_CHART_TYPES[ext])
-    field = {"svg": row.chart_svg, "png": row.chart_png, "pdf": row.chart_pdf}.get(ext)
-    if not field:
-        raise Http404("No such chart.")
-    response = FileResponse(field.open("rb"), content_type=_CHART_TYPES[ext])
+        response = HttpResponse(chart.pdf, content_type=_CHART_TYPES[ext])
+    else:
+        field = {"svg": row.chart_svg, "png": row.chart_png}.get(ext)
+        if not field:
+            raise Http404("No such chart.")
+        response = FileResponse(field.open("rb"), content_type=_CHART_TYPES[ext])
     response["Cache-Control"] = "private, max-age=60"
     response["Content-Security-Policy"] = (
         "default-src 'none'; style-src 'unsafe-inline'"

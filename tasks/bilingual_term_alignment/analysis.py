@@ -28,8 +28,8 @@ def _usable(run: RunDetail, n_gold: int) -> bool:
 def difficulty_bins(runs: Sequence[RunDetail], gold: Gold) -> Analysis:
     """Bin sizes and percentages, and for each run on the public board
     (``RunDetail.shown``, named in ``public["columns"]``) how many pairs of each bin
-    it retrieved (public: other runs count only in the bins), bin members with the systems' closest wrong
-    candidates for their source term (private), and a histogram.
+    it retrieved (public: other runs count only in the bins); bin members with the
+    systems' closest wrong candidates for their source term (private); a histogram.
 
     Percentages are of the gold size; with no usable run there is one bin, bin_0.
     Runs whose detail does not match this gold (another gold version) are skipped and

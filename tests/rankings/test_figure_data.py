@@ -44,9 +44,7 @@ def test_the_interval_chart_data_is_its_points_at_full_precision(
         assert float(row["low"]) <= float(row["value"]) <= float(row["high"])
     assert "'=SUM(1)" in {r["team"] for r in rows}
     pdf = client.get(reverse("rankings:chart-detail", args=[test_set.pk, "pdf"]))
-    assert pdf.status_code == 200 and b"".join(pdf.streaming_content).startswith(
-        b"%PDF"
-    )
+    assert pdf.status_code == 200 and b"".join(pdf).startswith(b"%PDF")
 
 
 def test_the_overall_chart_data_is_the_ranking_with_each_test_set(

@@ -158,9 +158,10 @@ def overall_plot(
         "Overall ranking" + (f", {board.track.name} track" if board.track else "")
     )
     ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
-    with plotting.collecting_pdfs() as pdfs:
-        plot = plotting.render("overall", "Overall ranking", fig)
-    return {"svg": plot.svg, "png": plot.png, "pdf": pdfs.get(plot.key, b"")}[ext]
+    if ext == "pdf":
+        return plotting.render_pdf(fig)
+    plot = plotting.render("overall", "Overall ranking", fig)
+    return plot.svg if ext == "svg" else plot.png
 
 
 def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:

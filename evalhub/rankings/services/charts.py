@@ -78,8 +78,9 @@ NOT_DRAWN = ChartPdf(pdf=b"", runs=())
 
 
 def interval_chart_pdf(*, test_set: TestSet, render: bool) -> ChartPdf | None:
-    """The interval chart of the stored statistics as vector PDF; ``None`` without statistics or chart, ``NOT_DRAWN`` when not cached and
-    not ``render``."""
+    """The interval chart of the stored statistics as vector PDF (the one the
+    statistics job stored, else drawn and cached); ``None`` without statistics or
+    chart, ``NOT_DRAWN`` when neither stored nor cached and not ``render``."""
     from evalhub.rankings.models import TestSetStatistics
 
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
