@@ -9,14 +9,14 @@ error can reveal the gold.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
-from operator import itemgetter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from tasks.base import FormatError, ProblemCollector
 from tasks.common.textio import decode_text, read_lines
 
-Pair = tuple[str, str]
+from .vocabulary import Pair, Vocabulary
 
 #: Line numbers quoted in warnings (duplicates, OOV pairs).
 MAX_QUOTED_LINES = 5
@@ -48,10 +48,16 @@ class Settings:
 
 @dataclass(frozen=True, slots=True)
 class Inputs:
-    """The public inputs: source terms D1 and target terms D2 (distinct, normalised)."""
+    """The public inputs: source terms D1 and target terms D2 (distinct, normalised),
+    and both numbered (:mod:`.vocabulary`)."""
 
     source_terms: frozenset[str]
     target_terms: frozenset[str]
+    vocabulary: Vocabulary = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        vocabulary = Vocabulary.of(self.source_terms, self.target_terms)
+        object.__setattr__(self, "vocabulary", vocabulary)
 
     @property
     def cap(self) -> float:
@@ -62,23 +68,57 @@ class Inputs:
 @dataclass(frozen=True, slots=True)
 class Gold:
     """The gold dictionary D1,2 as a set, plus its pairs in sorted order (the order
-    of ``detail["gold_ranks"]``)."""
+    of ``detail["gold_ranks"]``); the same as codes of the inputs' vocabulary, and
+    ``row_sizes``: each gold source term's row -> its number of gold translations
+    m_s, in row (= sorted term) order."""
 
     pairs: frozenset[Pair]
     sorted_pairs: tuple[Pair, ...]
     n_duplicates: int
+    codes: frozenset[int]
+    sorted_codes: tuple[int, ...]
+    row_sizes: dict[int, int]
+
+    @classmethod
+    def of(
+        cls, pairs: Iterable[Pair], vocabulary: Vocabulary, n_duplicates: int = 0
+    ) -> Gold:
+        """The gold of these pairs of D1 x D2 (a set)."""
+        sorted_pairs = tuple(sorted(set(pairs)))
+        sorted_codes = tuple(vocabulary.codes(sorted_pairs))  # sorted too
+        row_sizes: dict[int, int] = {}
+        for code in sorted_codes:
+            row = vocabulary.row(code)
+            row_sizes[row] = row_sizes.get(row, 0) + 1
+        return cls(
+            pairs=frozenset(sorted_pairs),
+            sorted_pairs=sorted_pairs,
+            n_duplicates=n_duplicates,
+            codes=frozenset(sorted_codes),
+            sorted_codes=sorted_codes,
+            row_sizes=row_sizes,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """A parsed run: distinct in-vocabulary pairs in rank order, and what was removed."""
+    """A parsed run: the codes of its distinct in-vocabulary pairs in rank order
+    (:mod:`.vocabulary`), ``rows[k]`` the row of the source term of ``codes[k]``,
+    and what was removed. Both sequences are not to be changed."""
 
-    pairs: tuple[Pair, ...]
+    codes: Sequence[int]
+    rows: Sequence[int]
+    vocabulary: Vocabulary = field(repr=False, compare=False)
     n_lines: int
     n_duplicates: int
     n_oov: int
     n_truncated: int
     warnings: tuple[str, ...]
+
+    @property
+    def pairs(self) -> tuple[Pair, ...]:
+        """The ranked pairs as terms (built on each call)."""
+        return self.vocabulary.pairs(self.codes)
 
 
 def cap_size(inputs: Inputs, settings: Settings) -> int:
@@ -104,10 +144,10 @@ def parse_term_list(data: bytes, file: str) -> frozenset[str]:
     return frozenset(terms)
 
 
-#: Every byte but TAB and LF: ``data.translate(None, _NOT_SEPARATORS)`` keeps the
+#: Every byte but TAB and LF: ``data.translate(None, NOT_SEPARATORS)`` keeps the
 #: file's field and line separators in order (decoding, NFC and CRLF never change
 #: them).
-_NOT_SEPARATORS = bytes(b for b in range(256) if b not in (9, 10))
+NOT_SEPARATORS = bytes(b for b in range(256) if b not in (9, 10))
 
 
 def _decode_text(data: bytes, file: str) -> str:
@@ -124,7 +164,7 @@ def _decode_text(data: bytes, file: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Pairs:
+class PairLines:
     """Pairs in file order; ``numbers[i]`` is the line of ``pairs[i]`` (None when
     pair i is on line i + 1, i.e. the file has no blank line)."""
 
@@ -135,7 +175,7 @@ class _Pairs:
         return self.numbers[index] if self.numbers is not None else index + 1
 
 
-def _split_pairs(data: bytes, file: str) -> _Pairs:
+def split_pairs(data: bytes, file: str) -> PairLines:
     """Pairs with their line numbers; FormatError listing every bad line (the first
     ones quoted). Blank lines are skipped.
 
@@ -146,18 +186,18 @@ def _split_pairs(data: bytes, file: str) -> _Pairs:
     """
     text = _decode_text(data, file)
     if not text:
-        return _Pairs([], None)
-    separators = data.translate(None, _NOT_SEPARATORS)
+        return PairLines([], None)
+    separators = data.translate(None, NOT_SEPARATORS)
     if data.endswith(b"\n"):  # the final newline ends the last line
         separators = separators[:-1]
     if separators == b"\t\n" * (len(separators) // 2) + b"\t":
         fields = list(map(str.strip, text.replace("\n", "\t").split("\t")))
         if all(fields):  # no empty field (none is falsy)
-            return _Pairs(list(zip(fields[0::2], fields[1::2], strict=True)), None)
+            return PairLines(list(zip(fields[0::2], fields[1::2], strict=True)), None)
     return _split_pairs_slowly([line.split("\t") for line in text.split("\n")], file)
 
 
-def _split_pairs_slowly(rows: list[list[str]], file: str) -> _Pairs:
+def _split_pairs_slowly(rows: list[list[str]], file: str) -> PairLines:
     problems = ProblemCollector()
     pairs: list[Pair] = []
     numbers: list[int] = []
@@ -183,12 +223,7 @@ def _split_pairs_slowly(rows: list[list[str]], file: str) -> _Pairs:
         pairs.append((source, target))
         numbers.append(number)
     problems.raise_if_any()
-    return _Pairs(pairs, numbers)
-
-
-def _lines_note(lines: list[int], total: int) -> str:
-    shown = ", ".join(str(n) for n in lines[:MAX_QUOTED_LINES])
-    return f"line(s) {shown}" + (" ..." if total > MAX_QUOTED_LINES else "")
+    return PairLines(pairs, numbers)
 
 
 def parse_gold(data: bytes, file: str, inputs: Inputs) -> Gold:
@@ -197,7 +232,7 @@ def parse_gold(data: bytes, file: str, inputs: Inputs) -> Gold:
     problems = ProblemCollector()
     seen: set[Pair] = set()
     n_duplicates = 0
-    parsed = _split_pairs(data, file)
+    parsed = split_pairs(data, file)
     for index, pair in enumerate(parsed.pairs):
         number = parsed.line(index)
         if pair[0] not in inputs.source_terms or pair[1] not in inputs.target_terms:
@@ -214,78 +249,4 @@ def parse_gold(data: bytes, file: str, inputs: Inputs) -> Gold:
     problems.raise_if_any()
     if not seen:
         raise FormatError.at(file, None, "the gold dictionary is empty")
-    return Gold(frozenset(seen), tuple(sorted(seen)), n_duplicates)
-
-
-def parse_run(data: bytes, file: str, inputs: Inputs, settings: Settings) -> Run:
-    """A run: pairs in rank order. Bad lines -> FormatError (nothing scored).
-
-    Repeats of a pair are removed (the first occurrence keeps its rank) and counted;
-    then pairs outside D1 x D2 are removed and counted; both cost no rank. Then the cap.
-    """
-    parsed = _split_pairs(data, file)
-    pairs = parsed.pairs
-    # first occurrences, in rank order (a set's size tells at C speed if any repeats)
-    unique = pairs if len(set(pairs)) == len(pairs) else list(dict.fromkeys(pairs))
-    n_dup = len(pairs) - len(unique)
-    sources, targets = inputs.source_terms, inputs.target_terms
-    if sources.issuperset(map(itemgetter(0), unique)) and targets.issuperset(
-        map(itemgetter(1), unique)
-    ):
-        kept = unique
-    else:
-        kept = [p for p in unique if p[0] in sources and p[1] in targets]
-    n_oov = len(unique) - len(kept)
-    dup_lines: list[int] = []
-    oov_lines: list[int] = []
-    if n_dup or n_oov:
-        seen: set[Pair] = set()
-        for index, pair in enumerate(pairs):
-            if pair in seen:
-                if len(dup_lines) < MAX_QUOTED_LINES:
-                    dup_lines.append(parsed.line(index))
-            else:
-                seen.add(pair)
-                if (pair[0] not in sources or pair[1] not in targets) and len(
-                    oov_lines
-                ) < MAX_QUOTED_LINES:
-                    oov_lines.append(parsed.line(index))
-            if len(dup_lines) >= min(n_dup, MAX_QUOTED_LINES) and len(oov_lines) >= min(
-                n_oov, MAX_QUOTED_LINES
-            ):
-                break
-    warnings: list[str] = []
-    if n_dup:
-        warnings.append(
-            f"{n_dup} repeated pair(s) removed, only the first occurrence counts "
-            f"({_lines_note(dup_lines, n_dup)})"
-        )
-    if n_oov:
-        warnings.append(
-            f"{n_oov} pair(s) outside the source x target term lists removed "
-            f"({_lines_note(oov_lines, n_oov)})"
-        )
-    cap = cap_size(inputs, settings)
-    n_truncated = 0
-    if len(kept) > cap:
-        if settings.cap_policy == "reject":
-            raise FormatError.at(
-                file,
-                None,
-                f"the run ranks {len(kept):,} distinct in-vocabulary pairs, more than the "
-                f"limit of {cap:,} ({settings.cap_factor:g} x the mean size of the two term "
-                "lists); submit at most that many",
-            )
-        n_truncated = len(kept) - cap
-        kept = kept[:cap]
-        warnings.append(
-            f"the run was cut to the limit of {cap:,} pairs ({n_truncated:,} dropped)"
-        )
-    return Run(
-        pairs=tuple(kept),
-        n_lines=len(pairs),
-        n_duplicates=n_dup,
-        n_oov=n_oov,
-        n_truncated=n_truncated,
-        warnings=tuple(warnings),
-    )
+    return Gold.of(seen, inputs.vocabulary, n_duplicates)

@@ -13,11 +13,10 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
 from tasks.common import ranking
 
-from .formats import Pair
+from .formats import Gold, Pair, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,84 +93,54 @@ def map_over_sources(pairs: Sequence[Pair], gold: frozenset[Pair]) -> float:
     return total / len(m_by_source)
 
 
-@dataclass(frozen=True, slots=True)
-class SourceIndex:
-    """Gold source terms (sorted) numbered 0..Q-1, their gold translation counts
-    m_s, and for each run rank the number of its source term (-1: not a gold
-    source)."""
-
-    names: tuple[str, ...]
-    n_gold: tuple[int, ...]
-    ids: list[int]
-
-
-def source_index(pairs: Sequence[Pair], gold: frozenset[Pair]) -> SourceIndex:
-    counts: dict[str, int] = {}
-    for s, _ in gold:
-        counts[s] = counts.get(s, 0) + 1
-    names = tuple(sorted(counts))
-    number = {name: i for i, name in enumerate(names)}
-    ids = list(map(number.get, map(itemgetter(0), pairs), itertools.repeat(-1)))
-    return SourceIndex(names, tuple(counts[name] for name in names), ids)
-
-
-def map_from_index(rel: Sequence[bool], index: SourceIndex) -> float:
-    """:func:`map_over_sources` on the source index (same definition, formula, edge
-    cases and citation; sums may differ in the last bits). A property test checks
-    both agree.
+def _map_at_hits(hit_ranks: Sequence[int], rows: Sequence[int], gold: Gold) -> float:
+    """:func:`map_over_sources` from the hit ranks and the run's source rows (same
+    definition, formula, edge cases and citation): the rank k of a hit within its
+    source's list is the number of that source's pairs up to it, counted at C speed
+    between consecutive hits; the per-source APs are added in sorted term order.
+    A property test checks both agree.
 
     Example: the :func:`map_over_sources` example gives 19/24 here too (a test).
     """
-    q = len(index.names)
-    if q == 0:
-        return 0.0
-    seen = [0] * q
-    hits = [0] * q
-    sums = [0.0] * q
-    for r, i in zip(rel, index.ids, strict=True):
-        if i < 0:
-            continue
-        seen[i] += 1
-        if r:
-            hits[i] += 1
-            sums[i] += hits[i] / seen[i]
-    return sum(total / m for total, m in zip(sums, index.n_gold, strict=True)) / q
-
-
-def _map_at_hits(hit_ranks: Sequence[int], index: SourceIndex) -> float:
-    """:func:`map_from_index` from the hit ranks alone (same sums, same order, so the
-    same bits): the rank k of a hit within its source's list is the number of that
-    source's pairs up to it, counted at C speed between consecutive hits."""
-    q = len(index.names)
+    q = len(gold.row_sizes)
     if q == 0:
         return 0.0
     seen: Counter[int] = Counter()
-    hits = [0] * q
-    sums = [0.0] * q
-    ids = index.ids
+    hits: dict[int, int] = {}
+    sums: dict[int, float] = {}
     last = 0
     for rank in hit_ranks:
-        seen.update(ids[last:rank])
+        seen.update(rows[last:rank])
         last = rank
-        i = ids[rank - 1]
-        if i < 0:
-            continue
-        hits[i] += 1
-        sums[i] += hits[i] / seen[i]
-    return sum(total / m for total, m in zip(sums, index.n_gold, strict=True)) / q
+        row = rows[rank - 1]
+        h = hits.get(row, 0) + 1
+        hits[row] = h
+        sums[row] = sums.get(row, 0.0) + h / seen[row]
+    return sum(sums.get(row, 0.0) / m for row, m in gold.row_sizes.items()) / q
 
 
-def compute(
-    pairs: Sequence[Pair], gold: frozenset[Pair]
-) -> tuple[Scores, list[bool], SourceIndex]:
-    """All metrics of a run (already filtered and de-duplicated), its rel vector and
-    its source index. One pass over the run builds rel; every measure then reads
-    only the hit ranks (the same sums in the same order as the functions of
-    :mod:`tasks.common.ranking` and :func:`map_from_index`, so the same bits)."""
-    rel = relevance(pairs, gold)
-    index = source_index(pairs, gold)
-    hit_ranks = list(itertools.compress(itertools.count(1), rel))
-    n, m = len(pairs), len(gold)
+def hits_of(codes: Sequence[int], gold: Gold) -> list[int]:
+    """The ranks (1-based, increasing) of the run's gold pairs."""
+    return list(
+        itertools.compress(itertools.count(1), map(gold.codes.__contains__, codes))
+    )
+
+
+def relevance_of(hit_ranks: Sequence[int], n: int) -> list[bool]:
+    """The rel vector of a run of n pairs with these hit ranks."""
+    rel = [False] * n
+    for rank in hit_ranks:
+        rel[rank - 1] = True
+    return rel
+
+
+def compute(run: Run, gold: Gold) -> tuple[Scores, list[int]]:
+    """All metrics of a run (already filtered and de-duplicated) and its hit ranks.
+    One pass over the run's codes finds the hits; every measure then reads only the
+    hit ranks (the same sums in the same order as the functions of
+    :mod:`tasks.common.ranking`, so the same bits)."""
+    hit_ranks = hits_of(run.codes, gold)
+    n, m = len(run.codes), len(gold.codes)
     tp = len(hit_ranks)
     p, r, f1 = precision_recall_f1(tp, n, m)
     precisions = [h / k for h, k in enumerate(hit_ranks, start=1)]
@@ -188,11 +157,11 @@ def compute(
         p_at_100=at(100),
         p_at_1000=at(1000),
         r_precision=at(m),
-        map_source=_map_at_hits(hit_ranks, index),
+        map_source=_map_at_hits(hit_ranks, run.rows, gold),
         n_sys=n,
         n_gold=m,
         tp=tp,
         fp=n - tp,
         fn=m - tp,
     )
-    return scores, rel, index
+    return scores, hit_ranks

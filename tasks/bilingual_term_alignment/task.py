@@ -25,7 +25,7 @@ from tasks.common import ranking
 from tasks.common.cli_files import label, read_input
 from tasks.common.gcpause import gc_paused
 
-from . import FORMAT_HELP, formats, metrics
+from . import FORMAT_HELP, formats, metrics, runs
 from .formats import Gold, Inputs, Run, Settings
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         self, data: bytes, filename: str, inputs: Inputs, settings: Settings
     ) -> Run:
         with gc_paused():
-            return formats.parse_run(data, filename, inputs, settings)
+            return runs.parse_run(data, filename, inputs, settings)
 
     # ---- scoring --------------------------------------------------------------
     def score(
@@ -152,7 +152,7 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     ) -> ScoreReport:
         """The report; ``curves=False`` leaves the figures' data out (numpy is
         imported only for them: ``evalhub score`` without ``--plots``)."""
-        scores, rel, index = metrics.compute(run.pairs, gold.pairs)
+        scores, hit_ranks = metrics.compute(run, gold)
         values: dict[str, float | None] = {
             "ap": scores.ap,
             "ap_interpolated": scores.ap_interpolated,
@@ -191,9 +191,13 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         return ScoreReport(
             metrics=values,
             payload=payload,
-            curves=_curves(rel, scores.n_gold) if curves else (),
+            curves=(
+                _curves(metrics.relevance_of(hit_ranks, scores.n_sys), scores.n_gold)
+                if curves
+                else ()
+            ),
             warnings=run.warnings,
-            detail=_detail(run, gold, rel, index, settings.detail_candidates),
+            detail=_detail(run, gold, hit_ranks, settings.detail_candidates),
         )
 
     def item_statistics(self, report: ScoreReport) -> ItemStats | None:
@@ -328,34 +332,31 @@ def _curves(rel: list[bool], n_gold: int) -> tuple[Curve, ...]:
 
 
 def _detail(
-    run: Run,
-    gold: Gold,
-    rel: list[bool],
-    index: metrics.SourceIndex,
-    n_candidates: int,
+    run: Run, gold: Gold, hit_ranks: list[int], n_candidates: int
 ) -> dict[str, JSON]:
     """Organiser-only: rank of each gold pair (sorted gold order, -1 = missed) and,
     per gold source term, the run's best-ranked wrong targets ``[target, rank]``."""
-    pairs = run.pairs
-    rank_of = {pairs[i]: i + 1 for i in itertools.compress(range(len(rel)), rel)}
+    codes, rows = run.codes, run.rows
+    rank_of = {codes[rank - 1]: rank for rank in hit_ranks}
     wrong: dict[str, list[JSON]] = {}
     if n_candidates:
-        first: dict[int, list[int]] = {}  # gold source number -> its wrong ranks
-        ids = index.ids
-        for i in itertools.compress(range(len(rel)), [not r for r in rel]):
-            source_id = ids[i]
-            if source_id < 0:
+        first: dict[int, list[int]] = {}  # gold source row -> its wrong ranks
+        gold_rows = gold.row_sizes
+        is_hit = metrics.relevance_of(hit_ranks, len(codes))
+        for i in itertools.compress(range(len(codes)), [not r for r in is_hit]):
+            row = rows[i]
+            if row not in gold_rows:
                 continue
-            ranks = first.get(source_id)
+            ranks = first.get(row)
             if ranks is None:
-                first[source_id] = [i]
+                first[row] = [i]
             elif len(ranks) < n_candidates:
                 ranks.append(i)
-        for source_id in sorted(first):
-            for i in first[source_id]:
-                source, target = pairs[i]
+        for row in sorted(first):
+            for i in first[row]:
+                source, target = run.vocabulary.pair(codes[i])
                 wrong.setdefault(source, []).append([target, i + 1])
     return {
-        "gold_ranks": [rank_of.get(p, -1) for p in gold.sorted_pairs],
+        "gold_ranks": [rank_of.get(c, -1) for c in gold.sorted_codes],
         "wrong_candidates": wrong,
     }

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tasks.base import FormatError
+from tasks.bilingual_term_alignment import runs
 from tasks.bilingual_term_alignment.formats import (
     Inputs,
     Settings,
     parse_gold,
-    parse_run,
     parse_term_list,
 )
+from tasks.bilingual_term_alignment.runs import parse_run
 
 INPUTS = Inputs(
     source_terms=frozenset({"cell", "heart", "Café"}),
@@ -108,6 +109,24 @@ def test_oov_pairs_dropped_and_counted():
     assert r.pairs == (("heart", "herz"),)
     assert r.n_oov == 3
     assert "3 pair(s) outside" in r.warnings[0] and "1, 3, 4" in r.warnings[0]
+
+
+def test_bytes_way_cleans_like_the_text_way():
+    # untrimmed, decomposed, repeated and unknown pairs, on lines with one tab each:
+    # read as bytes (only the odd fields decoded), with the text way's warnings;
+    # the same file with a blank line goes the text way and gives the same run
+    data = "heart\therz\n heart \therz\nCafe\u0301\tcafé\nliver\therz\nliver \therz\n"
+    fast = runs._read_bytes(data.encode(), INPUTS.vocabulary)
+    assert fast is not None
+    slow = run((data + "\n").encode())
+    for r in (fast, run(data.encode()), slow):
+        assert r.pairs == (("heart", "herz"), ("Café", "café"))
+        assert (r.n_lines, r.n_duplicates, r.n_oov) == (5, 2, 1)
+        assert r.warnings == (
+            "2 repeated pair(s) removed, only the first occurrence counts (line(s) 2, 5)",
+            "1 pair(s) outside the source x target term lists removed (line(s) 4)",
+        )
+    assert runs._read_bytes((data + "\n").encode(), INPUTS.vocabulary) is None
 
 
 def test_cap_reject_and_truncate():

@@ -7,6 +7,7 @@ import pytest
 
 from tasks.bilingual_term_alignment import metrics
 from tasks.common import ranking
+from tests.task_types.bilingual_term_alignment.coded import compute
 
 GOLD = frozenset({("a", "x"), ("a", "y"), ("b", "z")})
 
@@ -73,10 +74,9 @@ def test_precision_recall_f1_docstring():
 def test_map_over_sources_docstring():
     run = [("a", "q"), ("a", "x"), ("b", "z"), ("a", "y")]
     assert metrics.map_over_sources(run, GOLD) == pytest.approx(19 / 24)
-    rel = metrics.relevance(run, GOLD)
-    index = metrics.source_index(run, GOLD)
-    assert index.names == ("a", "b") and index.ids == [0, 0, 1, 0]
-    assert metrics.map_from_index(rel, index) == pytest.approx(19 / 24)
+    scores, rel = compute(run, GOLD)
+    assert rel == [False, True, True, True]
+    assert scores.map_source == pytest.approx(19 / 24)
 
 
 def test_map_over_sources_edge_cases():
@@ -89,7 +89,7 @@ def test_map_over_sources_edge_cases():
 def test_compute_all_metrics_by_hand():
     # ranks: 1 (a,q) miss, 2 (a,x) hit, 3 (b,z) hit, 4 (c,w) miss
     run = [("a", "q"), ("a", "x"), ("b", "z"), ("c", "w")]
-    scores, rel, _ = metrics.compute(run, GOLD)
+    scores, rel = compute(run, GOLD)
     assert rel == [False, True, True, False]
     assert scores.ap == pytest.approx((1 / 2 + 2 / 3) / 3)
     assert scores.ap_interpolated == pytest.approx((2 / 3 + 2 / 3) / 3)
@@ -111,7 +111,7 @@ def test_compute_all_metrics_by_hand():
 
 
 def test_compute_empty_run_is_all_zero():
-    scores, rel, _ = metrics.compute([], GOLD)
+    scores, rel = compute([], GOLD)
     assert len(rel) == 0
     assert scores.ap == scores.ap_interpolated == scores.f1 == scores.map_source == 0.0
     assert (scores.n_sys, scores.tp, scores.fp, scores.fn) == (0, 0, 0, 3)
