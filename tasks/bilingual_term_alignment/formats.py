@@ -1,4 +1,6 @@
-"""Reading term lists, gold dictionaries and runs (see the package docstring).
+"""Reading term lists and gold dictionaries, and runs as text (:mod:`.runs` reads
+runs, through the text way here when their bytes cannot be read directly); see the
+package docstring.
 
 Every file is decoded like :func:`tasks.common.textio.read_lines` (BOM, CRLF, NFC,
 UTF-8 errors with line numbers); each field is then trimmed and matching is exact and
