@@ -105,16 +105,7 @@ ANY_LINE = st.tuples(
 
 def read_as_text(data: bytes) -> formats.Run:
     """runs.parse_run's text way alone."""
-    parsed = formats.split_pairs(data, "f")
-    run = runs._coded(
-        [s for s, _ in parsed.pairs],
-        [t for _, t in parsed.pairs],
-        TERMS.vocabulary,
-        parsed.line,
-        None,
-    )
-    assert run is not None
-    return run
+    return runs._read_text(data, "f", TERMS.vocabulary)
 
 
 def reference_reading(data: bytes) -> tuple:
@@ -206,6 +197,14 @@ def test_bytes_and_text_ways_read_a_run_alike(lines, crlf, final_newline, bom):
             slow.warnings,
         )
         assert fast.pairs == slow.pairs
+        # split a few lines at a time, the bytes way reads the same run
+        default = runs.CHUNK
+        try:
+            for chunk in (1, 6, 13):
+                runs.CHUNK = chunk
+                assert runs._read_bytes(data, TERMS.vocabulary) == fast
+        finally:
+            runs.CHUNK = default
 
 
 def test_gc_paused_restores_state():
