@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import add, itemgetter
 
 from tasks.base import FormatError, ProblemCollector
 from tasks.common.textio import Line, decode_text, read_lines, read_texts
@@ -187,23 +189,30 @@ def _parse_plain_text(
             pairs = json.loads("[[" + chunk + "]]")
         except ValueError:
             return None
-        if any(len(pair) != 2 for pair in pairs):
+        if set(map(len, pairs)) != {2}:
             return None  # e.g. a blank line
-        for src, tgt in pairs:
-            s = tuple(src) if len(src) < 2 else tuple(sorted(set(src)))
-            t = tuple(tgt) if len(tgt) < 2 else tuple(sorted(set(tgt)))
-            key = (s, t)
-            if (
-                len(s) != len(src)
-                or len(t) != len(tgt)
-                or not (s or t)
-                or (s and s[-1] >= n_src)
-                or (t and t[-1] >= n_tgt)
-                or key in seen
-            ):
-                return None
-            seen.add(key)
-            kept.append(Bisegment(s, t, len(kept) + 1))
+        # the checks at C speed: sides of several numbers sorted (a number twice
+        # is not), numbers in range, not both sides empty; no bisegment twice
+        # (``seen`` grows by exactly the chunk's size)
+        srcs = list(map(tuple, map(itemgetter(0), pairs)))
+        tgts = list(map(tuple, map(itemgetter(1), pairs)))
+        for sides in (srcs, tgts):
+            for i in itertools.compress(itertools.count(), map(_several, sides)):
+                side = tuple(sorted(set(sides[i])))
+                if len(side) != len(sides[i]):
+                    return None
+                sides[i] = side
+        if (
+            max(map(max, filter(None, srcs)), default=-1) >= n_src
+            or max(map(max, filter(None, tgts)), default=-1) >= n_tgt
+            or 0 in map(add, map(len, srcs), map(len, tgts))
+        ):
+            return None
+        size = len(seen)
+        seen.update(zip(srcs, tgts, strict=True))
+        if len(seen) != size + len(srcs):
+            return None
+        kept += map(Bisegment, srcs, tgts, range(len(kept) + 1, len(seen) + 1))
     if numbers is not None:
         if len(numbers) != len(kept):
             return None
@@ -213,6 +222,10 @@ def _parse_plain_text(
                 for b, n in zip(kept, numbers, strict=True)
             ]
     return Alignment(document.name, tuple(kept), 0)
+
+
+def _several(side: tuple[int, ...]) -> bool:
+    return len(side) > 1
 
 
 def parse_bisegments(

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasks.base import FormatError
 from tasks.sentence_alignment.formats import (
@@ -150,3 +152,42 @@ def test_documents_zip() -> None:
         parse_documents(b"plain text", "in.zip")
     with pytest.raises(FormatError, match="not a usable document name"):
         parse_documents(make_zip({"-x.src": "", "-x.tgt": ""}), "in.zip")
+
+
+# ---- the plain fast path against the line parser ---------------------------------
+
+SIDES = ["", "0", "1", "2", "3", "0, 1", "1, 0", "1, 1", "2, 3", "1, 2, 3", "9"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from(SIDES), st.sampled_from(SIDES)).map(
+                lambda sides: f"[{sides[0]}]:[{sides[1]}]"
+            ),
+            st.sampled_from(["", "[0]:[1]:0.5", "[0] : [1]", "[a]:[0]"]),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_plain_fast_path_reads_files_as_the_line_parser_does(lines):
+    """Whenever the fast path reads a file, the line parser gives the same
+    alignment; the fast path leaves every file with a problem to it."""
+    from tasks import base
+    from tasks.common.textio import read_lines
+    from tasks.sentence_alignment import formats
+
+    document = formats.Document("d", ("a", "b", "c", "d"), ("w", "x", "y", "z"))
+    text = "\n".join(lines)
+    fast = formats._parse_plain_text(text, None, document)
+    problems = base.ProblemCollector()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formats, "_parse_plain", lambda lines, document: None)
+        slow = formats.parse_bisegments(
+            read_lines(text.encode(), "f"), "f", document, problems, named=False
+        )
+    if fast is not None:
+        assert not problems.problems
+        assert fast == slow
