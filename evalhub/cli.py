@@ -36,11 +36,12 @@ def build_parser(
         commands = next(
             a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
         )
+        parser.formatter_class = task_cli.RawDescriptionHelpFormatter
     else:
         parser = argparse.ArgumentParser(prog="evalhub")
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
         commands = parser.add_subparsers(dest="command", required=True)
     parser.description = __doc__
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     submit = commands.add_parser(
         "submit", help="submit a run to an evalhub server (REST API)"
     )

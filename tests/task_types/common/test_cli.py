@@ -175,7 +175,7 @@ def test_scoring_imports_only_the_chosen_task_type(bitext):
         f"code = main({args!r})\n"
         "heavy = [m for m in ('django', 'celery', 'matplotlib', 'scipy', "
         "'tasks.term_extraction', 'tasks.bilingual_term_alignment', "
-        "'tasks.mt_lexicon_probe') if m in sys.modules]\n"
+        "'tasks.mt_lexicon_probe', 'zipfile', 'shutil') if m in sys.modules]\n"
         "print('HEAVY', heavy, code, file=sys.stderr)\n"
     )
     assert "HEAVY [] 0" in proc.stderr, proc.stderr
@@ -211,3 +211,25 @@ def test_help_needs_no_task_module():
     )
     assert "--primary-granularity" in proc.stdout
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+def test_help_is_as_wide_as_the_terminal(monkeypatch, capsys):
+    """argparse's width without shutil: the width shutil.get_terminal_size gives
+    ($COLUMNS, else the terminal, else 80), and help wrapped to it."""
+    import shutil
+
+    from tasks import cli
+
+    for columns in ("50", "120", "0", "x", None):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        assert cli._columns() == shutil.get_terminal_size().columns
+    widths = []
+    for columns in ("60", "160"):
+        monkeypatch.setenv("COLUMNS", columns)
+        with pytest.raises(SystemExit):
+            cli.main(["score", "sentence_alignment", "--help"])
+        widths.append(max(map(len, capsys.readouterr().out.splitlines())))
+    assert widths[0] < widths[1] <= 158
