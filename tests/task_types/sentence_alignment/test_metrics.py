@@ -219,7 +219,7 @@ def test_matches_naive_definition(gold_segs, run_segs, texts) -> None:  # type: 
 def test_cross_product_expansion_order() -> None:
     d = doc(n=4, m=4)
     run = alignment("[0, 1]:[2, 3]\n[]:[0]\n[2, 3]:[0, 1]\n", d)
-    pairs = [metrics._keys(b, 4) for b in run.bisegments]
+    pairs = [metrics._pairs_of((b.source, b.target), 4) for b in run.bisegments]
     expected = [
         s * 4 + t
         for b in run.bisegments
