@@ -71,7 +71,7 @@ class AlignmentSet:
 def parse_sentences(data: bytes, file: str) -> tuple[str, ...]:
     """One sentence per line; a trailing space/CR is stripped, empty lines are kept."""
     lines = read_texts(data, file, max_chars=MAX_SENTENCE_CHARS)
-    return tuple(line.rstrip(" \r") for line in lines)
+    return tuple(map(str.rstrip, lines, itertools.repeat(" \r")))
 
 
 def parse_documents(data: bytes, file: str) -> tuple[Document, ...]:
