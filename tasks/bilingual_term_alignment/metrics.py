@@ -37,11 +37,6 @@ class Scores:
     fn: int
 
 
-def relevance(pairs: Sequence[Pair], gold: frozenset[Pair]) -> list[bool]:
-    """rel vector: rel[k-1] is True if the pair at rank k is a gold pair."""
-    return list(map(gold.__contains__, pairs))
-
-
 def precision_recall_f1(tp: int, n_sys: int, n_gold: int) -> tuple[float, float, float]:
     """Set precision P = TP / nSys, recall R = TP / nGold, F1 = 2PR / (P + R).
 
