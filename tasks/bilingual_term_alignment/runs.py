@@ -40,6 +40,10 @@ from .vocabulary import Pair, Vocabulary
 #: costs some 4 ms more, mostly in fresh pages).
 CHUNK = 32_768
 
+#: A file where more than one pair in ``ODD_SHARE`` has a field that is no term as it
+#: stands (every line padded, say) goes the text way, found out within a chunk.
+ODD_SHARE = 8
+
 
 @dataclass(slots=True)
 class _Coding:
@@ -122,6 +126,8 @@ def _read_bytes(data: bytes, vocabulary: Vocabulary) -> Run | None:
         if end < size or data.endswith(b"\n"):
             fields.pop()  # after the chunk's final newline
         coding.add(fields[0::2], fields[1::2], row_of, col_of)
+        if len(coding.odd) * ODD_SHARE > len(coding.rows):
+            return None  # fields to be read one by one: the text way is faster
         start = end
     return _coded(coding, vocabulary, _next_line, _read_field)
 
