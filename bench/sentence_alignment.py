@@ -94,7 +94,7 @@ def build() -> tuple[Document, Alignment, Alignment]:
             target.extend(doc.target)
             words += sum(word_count(s) for s in doc.source)
     doc = Document("big", tuple(source), tuple(target))
-    return doc, Alignment("big", tuple(gold)), Alignment("big", tuple(run))
+    return doc, Alignment.of("big", gold), Alignment.of("big", run)
 
 
 def baseline(doc: Document, gold: Alignment, run: Alignment) -> list[tuple[int, ...]]:

@@ -48,11 +48,32 @@ class Bisegment:
 
 @dataclass(frozen=True, slots=True)
 class Alignment:
-    """The distinct bisegments of one document, in file order."""
+    """The distinct bisegments of one document, in file order, kept as columns: the
+    i-th has the sides ``sources[i]`` and ``targets[i]`` and is on line ``lines[i]``
+    (a file of 100,000 bisegments makes no object per bisegment until
+    :attr:`bisegments` is asked for)."""
 
     document: str
-    bisegments: tuple[Bisegment, ...]
+    sources: tuple[tuple[int, ...], ...] = ()
+    targets: tuple[tuple[int, ...], ...] = ()
+    lines: tuple[int, ...] = ()
     duplicates: int = 0
+
+    @classmethod
+    def of(
+        cls, document: str, bisegments: Sequence[Bisegment], duplicates: int = 0
+    ) -> Alignment:
+        return cls(
+            document,
+            tuple(b.source for b in bisegments),
+            tuple(b.target for b in bisegments),
+            tuple(b.line for b in bisegments),
+            duplicates,
+        )
+
+    @property
+    def bisegments(self) -> tuple[Bisegment, ...]:
+        return tuple(map(Bisegment, self.sources, self.targets, self.lines))
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +198,8 @@ def _parse_plain_text(
         return None
     n_src, n_tgt = len(document.source), len(document.target)
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
-    kept: list[Bisegment] = []
+    sources: list[tuple[int, ...]] = []
+    targets: list[tuple[int, ...]] = []
     start = 0
     while start < len(joined):
         # A chunk of lines at a time: the decoded lists stay small.
@@ -212,16 +234,12 @@ def _parse_plain_text(
         seen.update(zip(srcs, tgts, strict=True))
         if len(seen) != size + len(srcs):
             return None
-        kept += map(Bisegment, srcs, tgts, range(len(kept) + 1, len(seen) + 1))
-    if numbers is not None:
-        if len(numbers) != len(kept):
-            return None
-        if numbers[-1] != len(kept):  # not 1, 2, ...: renumber
-            kept = [
-                Bisegment(b.source, b.target, n)
-                for b, n in zip(kept, numbers, strict=True)
-            ]
-    return Alignment(document.name, tuple(kept), 0)
+        sources += srcs
+        targets += tgts
+    if numbers is not None and len(numbers) != len(sources):
+        return None
+    lines = range(1, len(sources) + 1) if numbers is None else numbers
+    return Alignment(document.name, tuple(sources), tuple(targets), tuple(lines))
 
 
 def _several(side: tuple[int, ...]) -> bool:
@@ -274,7 +292,7 @@ def parse_bisegments(
             continue
         seen.add((src, tgt))
         kept.append(Bisegment(src, tgt, line.number))
-    return Alignment(document.name, tuple(kept), duplicates)
+    return Alignment.of(document.name, kept, duplicates)
 
 
 def parse_alignments(

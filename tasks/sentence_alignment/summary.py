@@ -48,7 +48,7 @@ def summarise_gold(gold: AlignmentSet, documents: Sequence[Document]) -> GoldSum
     warnings = []
     if duplicates:
         warnings.append(f"{duplicates} bisegment(s) repeat one given before")
-    empty = [a.document for a in gold.alignments if not a.bisegments]
+    empty = [a.document for a in gold.alignments if not a.sources]
     if empty:
         warnings.append(f"no bisegment for document(s): {', '.join(empty[:10])}")
     return GoldSummary(

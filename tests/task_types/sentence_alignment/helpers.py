@@ -33,6 +33,6 @@ def alignment(text: str, document: Document) -> Alignment:
 
 
 def segs(*pairs: tuple[tuple[int, ...], tuple[int, ...]]) -> Alignment:
-    return Alignment(
+    return Alignment.of(
         "d", tuple(Bisegment(tuple(sorted(a)), tuple(sorted(b))) for a, b in pairs)
     )

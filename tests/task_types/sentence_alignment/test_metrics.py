@@ -72,7 +72,7 @@ def test_gold_against_itself_is_perfect() -> None:
 def test_empty_run_scores_zero_and_zero_over_zero_is_zero() -> None:
     d = doc(n=2, m=2)
     gold = alignment("[0]:[0]\n[1]:[1]\n", d)
-    empty = Alignment("d", ())
+    empty = Alignment("d")
     counts = score_document(d, gold, empty).counts
     for level in LEVELS:
         assert counts.get(level).scores == (0.0, 0.0, 0.0)
@@ -201,7 +201,7 @@ def _bisegments(n: int, m: int) -> st.SearchStrategy[tuple[Bisegment, ...]]:
 )
 def test_matches_naive_definition(gold_segs, run_segs, texts) -> None:  # type: ignore[no-untyped-def]
     d = Document("d", tuple(texts[:5]), tuple(texts[5:]))
-    gold, run = Alignment("d", gold_segs), Alignment("d", run_segs)
+    gold, run = Alignment.of("d", gold_segs), Alignment.of("d", run_segs)
     counts = score_document(d, gold, run).counts
     for level, (common, proposed, reference) in _naive(d, gold, run).items():
         c = counts.get(level)
