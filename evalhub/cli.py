@@ -248,5 +248,16 @@ def _print_run(run: dict[str, object]) -> None:
         print(f"warning: {line}", file=sys.stderr)
 
 
+def run() -> None:
+    """The ``evalhub`` console script: :func:`main` on the process's own arguments,
+    then exit without the interpreter's final scan of every object (see
+    :func:`tasks.common.gcpause.settle_for_exit`)."""
+    from tasks.common.gcpause import settle_for_exit
+
+    code = main()
+    settle_for_exit()
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

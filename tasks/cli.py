@@ -213,8 +213,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    from tasks.common.gcpause import gc_paused
+
+    with gc_paused():  # the modules' objects make no garbage worth a collection
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
+        if args.command in ("score", "compare"):
+            registry.get(args.slug)  # imported now (and cached by the registry)
     if args.command == "score":
         from tasks.cli_score import score
 
@@ -229,4 +234,8 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from tasks.common.gcpause import settle_for_exit
+
+    code = main()
+    settle_for_exit()
+    raise SystemExit(code)

@@ -57,7 +57,7 @@ def _submit_args(url: str, path, *extra: str) -> tuple[str, ...]:  # noqa: ANN00
 
 def test_console_script_is_the_evalhub_cli():
     scripts = metadata.entry_points(group="console_scripts")
-    assert scripts["evalhub"].value == "evalhub.cli:main"
+    assert scripts["evalhub"].value == "evalhub.cli:run"
 
 
 @pytest.mark.e2e

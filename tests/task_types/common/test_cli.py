@@ -181,6 +181,22 @@ def test_scoring_imports_only_the_chosen_task_type(bitext):
     assert "HEAVY [] 0" in proc.stderr, proc.stderr
 
 
+def test_the_console_script_spares_the_final_collection(bitext):
+    # run() is the console script: the whole output is written, the status is
+    # main's, and every object is frozen so the exit does not scan them again.
+    proc = _subprocess(
+        "import gc, sys\n"
+        "from evalhub.cli import run\n"
+        f"sys.argv[1:] = {_sa(bitext) + ['--json']!r}\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit as exc:\n"
+        "    print('EXIT', exc.code, gc.get_freeze_count() > 0, file=sys.stderr)\n"
+    )
+    assert "EXIT 0 True" in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["alignment"]["f1"] >= 0
+
+
 def test_a_broken_pipe_ends_quietly(bitext):
     # The reader goes away before the scorer writes (as `| head` does mid-output).
     proc = subprocess.Popen(
