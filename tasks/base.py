@@ -19,7 +19,8 @@ Data flow for one run on one test set::
 ``report.metrics``, ``report.curves`` and ``report.payload`` are safe to publish.
 
 Its parts live by concept: :mod:`tasks.errors` (problems, format and settings errors),
-:mod:`tasks.reports` (roles, metrics, curves, figures, reports, demo data) and
+:mod:`tasks.reports` (roles, metrics, curves, score reports), :mod:`tasks.pages`
+(figures, analyses, gold previews, demo data: imported only when asked for) and
 :mod:`tasks.settings` (settings parsing); they are re-exported here, so task types
 import everything from ``tasks.base``.
 """
@@ -34,23 +35,28 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from tasks.errors import FormatError, Problem, ProblemCollector, SettingsError
-from tasks.reports import (
-    JSON,
-    Analysis,
-    Curve,
-    Demo,
-    DemoTestSet,
-    FileRole,
-    GoldSummary,
-    Metric,
-    Plot,
-    RunDetail,
-    ScoreReport,
-)
+from tasks.reports import JSON, Curve, FileRole, Metric, ScoreReport
 from tasks.settings import SettingField, SettingSpec, describe_settings, parse_settings
 
 if TYPE_CHECKING:
     from tasks.common.resampling import ItemStats
+    from tasks.pages import Analysis, Demo, DemoTestSet, GoldSummary, Plot, RunDetail
+
+#: Re-exported from :mod:`tasks.pages` when first asked for (see :func:`__getattr__`).
+_PAGE_NAMES = frozenset(
+    ("Analysis", "Demo", "DemoTestSet", "GoldSummary", "Plot", "RunDetail")
+)
+
+
+def __getattr__(name: str) -> object:
+    """``from tasks.base import Plot`` works as for every other name, but
+    :mod:`tasks.pages` is imported only then: ``evalhub score`` never needs it."""
+    if name in _PAGE_NAMES:
+        from tasks import pages
+
+        return getattr(pages, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "JSON",
@@ -194,6 +200,8 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         used for scoring: counts (gold pairs, terms, documents, probes...), a few
         example items and warnings (duplicates, items without an answer). Quotes
         gold: organisers only. Default: no counts, the :meth:`gold_warnings`."""
+        from tasks.pages import GoldSummary
+
         return GoldSummary(counts=(), warnings=self.gold_warnings(gold, settings))
 
     def analyse(

@@ -164,7 +164,7 @@ def compare(args: argparse.Namespace) -> int:
     }[args.format]
     sys.stdout.write(writer(table))
     if args.plots:
-        from tasks.reports import RunDetail
+        from tasks.pages import RunDetail
 
         details = [
             RunDetail(s.name, s.report.detail, s.report.curves, s.report.metrics)

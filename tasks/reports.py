@@ -1,14 +1,14 @@
-"""What a task type declares and returns: file roles, metrics, curves, figures,
-score reports, analyses, gold summaries and demo data (part of the task-type contract,
-:mod:`tasks.base`). Everything is a frozen, slotted dataclass or a JSON value."""
+"""What a task type declares and what scoring returns: file roles, metrics, curves and
+score reports (part of the task-type contract, :mod:`tasks.base`; what the
+platform's pages get besides, figures, analyses, gold previews and demo data, is in
+:mod:`tasks.pages`, which ``evalhub score`` does not import). Everything is a
+frozen, slotted dataclass or a JSON value."""
 
 from __future__ import annotations
 
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-T = typing.TypeVar("T")
 
 #: A JSON value (what ``json.dumps`` accepts).
 JSON = typing.Union[None, bool, int, float, str, Sequence["JSON"], Mapping[str, "JSON"]]  # noqa: UP007
@@ -86,16 +86,6 @@ class Curve:
 
 
 @dataclass(frozen=True, slots=True)
-class Plot:
-    """A rendered figure: ``key`` is a file-name-safe slug."""
-
-    key: str
-    title: str
-    svg: bytes
-    png: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class ScoreReport:
     """What :meth:`TaskType.score` returns.
 
@@ -114,90 +104,3 @@ class ScoreReport:
     curves: tuple[Curve, ...] = ()
     warnings: tuple[str, ...] = ()
     detail: Mapping[str, JSON] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class RunDetail:
-    """One scored run as a task-level analysis sees it."""
-
-    label: str
-    detail: Mapping[str, JSON]
-    curves: tuple[Curve, ...]
-    metrics: Mapping[str, float | None]
-    #: On the public leaderboard: an analysis may show this run's numbers run by
-    #: run (a column of its own); other runs count only in aggregates.
-    shown: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """Task-level analysis across runs (e.g. BUCC difficulty bins).
-
-    ``public`` may be shown to everyone (bin sizes); ``private`` is organiser-only
-    until gold release (bin members).
-    """
-
-    public: Mapping[str, JSON]
-    private: Mapping[str, JSON]
-    plots: tuple[Plot, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class GoldSummary:
-    """What a task type understood of a test set's gold, shown to the organiser
-    before the gold is used for scoring (see :meth:`TaskType.summarise_gold`).
-
-    - ``counts``: (label, number) pairs, e.g. ``("gold pairs", 1520)``;
-    - ``examples``: a few gold items as plain text (they quote the gold: organisers
-      only);
-    - ``warnings``: what the organiser should look at (duplicates, items without a
-      gold answer, lines that merged).
-    """
-
-    counts: tuple[tuple[str, int], ...]
-    examples: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "counts": [[label, n] for label, n in self.counts],
-            "examples": list(self.examples),
-            "warnings": list(self.warnings),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, typing.Any]) -> GoldSummary:
-        return cls(
-            counts=tuple((str(label), int(n)) for label, n in data["counts"]),
-            examples=tuple(str(e) for e in data["examples"]),
-            warnings=tuple(str(w) for w in data["warnings"]),
-        )
-
-
-def spread(items: Sequence[T], n: int = 5) -> tuple[T, ...]:
-    """Up to ``n`` items spread evenly over ``items`` (first one included), so that
-    examples show the start, the middle and the end of a file."""
-    if not items:
-        return ()
-    step = max(1, len(items) // n)
-    return tuple(items[::step][:n])
-
-
-@dataclass(frozen=True, slots=True)
-class DemoTestSet:
-    name: str
-    inputs: Mapping[str, bytes]
-    gold: Mapping[str, bytes]
-    visibility: str = "public"  # "public" or "private"
-
-
-@dataclass(frozen=True, slots=True)
-class Demo:
-    """Project-generated demo data for the quick start."""
-
-    title: str
-    description: str
-    settings: Mapping[str, JSON]
-    test_sets: tuple[DemoTestSet, ...]
-    #: (team name, method name, {test set name: run bytes})
-    runs: tuple[tuple[str, str, Mapping[str, bytes]], ...]

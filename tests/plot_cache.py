@@ -18,7 +18,7 @@ import functools
 from collections.abc import Callable, Sequence
 
 from tasks.common import plotting
-from tasks.reports import Plot, RunDetail
+from tasks.pages import Plot, RunDetail
 
 
 def install() -> None:

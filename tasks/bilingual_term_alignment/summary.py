@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tasks.bilingual_term_alignment.formats import Gold, Inputs
-from tasks.reports import GoldSummary, spread
+from tasks.pages import GoldSummary, spread
 
 
 def summarise_gold(gold: Gold, inputs: Inputs) -> GoldSummary:

@@ -20,7 +20,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
-from tasks.reports import Curve, Plot, RunDetail  # noqa: E402
+from tasks.pages import Plot, RunDetail  # noqa: E402
+from tasks.reports import Curve  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"

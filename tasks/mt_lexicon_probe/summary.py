@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from tasks.mt_lexicon_probe.probes import ProbeSet
-from tasks.reports import GoldSummary, spread
+from tasks.pages import GoldSummary, spread
 
 
 def summarise_references(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from tasks.reports import GoldSummary, spread
+from tasks.pages import GoldSummary, spread
 from tasks.sentence_alignment.formats import AlignmentSet, Document
 
 

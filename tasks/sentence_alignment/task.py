@@ -10,13 +10,9 @@ from typing import TYPE_CHECKING, Literal
 
 from tasks.base import (
     JSON,
-    Demo,
     FileRole,
     FormatError,
-    GoldSummary,
     Metric,
-    Plot,
-    RunDetail,
     ScoreReport,
     SettingField,
     TaskType,
@@ -44,6 +40,7 @@ from tasks.sentence_alignment.metrics import (
 
 if TYPE_CHECKING:
     from tasks.common.resampling import ItemStats
+    from tasks.pages import Demo, GoldSummary, Plot, RunDetail
 
 _TEXT_LIMIT = 300
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tasks.reports import GoldSummary, spread
+from tasks.pages import GoldSummary, spread
 from tasks.term_extraction.formats import GoldList, TermExtractionSettings
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from tasks import registry
-from tasks.reports import GoldSummary
+from tasks.pages import GoldSummary
 from tests.paths import shared_data
 from tests.toy_task.task import ToyLabels
 from tests.zips import zip_bytes

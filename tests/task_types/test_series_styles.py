@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from tasks.common import plotting
-from tasks.reports import Curve, RunDetail
+from tasks.pages import RunDetail
+from tasks.reports import Curve
 from tasks.sentence_alignment.plots import comparison_bars
 
 N = len(plotting.PALETTE) + 2

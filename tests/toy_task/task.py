@@ -20,7 +20,7 @@ from tasks.base import (
     SettingField,
     TaskType,
 )
-from tasks.reports import spread
+from tasks.pages import spread
 
 SLUG = "toy_labels"
 PATH = "tests.toy_task.task:ToyLabels"

@@ -4,7 +4,8 @@ matplotlib would leave out of the legend) is drawn and listed in the figure's da
 from __future__ import annotations
 
 from tasks.common import plotting
-from tasks.reports import Curve, RunDetail
+from tasks.pages import RunDetail
+from tasks.reports import Curve
 
 
 def _run(label: str, ys: list[float]) -> RunDetail:
