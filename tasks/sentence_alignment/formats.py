@@ -219,7 +219,8 @@ def _parse_plain_text(
         srcs = list(map(tuple, map(itemgetter(0), pairs)))
         tgts = list(map(tuple, map(itemgetter(1), pairs)))
         for sides in (srcs, tgts):
-            for i in itertools.compress(itertools.count(), map(_several, sides)):
+            several = map((1).__lt__, map(len, sides))  # 1 < len(side)
+            for i in itertools.compress(itertools.count(), several):
                 side = tuple(sorted(set(sides[i])))
                 if len(side) != len(sides[i]):
                     return None
@@ -240,10 +241,6 @@ def _parse_plain_text(
         return None
     lines = range(1, len(sources) + 1) if numbers is None else numbers
     return Alignment(document.name, tuple(sources), tuple(targets), tuple(lines))
-
-
-def _several(side: tuple[int, ...]) -> bool:
-    return len(side) > 1
 
 
 def parse_bisegments(
