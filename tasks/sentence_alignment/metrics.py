@@ -314,15 +314,14 @@ def _lax(keys: list[Any], strict: list[bool], other: set[int], m: int) -> list[b
     return out
 
 
-def _weights(keys: set[int], m: int, units: Units) -> tuple[int, int]:
-    """Σ |s|·|t| over the pairs ``keys``, in words and in characters (at C speed)."""
-    sources = list(map(floordiv, keys, itertools.repeat(m)))
-    targets = list(map(mod, keys, itertools.repeat(m)))
-    sw, tw = units.source_words.__getitem__, units.target_words.__getitem__
-    sc, tc = units.source_chars.__getitem__, units.target_chars.__getitem__
-    words = sum(map(mul, map(sw, sources), map(tw, targets)))
-    chars = sum(map(mul, map(sc, sources), map(tc, targets)))
-    return words, chars
+def _products(
+    keys: set[int], m: int, source: Sequence[int], target: Sequence[int]
+) -> Iterator[int]:
+    """|s|·|t| of each pair ``s * m + t`` of ``keys``, in the set's order, with
+    |s| from ``source`` and |t| from ``target`` (words or characters), at C speed."""
+    s = map(source.__getitem__, map(floordiv, keys, itertools.repeat(m)))
+    t = map(target.__getitem__, map(mod, keys, itertools.repeat(m)))
+    return map(mul, s, t)
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,17 +358,25 @@ def score_document(
     del g_set, r_set
 
     g_pairs, r_pairs = _pair_set(g_keys, m), _pair_set(r_keys, m)
-    both = g_pairs & r_pairs
-    sentence = Counts(len(both), len(r_pairs), len(both), len(g_pairs))
-    (w_both, c_both), (w_run, c_run), (w_gold, c_gold) = (
-        _weights(x, m, units) for x in (both, r_pairs, g_pairs)
-    )
-    word = Counts(w_both, w_run, w_both, w_gold)
-    char = Counts(c_both, c_run, c_both, c_gold)
+    # the run's pairs weighed once (a set is walked in the same order each time);
+    # the common ones are picked out of them
+    common_pairs = list(map(g_pairs.__contains__, r_pairs))
+    n_both = sum(common_pairs)
+    sentence = Counts(n_both, len(r_pairs), n_both, len(g_pairs))
+    u = units
+    w_run = list(_products(r_pairs, m, u.source_words, u.target_words))
+    c_run = list(_products(r_pairs, m, u.source_chars, u.target_chars))
+    w_gold = sum(_products(g_pairs, m, u.source_words, u.target_words))
+    c_gold = sum(_products(g_pairs, m, u.source_chars, u.target_chars))
+    w_both = sum(itertools.compress(w_run, common_pairs))
+    c_both = sum(itertools.compress(c_run, common_pairs))
+    word = Counts(w_both, sum(w_run), w_both, w_gold)
+    char = Counts(c_both, sum(c_run), c_both, c_gold)
+    del w_run, c_run, common_pairs
 
     r_lax = _lax(r_keys, r_strict, g_pairs, m)
     g_lax = _lax(g_keys, g_strict, r_pairs, m)
-    del g_pairs, r_pairs, both, g_keys, r_keys
+    del g_pairs, r_pairs, g_keys, r_keys
     # gold bisegments with both sides (the others are no target of recall)
     g_full = list(map(bool, map(mul, map(len, gold.sources), map(len, gold.targets))))
     n_full, n_run = sum(g_full), len(run.sources)
