@@ -27,6 +27,9 @@ class FileRole:
 
 @dataclass(frozen=True, slots=True)
 class Metric:
+    """A score a task type reports: its key in ``ScoreReport.metrics``, how pages
+    label and explain it, and which way is better."""
+
     key: str
     label: str
     description: str

@@ -17,6 +17,8 @@ BOM = b"\xef\xbb\xbf"
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """One line of a decoded text file, with its number for error messages."""
+
     number: int  # 1-based
     text: str
 

@@ -40,6 +40,8 @@ class ZipProblem(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ZipLimits:
+    """What a zip may hold (see the module docstring for each check)."""
+
     max_members: int = 10_000
     max_member_bytes: int = 64 * 1024 * 1024
     max_total_bytes: int = 256 * 1024 * 1024
@@ -49,6 +51,8 @@ class ZipLimits:
 
 @dataclass(frozen=True, slots=True)
 class OpenedZip:
+    """A zip whose central directory passed the checks, not yet inflated."""
+
     archive: zipfile.ZipFile
     members: tuple[zipfile.ZipInfo, ...]  # files only (no folders)
     declared_bytes: int  # what the members say they inflate to, in all

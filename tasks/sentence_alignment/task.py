@@ -47,6 +47,8 @@ _TEXT_LIMIT = 300
 
 @dataclass(frozen=True, slots=True)
 class SentenceAlignmentSettings:
+    """The organisers' settings of a sentence-alignment task."""
+
     #: Granularity whose F1 is the primary metric ``f1`` (ARCADE ranked by Sent and Char).
     primary_granularity: Literal["alignment", "sentence", "word", "char"] = "sentence"
     #: Misaligned bisegments listed per document in the organiser-only detail.
