@@ -284,17 +284,12 @@ def _pairs_of(key: tuple[tuple[int, ...], tuple[int, ...]], m: int) -> list[int]
     return [s * m + t for s in src for t in tgt]
 
 
-def _tuples(keys: list[Any]) -> Iterator[int]:
-    """The indices of the keys that are not one-to-one (tuples), at C speed."""
-    return itertools.compress(
-        itertools.count(), map(isinstance, keys, itertools.repeat(tuple))
-    )
-
-
 def _pair_set(keys: list[Any], m: int) -> set[int]:
-    """A': the sentence pairs of all the bisegments (by their strict keys)."""
+    """A': the sentence pairs of all the bisegments (by their strict keys); the keys
+    that are not one-to-one (tuples) are found at C speed."""
     out = set(keys)
-    for i in _tuples(keys):
+    tuples = map(isinstance, keys, itertools.repeat(tuple))
+    for i in itertools.compress(itertools.count(), tuples):
         out.discard(keys[i])
         out.update(_pairs_of(keys[i], m))
     return out
