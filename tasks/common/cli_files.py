@@ -35,7 +35,8 @@ def read_input(path: str, option: str, *, allow_blank: bool = False) -> bytes:
         raise FormatError.at(where, None, "no such file") from None
     except OSError as exc:
         raise FormatError.at(where, None, f"cannot be read ({exc.strerror})") from None
-    if not allow_blank and not data.removeprefix(BOM).strip():
+    text = data.removeprefix(BOM)
+    if not allow_blank and (not text or text.isspace()):  # (strip() would copy it)
         message = "is empty" if not data else "has only blank lines"
         raise FormatError.at(where, None, message)
     return data
