@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from tasks.base import FormatError
+from tasks.errors import FormatError
 
 BOM = b"\xef\xbb\xbf"
 
