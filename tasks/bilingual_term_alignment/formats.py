@@ -146,10 +146,20 @@ def parse_term_list(data: bytes, file: str) -> frozenset[str]:
     return frozenset(terms)
 
 
-#: Every byte but TAB and LF: ``data.translate(None, NOT_SEPARATORS)`` keeps the
+#: Every byte but TAB and LF: ``data.translate(None, _NOT_SEPARATORS)`` keeps the
 #: file's field and line separators in order (decoding, NFC and CRLF never change
 #: them).
-NOT_SEPARATORS = bytes(b for b in range(256) if b not in (9, 10))
+_NOT_SEPARATORS = bytes(b for b in range(256) if b not in (9, 10))
+
+
+def one_tab_a_line(data: bytes) -> bool:
+    """Whether every line of the file holds exactly one tab (so no line is blank
+    and the file is not empty): its separators alone, in file order, read
+    TAB (LF TAB)*, a final newline ending the last line."""
+    separators = data.translate(None, _NOT_SEPARATORS)
+    if data.endswith(b"\n"):
+        separators = separators[:-1]
+    return separators == b"\t\n" * (len(separators) // 2) + b"\t"
 
 
 def _decode_text(data: bytes, file: str) -> str:
@@ -181,18 +191,14 @@ def split_pairs(data: bytes, file: str) -> PairLines:
     """Pairs with their line numbers; FormatError listing every bad line (the first
     ones quoted). Blank lines are skipped.
 
-    Fast path (a well-formed file): the separators alone, in file order, read
-    TAB (LF TAB)* -- every line holds exactly one tab -- so the text is split once
+    Fast path (a well-formed file, :func:`one_tab_a_line`): the text is split once
     and stripped at C speed. Anything else takes the line-by-line path that names
     the problems.
     """
     text = _decode_text(data, file)
     if not text:
         return PairLines([], None)
-    separators = data.translate(None, NOT_SEPARATORS)
-    if data.endswith(b"\n"):  # the final newline ends the last line
-        separators = separators[:-1]
-    if separators == b"\t\n" * (len(separators) // 2) + b"\t":
+    if one_tab_a_line(data):
         fields = list(map(str.strip, text.replace("\n", "\t").split("\t")))
         if all(fields):  # no empty field (none is falsy)
             return PairLines(list(zip(fields[0::2], fields[1::2], strict=True)), None)

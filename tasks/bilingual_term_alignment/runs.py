@@ -26,11 +26,11 @@ from tasks.common.textio import BOM
 
 from .formats import (
     MAX_QUOTED_LINES,
-    NOT_SEPARATORS,
     Inputs,
     Run,
     Settings,
     cap_size,
+    one_tab_a_line,
     split_pairs,
 )
 from .vocabulary import Pair, Vocabulary
@@ -112,10 +112,7 @@ def _read_bytes(data: bytes, vocabulary: Vocabulary) -> Run | None:
         return None
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")  # a lone CR stays, as in the text
-    separators = data.translate(None, NOT_SEPARATORS)
-    if data.endswith(b"\n"):  # the final newline ends the last line
-        separators = separators[:-1]
-    if separators != b"\t\n" * (len(separators) // 2) + b"\t":
+    if not one_tab_a_line(data):
         return None  # a line without one tab, a blank line, or an empty file
     coding = _Coding()
     row_of, col_of = vocabulary.rows_utf8.get, vocabulary.cols_utf8.get
