@@ -251,12 +251,10 @@ def _print_run(run: dict[str, object]) -> None:
 def run() -> None:
     """The ``evalhub`` console script: :func:`main` on the process's own arguments,
     then exit without the interpreter's final scan of every object (see
-    :func:`tasks.common.gcpause.settle_for_exit`)."""
-    from tasks.common.gcpause import settle_for_exit
+    :func:`tasks.common.gcpause.exit_settled`)."""
+    from tasks.common.gcpause import exit_settled
 
-    code = main()
-    settle_for_exit()
-    raise SystemExit(code)
+    exit_settled(main())
 
 
 if __name__ == "__main__":

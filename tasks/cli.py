@@ -234,8 +234,6 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    from tasks.common.gcpause import settle_for_exit
+    from tasks.common.gcpause import exit_settled
 
-    code = main()
-    settle_for_exit()
-    raise SystemExit(code)
+    exit_settled(main())
