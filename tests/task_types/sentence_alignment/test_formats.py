@@ -156,6 +156,19 @@ def test_documents_zip() -> None:
 
 # ---- the plain fast path against the line parser ---------------------------------
 
+
+def test_plain_fast_path_reads_a_plain_file_as_columns() -> None:
+    from tasks.sentence_alignment import formats
+
+    document = formats.Document("d", ("a", "b", "c", "d"), ("w", "x", "y", "z"))
+    fast = formats._parse_plain_text("[0]:[1]\n[2, 1]:[3]\n[]:[0]", None, document)
+    assert fast is not None
+    assert (fast.sources, fast.targets, fast.lines) == (
+        ((0,), (1, 2), ()),
+        ((1,), (3,), (0,)),
+        (1, 2, 3),
+    )
+
 SIDES = ["", "0", "1", "2", "3", "0, 1", "1, 0", "1, 1", "2, 3", "1, 2, 3", "9"]
 
 

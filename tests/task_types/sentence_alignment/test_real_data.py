@@ -319,6 +319,9 @@ def test_plain_fast_path_equals_the_line_parser(i: int, monkeypatch) -> None:  #
 
     doc = _document(f"test{i}")
     path = _run_path("bertalign", i)
+    # the fast path does read these files (else the comparison below proves nothing)
+    text = path.read_text(encoding="utf-8").removesuffix("\n")
+    assert formats._parse_plain_text(text, None, doc) is not None
     fast = formats.parse_alignments(path.read_bytes(), path.name, [doc])
     # no fast path at all: the line parser alone
     monkeypatch.setattr(formats, "_parse_plain_text", lambda *args: None)
