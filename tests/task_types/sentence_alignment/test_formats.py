@@ -169,6 +169,7 @@ def test_plain_fast_path_reads_a_plain_file_as_columns() -> None:
         (1, 2, 3),
     )
 
+
 SIDES = ["", "0", "1", "2", "3", "0, 1", "1, 0", "1, 1", "2, 3", "1, 2, 3", "9"]
 
 
