@@ -174,7 +174,7 @@ _WORD_CHAR = re.compile(r"\w")
 _SPACE_CHAR = re.compile(r"\s")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4096)  # bounded: a worker lives long
 def _class_byte(ch: str) -> bytes:
     return b"w" if _WORD_CHAR.match(ch) else b" " if _SPACE_CHAR.match(ch) else b"o"
 
