@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 CHUNK = 64 * 1024
-FINAL_STATES = frozenset({"scored", "failed", "rejected"})
+TERMINAL_STATES = frozenset({"scored", "failed", "rejected"})
 
 Progress = Callable[[int, int], None]
 
@@ -174,7 +174,7 @@ class Client:
             run = self.run(run_id)
             if on_status:
                 on_status(run)
-            if run.get("status") in FINAL_STATES:
+            if run.get("status") in TERMINAL_STATES:
                 return run
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} is still {run.get('status')}")

@@ -150,6 +150,8 @@ CACHES = {
 SCORING_SOFT_TIME_LIMIT = env_int("EVALHUB_SCORING_SOFT_TIME_LIMIT", 600, minimum=1)
 SCORING_TIME_LIMIT = SCORING_SOFT_TIME_LIMIT + 30
 SCORING_MAX_ATTEMPTS = env_int("EVALHUB_SCORING_MAX_ATTEMPTS", 3, minimum=1)
+# A large run's validation job is sent at most this often before the run is rejected.
+VALIDATION_MAX_ATTEMPTS = env_int("EVALHUB_VALIDATION_MAX_ATTEMPTS", 3, minimum=1)
 SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
 # A scoring worker refreshes its row's heartbeat this often; the sweeper requeues rows

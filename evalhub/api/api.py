@@ -126,7 +126,11 @@ class RunOut(Schema):
     team: str
     method_name: str
     status: str
-    #: The status is final (scored, failed or rejected).
+    #: Nothing more happens to the run until someone acts (scored, failed or
+    #: rejected).
+    done: bool
+    #: The same as ``done``, under its former name (kept for existing clients;
+    #: ``final_run`` is the team's choice of final runs).
     final: bool
     #: Shown to its team and the organisers only.
     hidden: bool

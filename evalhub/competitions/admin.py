@@ -24,7 +24,7 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import datasets, scoring, teams
+from evalhub.competitions.services import datasets, lifecycle, teams
 from tasks.base import FormatError
 
 
@@ -239,7 +239,7 @@ class TestSetAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
             .distinct()
         )
         with transaction.atomic():
-            n = scoring.rescore(submission_ids=ids)
+            n = lifecycle.rescore(submission_ids=ids)
         self.message_user(request, f"{n} run(s) queued for rescoring.")
 
 
@@ -272,7 +272,7 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     @admin.action(description="Rescore the selected runs")
     def rescore(self, request, queryset):  # noqa: ANN001, ANN201
         with transaction.atomic():
-            n = scoring.rescore(
+            n = lifecycle.rescore(
                 submission_ids=list(queryset.values_list("pk", flat=True))
             )
         self.message_user(request, f"{n} run(s) queued for rescoring.")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services import analyses, scoring, validation
+from evalhub.competitions.services import analyses, scoring, sweeper, validation
 
 
 @shared_task(
@@ -75,4 +75,4 @@ def refresh_analyses(test_set_id: int) -> list[str]:
     time_limit=150,
 )
 def sweep_submissions() -> dict[str, int]:
-    return scoring.sweep()
+    return sweeper.sweep()

@@ -4,6 +4,10 @@ count, dates), tasks (state, gold release, title), gold and input files, and run
 edited or deleted outside the services (the services invalidate themselves), and
 tracks (names on the boards; the cached list of a phase's tracks). The
 invalidation happens after the transaction commits (``services/boardcache.py``).
+
+A run's scores follow the test data the same way, whichever path changes it: a gold
+file stored or deleted and a test set added are ``lifecycle.data_changed`` (the
+gold version is bumped and every affected run of the phase is scored again).
 Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
@@ -18,13 +22,33 @@ from evalhub.competitions.models import (
     TestSetFile,
     Track,
 )
-from evalhub.competitions.services import boardcache, tracks
+from evalhub.competitions.services import boardcache, lifecycle, tracks
 
 
 def _test_set(*, instance: TestSet, **_: object) -> None:
     # A public test set's visibility also decides the final-run fallback on the
     # phase's private ones: the whole phase follows.
     boardcache.invalidate_phase(phase=instance.phase_id)
+
+
+def _test_set_added(*, instance: TestSet, created: bool = False, **_: object) -> None:
+    if created:
+        lifecycle.data_changed(phase_id=instance.phase_id)
+
+
+def _gold_file(*, instance: TestSetFile, origin: object = None, **_: object) -> None:
+    """A gold file stored or deleted (not in a cascade that deletes its test set)."""
+    if not instance.private:
+        return
+    if origin is not None and origin is not instance:  # the test set is going
+        return
+    phase_id = (
+        TestSet.objects.filter(pk=instance.test_set_id)
+        .values_list("phase_id", flat=True)
+        .first()
+    )
+    if phase_id is not None:
+        lifecycle.data_changed(phase_id=phase_id, test_set_id=instance.test_set_id)
 
 
 def _phase(*, instance: Phase, **_: object) -> None:
@@ -61,3 +85,6 @@ def connect() -> None:
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")
         post_delete.connect(receiver, sender=model, dispatch_uid=uid + "-delete")
+    post_save.connect(_test_set_added, sender=TestSet, dispatch_uid="runs-testset")
+    post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
+    post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")

@@ -33,7 +33,7 @@ class Invitation(models.Model):
         DECLINED = "declined", "Declined"
         REVOKED = "revoked", "Revoked"
 
-    FINAL_STATES = frozenset({Status.ACCEPTED, Status.DECLINED, Status.REVOKED})
+    TERMINAL_STATES = frozenset({Status.ACCEPTED, Status.DECLINED, Status.REVOKED})
 
     team = models.ForeignKey(
         "competitions.Team", on_delete=models.CASCADE, related_name="invitations"

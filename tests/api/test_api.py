@@ -100,14 +100,14 @@ def test_submit_good_file_then_status_until_scored(
     assert response.status_code == 201, response.content
     run = response.json()
     sub = Submission.objects.get()
-    assert run["id"] == sub.pk and run["status"] == "queued" and not run["final"]
+    assert run["id"] == sub.pk and run["status"] == "queued" and not run["done"]
     assert run["team"] == "Alpha" and run["url"] == f"/runs/{sub.pk}/"
     status = client.get(f"/api/runs/{sub.pk}", **_auth(tokens["participant"]))
     assert status.json()["status"] == "queued"
 
     jobs.score_submission(sub.pk)
     run = client.get(f"/api/runs/{sub.pk}", **_auth(tokens["participant"])).json()
-    assert run["status"] == "scored" and run["final"]
+    assert run["status"] == "scored" and run["done"] and run["final"]
     stored = {s.metric: s.value for s in sub.scores.filter(test_set=test_set)}
     assert run["scores"] == {"public": stored}  # not the private test set's
     organiser_view = client.get(

@@ -142,8 +142,9 @@ def test_bundle_gold_rescore_reveal_release(
     gold_row.locator("input[type=file]").set_input_files(str(new_gold))
     page.get_by_role("button", name="Save", exact=True).click()
     page.locator(".messagelist").wait_for()
+    version = test.gold_version
     test.refresh_from_db()
-    assert test.gold_version == 1
+    assert test.gold_version == version + 1
 
     # 4. Replacing gold queued the run for rescoring at once (the Ladder and the
     # intervals need every run on the new gold); the rescoring page then shows the
@@ -151,7 +152,7 @@ def test_bundle_gold_rescore_reveal_release(
     def rescored() -> bool:
         assert worker.poll() is None, "the worker died"
         return Submission.objects.get(pk=run.pk).status == "scored" and (
-            run.evaluations.get(test_set=test).gold_version == 1
+            run.evaluations.get(test_set=test).gold_version == version + 1
         )
 
     _wait(rescored, page, "the worker to rescore the run")

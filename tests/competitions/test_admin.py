@@ -68,7 +68,7 @@ def test_organiser_replaces_gold_through_the_admin(
     assert response.status_code == 302, response.content[:3000]
     stored = TestSetFile.objects.get(test_set=test_set, role="gold")
     assert stored.size == len(smaller) and stored.original_name == "new-gold.tsv"
-    assert TestSet.objects.get(pk=test_set.pk).gold_version == 1
+    assert TestSet.objects.get(pk=test_set.pk).gold_version == test_set.gold_version + 1
 
 
 def test_bad_gold_in_the_admin_is_reported_and_not_stored(client, organiser, test_set):

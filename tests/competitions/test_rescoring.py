@@ -32,12 +32,13 @@ def test_new_gold_keeps_old_scores_and_rescoring_shows_both(
     before = _ap(sub, test_set)
     assert rescoring.stale_runs(task=test_set.phase.task) == []
     # A plain rescore with the same versions keeps nothing.
-    from evalhub.competitions.services import scoring
+    from evalhub.competitions.services import lifecycle
 
-    scoring.rescore(submission_ids=[sub.pk])
+    lifecycle.rescore(submission_ids=[sub.pk])
     jobs.score_submission(sub.pk)
     assert not ScoreSnapshot.objects.exists()
 
+    old = test_set.gold_version
     datasets.store_file(
         test_set=test_set, role="gold", filename="gold-v1.tsv", data=smaller_gold
     )
@@ -51,16 +52,15 @@ def test_new_gold_keeps_old_scores_and_rescoring_shows_both(
     assert after != pytest.approx(before)
 
     snap = ScoreSnapshot.objects.get()
-    assert (snap.submission_id, snap.gold_version) == (sub.pk, 0)
+    assert (snap.submission_id, snap.gold_version) == (sub.pk, old)
     assert snap.metrics["ap"] == pytest.approx(before)
     assert rescoring.stale_runs(task=test_set.phase.task) == []
 
     [ts] = rescoring.comparison(task=test_set.phase.task)
     [row] = ts.rows
     assert row.current and ts.stale == 0
-    assert row.before_label.startswith("gold v0") and row.after_label.startswith(
-        "gold v1"
-    )
+    assert row.before_label.startswith(f"gold v{old}")
+    assert row.after_label.startswith(f"gold v{old + 1}")
     ap = ts.metric_labels.index(
         next(m.label for m in test_set.phase.task.type.metrics if m.key == "ap")
     )

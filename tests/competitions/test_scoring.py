@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission
-from evalhub.competitions.services import scoring
+from evalhub.competitions.services import lifecycle, sweeper
 from tasks import registry
 
 pytestmark = pytest.mark.django_db
@@ -48,15 +48,15 @@ def test_running_the_job_twice_is_a_noop(submit_run, demo_run):
 
 def test_only_one_claim_wins(submit_run, demo_run):
     sub = submit_run(demo_run)
-    assert Submission.claim(sub.pk) is True
-    assert Submission.claim(sub.pk) is False
+    assert lifecycle.claim(sub.pk, "t") is True
+    assert lifecycle.claim(sub.pk, "t") is False
 
 
 def test_rescore_is_idempotent_and_keeps_one_row_per_metric(submit_run, demo_run):
     sub = submit_run(demo_run)
     jobs.score_submission(sub.pk)
     n_scores = Score.objects.count()
-    assert scoring.rescore(submission_ids=[sub.pk]) == 1
+    assert lifecycle.rescore(submission_ids=[sub.pk]) == 1
     assert jobs.score_submission(sub.pk) == "scored"
     assert Score.objects.count() == n_scores
 
@@ -101,12 +101,12 @@ def test_sweeper_requeues_then_fails_stuck_rows(
     submit_run, demo_run, settings, monkeypatch
 ):
     sub = submit_run(demo_run)
-    assert Submission.claim(sub.pk)
+    assert lifecycle.claim(sub.pk, "t")
     long_ago = timezone.now() - timedelta(seconds=settings.SCORING_TIME_LIMIT + 120)
     Submission.objects.filter(pk=sub.pk).update(started_at=long_ago)
     sent = []
     monkeypatch.setattr(jobs.score_submission, "delay", sent.append)
-    assert scoring.sweep()["requeued"] == 1
+    assert sweeper.sweep()["requeued"] == 1
     assert sent == [sub.pk]
     assert Submission.objects.get(pk=sub.pk).status == Submission.Status.QUEUED
     # Last attempt lost as well: the row ends failed, never stuck.
@@ -115,7 +115,7 @@ def test_sweeper_requeues_then_fails_stuck_rows(
         started_at=long_ago,
         attempts=settings.SCORING_MAX_ATTEMPTS,
     )
-    assert scoring.sweep()["failed"] == 1
+    assert sweeper.sweep()["failed"] == 1
     row = Submission.objects.get(pk=sub.pk)
     assert (
         row.status == Submission.Status.FAILED
@@ -133,8 +133,8 @@ def test_sweeper_reenqueues_queued_rows_whose_message_was_lost(
     )
     sent = []
     monkeypatch.setattr(jobs.score_submission, "delay", sent.append)
-    assert scoring.sweep()["reenqueued"] == 1
-    assert scoring.sweep()["reenqueued"] == 0  # not again until the delay passes
+    assert sweeper.sweep()["reenqueued"] == 1
+    assert sweeper.sweep()["reenqueued"] == 0  # not again until the delay passes
     assert sent == [sub.pk]
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs, sandbox
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import bundles, scoring, submit
+from evalhub.competitions.services import bundles, submit, sweeper
 from tests.zips import zip_bomb, zip_bytes
 
 pytestmark = pytest.mark.django_db
@@ -152,7 +152,7 @@ def test_the_sweeper_resends_a_lost_validation_job(submit_run, demo_run, setting
     settings.INLINE_VALIDATION_BYTES = 0
     sub = submit_run(demo_run)
     Submission.objects.filter(pk=sub.pk).update(enqueued_at=None)
-    assert scoring.sweep()["reenqueued"] == 1
+    assert sweeper.sweep()["reenqueued"] == 1
     sub.refresh_from_db()
     assert sub.status == Submission.Status.VALIDATING and sub.enqueued_at
 

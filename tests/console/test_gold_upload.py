@@ -96,15 +96,17 @@ def test_preview_then_replace_gold_rescores_the_runs(
     assert f">{len(lines)}<" in page and f">{len(lines) - 40}<" in page
     assert "Runs that will be rescored (1)" in page
     assert f"#{sub.pk}</a> {sub.team.name}" in page
-    assert "Replace the gold and rescore 1 run" in page
+    assert "Store the gold and rescore 1 run" in page
     # Still the old gold: the draft sits in the temporary area only.
-    assert test_set.gold_version == 0
+    version = test_set.gold_version
+    test_set.refresh_from_db()
+    assert test_set.gold_version == version
     assert len(_area_files()) == 1
     with django_capture_on_commit_callbacks(execute=True):
         done = client.post(response["Location"])
     assert done.status_code == 302
     test_set.refresh_from_db()
-    assert test_set.gold_version == 1
+    assert test_set.gold_version == version + 1
     stored = TestSetFile.objects.get(test_set=test_set, role="gold")
     assert stored.original_name == "gold-v2.tsv"
     with stored.file.open("rb") as handle:
@@ -185,7 +187,7 @@ def test_a_new_test_set_gets_inputs_and_gold_in_one_upload(
         "source_terms": False, "target_terms": False, "gold": True,
     }  # fmt: skip
     ts.refresh_from_db()
-    assert ts.gold_version == 0
+    assert ts.gold_version == 1  # v0: no gold yet; each gold file stored adds one
 
 
 def test_large_files_are_parsed_in_a_child_under_limits(

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import timezone
 
-from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from tests.browser.test_accessibility import AXE_OPTIONS, _serious
 from tests.paths import shared_data
 
@@ -199,13 +199,14 @@ def test_console_journey(
     page.get_by_role("heading", name="Runs that will be rescored (1)").wait_for()
     assert "Cardio · every other term" in page.content()
     page.screenshot(path=str(screenshots / "console_gold_replace.png"), full_page=True)
-    page.get_by_role("button", name="Replace the gold and rescore 1 run").click()
+    page.get_by_role("button", name="Store the gold and rescore 1 run").click()
     page.get_by_text("1 run(s) are being rescored on the new gold.").wait_for()
 
     def rescored() -> bool:
         assert worker.poll() is None, "the worker died"
         return Submission.objects.get(pk=run.pk).status == "scored" and (
-            run.evaluations.get(test_set=test).gold_version == 1
+            run.evaluations.get(test_set=test).gold_version
+            == TestSet.objects.get(pk=test.pk).gold_version
         )
 
     _wait(rescored, page, "the worker to rescore the run")

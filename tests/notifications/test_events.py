@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs, signals
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import datasets, scoring
+from evalhub.competitions.services import datasets, lifecycle, scoring, sweeper
 from evalhub.competitions.services import teams as registrations
 from evalhub.notifications.models import Notification
 from evalhub.notifications.services import events, notify
@@ -78,7 +78,7 @@ def test_a_scored_run_tells_its_team_once_without_the_score(
 
     # Rescoring is a new event: the team is told again.
     with django_capture_on_commit_callbacks(execute=True):
-        scoring.rescore(submission_ids=[run.pk])
+        lifecycle.rescore(submission_ids=[run.pk])
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs.score_submission(run.pk) == "scored"
     assert _texts(participant) == [expected, expected]
@@ -108,9 +108,9 @@ def test_an_infrastructure_failure_tells_the_team_and_the_organisers(
     django_capture_on_commit_callbacks,
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        assert scoring.sweep()["failed"] == 1
+        assert sweeper.sweep()["failed"] == 1
     with django_capture_on_commit_callbacks(execute=True):
-        assert scoring.sweep()["failed"] == 0
+        assert sweeper.sweep()["failed"] == 0
     events.run_failed(submission_id=lost_run.pk)  # a re-delivered signal
     assert _texts(participant) == [
         f"Run {lost_run.pk} (m) on BUCC test task / Evaluation failed "

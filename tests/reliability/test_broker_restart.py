@@ -45,7 +45,7 @@ def test_runs_queued_when_redis_dies_are_all_scored_after_restart(
         for key, proc in cluster.procs.items():
             assert proc.poll() is None, f"{key} died:\n{cluster.log(key)[-3000:]}"
         return not Submission.objects.exclude(
-            status__in=Submission.FINAL_STATES
+            status__in=Submission.TERMINAL_STATES
         ).exists()
 
     wait_for(all_final, "every run to reach a final state", timeout=120)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import scoring
+from evalhub.competitions.services import lifecycle, scoring, sweeper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,8 +28,8 @@ def sent(monkeypatch):  # noqa: ANN001, ANN201
 
 def test_claim_records_worker_and_heartbeat(submit_run, demo_run, sent):
     sub = submit_run(demo_run)
-    assert scoring._claim(sub.pk, "node-a@host:12:abc")
-    assert not scoring._claim(sub.pk, "node-b@host:13:def")
+    assert lifecycle.claim(sub.pk, "node-a@host:12:abc")
+    assert not lifecycle.claim(sub.pk, "node-b@host:13:def")
     row = Submission.objects.get(pk=sub.pk)
     assert row.worker == "node-a@host:12:abc" and row.heartbeat_at is not None
     assert row.attempts == 1 and row.status == "scoring"
@@ -39,10 +39,10 @@ def test_sweeper_requeues_only_stale_heartbeats(submit_run, demo_run, settings, 
     settings.SCORING_HEARTBEAT_STALE_AFTER = 30
     sub = submit_run(demo_run)
     sent.clear()
-    scoring._claim(sub.pk, "a:1:x")
+    lifecycle.claim(sub.pk, "a:1:x")
     beat = Submission.objects.get(pk=sub.pk).heartbeat_at
-    assert scoring.sweep(now=beat + timedelta(seconds=29))["requeued"] == 0
-    assert scoring.sweep(now=beat + timedelta(seconds=31))["requeued"] == 1
+    assert sweeper.sweep(now=beat + timedelta(seconds=29))["requeued"] == 0
+    assert sweeper.sweep(now=beat + timedelta(seconds=31))["requeued"] == 1
     row = Submission.objects.get(pk=sub.pk)
     assert (row.status, row.worker, row.heartbeat_at) == ("queued", "", None)
     assert sent == [sub.pk]
@@ -51,7 +51,7 @@ def test_sweeper_requeues_only_stale_heartbeats(submit_run, demo_run, settings, 
 def test_heartbeat_thread_refreshes_the_row(submit_run, demo_run, settings, sent):
     settings.SCORING_HEARTBEAT_INTERVAL = 1
     sub = submit_run(demo_run)
-    scoring._claim(sub.pk, "a:1:x")
+    lifecycle.claim(sub.pk, "a:1:x")
     first = Submission.objects.get(pk=sub.pk).heartbeat_at
     beat = scoring._Heartbeat(sub.pk, "a:1:x")
     beat.start()
@@ -69,12 +69,12 @@ def test_worker_presumed_dead_cannot_overwrite_the_new_owner(
     submit_run, demo_run, settings, sent
 ):
     sub = submit_run(demo_run)
-    scoring._claim(sub.pk, "a:1:x")
+    lifecycle.claim(sub.pk, "a:1:x")
     later = timezone.now() + timedelta(
         seconds=settings.SCORING_HEARTBEAT_STALE_AFTER + 5
     )
-    assert scoring.sweep(now=later)["requeued"] == 1
-    assert scoring._claim(sub.pk, "b:2:y")
+    assert sweeper.sweep(now=later)["requeued"] == 1
+    assert lifecycle.claim(sub.pk, "b:2:y")
     # The old worker wakes up and finishes: its results and state change are dropped.
     assert scoring._score_claimed(sub.pk, "a:1:x") == "skipped"
     assert not scoring._fail(sub.pk, "a:1:x", category="scorer", message="late")

@@ -70,7 +70,7 @@ def test_the_run_in_flight_is_scored_once_by_the_restarted_worker(
 
         def final() -> Submission | None:
             sub.refresh_from_db()
-            return sub if sub.is_final else None
+            return sub if sub.is_terminal else None
 
         done = wait_for(final, "the run to be scored again", timeout=180)
         assert done.status == "scored", done.failure_message

@@ -25,7 +25,7 @@ def _submit(phase, user, data: bytes, filename: str) -> Submission:  # noqa: ANN
 
 def _final(sub: Submission) -> Submission | None:
     sub.refresh_from_db()
-    return sub if sub.is_final else None
+    return sub if sub.is_terminal else None
 
 
 def test_killed_worker_run_is_scored_once_by_the_other_worker(

@@ -1,7 +1,7 @@
 """A run: the ``Submission`` row is the truth about it.
 
-Workers claim it atomically, the sweeper finishes stuck ones, and pages read the row,
-never Celery's result store.
+Its status has one writer, ``services/lifecycle.py`` (the allowed transitions and
+their invariants); pages read the row, never Celery's result store.
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ class Submission(models.Model):
         FAILED = "failed", "Failed"
         REJECTED = "rejected", "Rejected"
 
-    FINAL_STATES = frozenset({Status.SCORED, Status.FAILED, Status.REJECTED})
+    #: States in which nothing happens to the run until someone acts (a rescore may
+    #: still queue a scored or failed run again). "Final" is kept for a team's chosen
+    #: final runs (``final_selected``).
+    TERMINAL_STATES = frozenset({Status.SCORED, Status.FAILED, Status.REJECTED})
 
     class Failure(models.TextChoices):
         FORMAT = "format", "Format error"
@@ -129,8 +132,8 @@ class Submission(models.Model):
         return reverse("competitions:run-detail", args=[self.pk])
 
     @property
-    def is_final(self) -> bool:
-        return self.status in self.FINAL_STATES
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL_STATES
 
     #: States in which the run's track may still change (nothing scored yet).
     TRACK_CHANGEABLE = frozenset({Status.VALIDATING, Status.QUEUED})
@@ -142,61 +145,6 @@ class Submission(models.Model):
         return (
             cls.objects.filter(pk=pk, status__in=cls.TRACK_CHANGEABLE).update(
                 track_id=track_id
-            )
-            == 1
-        )
-
-    # --- single-row state transitions (atomic claims) ------------------------------
-    @classmethod
-    def claim(cls, pk: int) -> bool:
-        """queued -> scoring; exactly one caller wins."""
-        return (
-            cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
-                status=cls.Status.SCORING,
-                started_at=timezone.now(),
-                attempts=models.F("attempts") + 1,
-            )
-            == 1
-        )
-
-    @classmethod
-    def mark_scored(cls, pk: int, *, scorer_version: str, warnings: list[str]) -> bool:
-        return (
-            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
-                status=cls.Status.SCORED,
-                scorer_version=scorer_version,
-                warnings=warnings,
-                failure_category="",
-                failure_message="",
-                finished_at=timezone.now(),
-            )
-            == 1
-        )
-
-    @classmethod
-    def mark_failed(
-        cls,
-        pk: int,
-        *,
-        category: str,
-        message: str,
-        from_states: tuple[str, ...] = ("scoring",),
-    ) -> bool:
-        return (
-            cls.objects.filter(pk=pk, status__in=from_states).update(
-                status=cls.Status.FAILED,
-                failure_category=category,
-                failure_message=message,
-                finished_at=timezone.now(),
-            )
-            == 1
-        )
-
-    @classmethod
-    def requeue(cls, pk: int, *, from_state: str) -> bool:
-        return (
-            cls.objects.filter(pk=pk, status=from_state).update(
-                status=cls.Status.QUEUED, started_at=None, finished_at=None
             )
             == 1
         )

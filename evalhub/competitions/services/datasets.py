@@ -7,10 +7,10 @@ import hashlib
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, OuterRef
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import Evaluation, SharedTask, TestSet, TestSetFile
+from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
 from evalhub.competitions.services import leaderboard, taskdata
 from tasks.base import FormatError
 
@@ -81,7 +81,8 @@ def store_file(
     the gold (e.g. lines that merged). The file is checked first (FormatError leaves
     the stored one untouched) unless ``checked``: the caller has parsed exactly these
     bytes with the test set's stored files (the organiser console's drafts, parsed
-    under the validation limits); replacing gold bumps ``gold_version``."""
+    under the validation limits); adding or replacing gold bumps ``gold_version``
+    and scores the affected runs again (``lifecycle.data_changed``)."""
     if checked:
         private, warnings = is_private(test_set=test_set, role=role), ()
     else:
@@ -102,38 +103,16 @@ def store_file(
         )
         new_name, storage = obj.file.name, obj.file.storage
         try:
+            # Saving a gold file bumps the gold version and queues the affected
+            # runs again (``receivers.py`` -> ``lifecycle.data_changed``).
             obj.save()
-            if private and existing is not None:
-                _gold_replaced(test_set)
+            test_set.refresh_from_db(fields=["gold_version"])
         except BaseException:
             storage.delete(new_name)
             raise
         if old_name and old_name != new_name:
             transaction.on_commit(lambda: storage.delete(old_name))
     return obj, warnings
-
-
-def _gold_replaced(test_set: TestSet) -> None:
-    """Bump the gold version in the database (``F()``: two concurrent replacements
-    give two versions) and rescore every run with scores on the test set, so that
-    intervals, bands and the Ladder (replayed in submission order, see
-    the rankings app's ``services/ladder.py``) cover every run again on the new gold.
-    The runs leave the boards until they are rescored; the old scores are kept
-    (the rescoring page shows both)."""
-    from evalhub.competitions.services import scoring
-
-    TestSet.objects.filter(pk=test_set.pk).update(gold_version=F("gold_version") + 1)
-    test_set.refresh_from_db(fields=["gold_version"])
-    scoring.rescore(
-        submission_ids=sorted(
-            set(
-                Evaluation.objects.filter(test_set=test_set).values_list(
-                    "submission_id", flat=True
-                )
-            )
-        )
-    )
-    leaderboard.invalidate_phase(phase=test_set.phase_id)
 
 
 def delete_stored(files: list[TestSetFile]) -> None:

@@ -18,7 +18,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import scoring
+from evalhub.competitions.services import lifecycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +55,9 @@ def _label(gold_version: int, scorer_version: str) -> str:
 
 
 def stale_runs(*, task: SharedTask) -> list[int]:
-    """Final runs whose scores on some test set came from older gold or another
-    scorer version (runs that failed are included: new gold may fix them)."""
+    """Scored or failed runs whose scores on some test set came from older gold or
+    another scorer version, or that have none on a test set of their phase (added
+    after they were scored); runs that failed are included: new gold may fix them."""
     version = task.type.version
     ids: set[int] = set()
     for test_set in TestSet.objects.filter(phase__task=task):
@@ -64,6 +65,13 @@ def stale_runs(*, task: SharedTask) -> list[int]:
             Evaluation.objects.filter(test_set=test_set)
             .filter(~Q(scorer_version=version) | ~Q(gold_version=test_set.gold_version))
             .values_list("submission_id", flat=True)
+        )
+        ids.update(
+            Submission.objects.filter(
+                phase_id=test_set.phase_id, status=Submission.Status.SCORED
+            )
+            .exclude(evaluations__test_set=test_set)
+            .values_list("pk", flat=True)
         )
     return sorted(
         Submission.objects.filter(
@@ -75,7 +83,7 @@ def stale_runs(*, task: SharedTask) -> list[int]:
 
 def rescore_stale(*, task: SharedTask) -> int:
     with transaction.atomic():
-        return scoring.rescore(submission_ids=stale_runs(task=task))
+        return lifecycle.rescore(submission_ids=stale_runs(task=task))
 
 
 def comparison(*, task: SharedTask) -> list[TestSetRescoring]:

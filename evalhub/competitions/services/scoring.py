@@ -1,9 +1,11 @@
 """Scoring a submission on every test set of its phase (the sweeper that finishes
 stuck rows is ``services/sweeper.py``).
 
-Idempotent: a worker must first win the claim (queued -> scoring, recording which
-worker holds the row), results are written with ``update_or_create``, and a job for a
-row in a final state is a no-op.
+Every status change is made by ``services/lifecycle.py`` (the run's one owner):
+a worker must first win the claim (queued -> scoring, recording which worker holds
+the row), results are written with ``update_or_create`` in ``lifecycle.finish``'s
+transaction, which keeps them only if the gold the worker read is still current,
+and a job for a row in any other state is a no-op.
 
 Worker loss: while a run is scored a heartbeat thread refreshes
 ``Submission.heartbeat_at``. The sweeper puts rows whose heartbeat is older than
@@ -25,10 +27,9 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from evalhub.competitions import finite, logs, queue, signals
+from evalhub.competitions import finite, logs, signals
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -37,8 +38,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import leaderboard, refreshes, sweeper, taskdata
-from evalhub.competitions.services.sweeper import sweep  # noqa: F401  (the job's API)
+from evalhub.competitions.services import boardcache, lifecycle, refreshes, taskdata
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)
@@ -50,10 +50,11 @@ PUBLIC_SCORER_ERROR = (
 
 
 def score_submission(*, submission_id: int, worker: str = "") -> str:
-    """Score one run. Returns what happened (for logs and tests). ``worker`` names
-    the Celery worker (its hostname); the claim token adds the process and a nonce."""
+    """Score one run. Returns what happened ("scored", "failed", "requeued" when the
+    gold changed meanwhile, "skipped"; for logs and tests). ``worker`` names the
+    Celery worker (its hostname); the claim token adds the process and a nonce."""
     token = f"{worker or socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    if not _claim(submission_id, token):
+    if not lifecycle.claim(submission_id, token):
         return "skipped"
     heartbeat = _Heartbeat(submission_id, token)
     heartbeat.start()
@@ -61,42 +62,6 @@ def score_submission(*, submission_id: int, worker: str = "") -> str:
         return _score_claimed(submission_id, token)
     finally:
         heartbeat.stop()
-
-
-def _claim(pk: int, token: str) -> bool:
-    """queued -> scoring; exactly one caller wins and its token is recorded."""
-    now = timezone.now()
-    return (
-        Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(
-            status=Submission.Status.SCORING,
-            started_at=now,
-            heartbeat_at=now,
-            worker=token[:200],
-            attempts=F("attempts") + 1,
-        )
-        == 1
-    )
-
-
-def _mine(pk: int, token: str):  # noqa: ANN202 - a queryset
-    return Submission.objects.filter(
-        pk=pk, status=Submission.Status.SCORING, worker=token[:200]
-    )
-
-
-def _fail(pk: int, token: str, *, category: str, message: str) -> bool:
-    done = (
-        _mine(pk, token).update(
-            status=Submission.Status.FAILED,
-            failure_category=category,
-            failure_message=message,
-            finished_at=timezone.now(),
-        )
-        == 1
-    )
-    if done:
-        sweeper.send_failed(pk)
-    return done
 
 
 class _Heartbeat:
@@ -126,7 +91,7 @@ class _Heartbeat:
         try:
             while not self.stopped.wait(self.interval):
                 try:
-                    if not _mine(self.pk, self.token).update(
+                    if not lifecycle.owned(self.pk, self.token).update(
                         heartbeat_at=timezone.now()
                     ):
                         return  # finished, or taken over after we were presumed dead
@@ -139,97 +104,84 @@ class _Heartbeat:
 
 def _score_claimed(submission_id: int, token: str) -> str:
     submission = Submission.objects.select_related("phase__task").get(pk=submission_id)
+    # The gold versions are read with the test sets, before any file: ``finish``
+    # keeps nothing if they changed by the end.
+    test_sets = list(submission.phase.test_sets.all())
+    read = {ts.pk: ts.gold_version for ts in test_sets}
+
+    def end(failure: tuple[str, str]) -> str:
+        return lifecycle.finish(
+            submission_id,
+            token,
+            phase_id=submission.phase_id,
+            read=read,
+            failure=failure,
+        )
+
     try:
-        results = _score_all(submission)
+        results = _score_all(submission, test_sets)
     except FormatError as exc:
-        _fail(
-            submission_id,
-            token,
-            category=Submission.Failure.FORMAT,
-            message="\n".join(str(p) for p in exc.problems),
-        )
-        return "failed"
+        return end((Submission.Failure.FORMAT, "\n".join(str(p) for p in exc.problems)))
     except SoftTimeLimitExceeded:
-        _fail(
-            submission_id,
-            token,
-            category=Submission.Failure.TIMEOUT,
-            message=f"Scoring took longer than {settings.SCORING_SOFT_TIME_LIMIT} s and was stopped.",
+        return end(
+            (
+                Submission.Failure.TIMEOUT,
+                f"Scoring took longer than {settings.SCORING_SOFT_TIME_LIMIT} s "
+                "and was stopped.",
+            )
         )
-        return "failed"
     except taskdata.MissingFiles as exc:
-        _fail(
-            submission_id,
-            token,
-            category=Submission.Failure.INFRASTRUCTURE,
-            message=str(exc),
-        )
-        return "failed"
+        return end((Submission.Failure.INFRASTRUCTURE, str(exc)))
     except MemoryError:
-        _fail(
-            submission_id,
-            token,
-            category=Submission.Failure.SCORER,
-            message="Scoring ran out of memory on this run.",
+        return end(
+            (Submission.Failure.SCORER, "Scoring ran out of memory on this run.")
         )
-        return "failed"
     except Exception:  # noqa: BLE001 - any scorer bug must end in a final state
         logs.error_without_text(log, "scorer error on submission %s", submission_id)
-        _fail(
-            submission_id,
-            token,
-            category=Submission.Failure.SCORER,
-            message=PUBLIC_SCORER_ERROR,
-        )
-        return "failed"
+        return end((Submission.Failure.SCORER, PUBLIC_SCORER_ERROR))
 
-    warnings: list[str] = []
-    with transaction.atomic():
+    def store() -> dict[str, object]:
+        warnings: list[str] = []
         for test_set, report, plots in results:
             store_evaluation(
                 submission=submission, test_set=test_set, report=report, plots=plots
             )
             warnings.extend(w for w in report.warnings if w not in warnings)
-        done = (
-            _mine(submission_id, token).update(
-                status=Submission.Status.SCORED,
-                scorer_version=submission.phase.task.type.version,
-                warnings=warnings,
-                failure_category="",
-                failure_message="",
-                finished_at=timezone.now(),
+        ids = [ts.pk for ts, _, _ in results]
+        for pk in ids:
+            transaction.on_commit(_after_scored(pk))
+        transaction.on_commit(
+            lambda: signals.submission_scored.send(
+                sender=Submission, submission_id=submission_id, test_set_ids=ids
             )
-            == 1
         )
-        if not done:
-            # Presumed dead and taken over (or finished) meanwhile: keep no results.
-            transaction.set_rollback(True)
-        if done:
-            for test_set, _, _ in results:
-                transaction.on_commit(_after_scored(test_set.pk))
-            ids = [ts.pk for ts, _, _ in results]
-            transaction.on_commit(
-                lambda: signals.submission_scored.send(
-                    sender=Submission, submission_id=submission_id, test_set_ids=ids
-                )
-            )
-    return "scored" if done else "skipped"
+        return {
+            "scorer_version": submission.phase.task.type.version,
+            "warnings": warnings,
+        }
+
+    return lifecycle.finish(
+        submission_id,
+        token,
+        phase_id=submission.phase_id,
+        read=read,
+        store=store,
+    )
 
 
 def _after_scored(test_set_id: int):  # noqa: ANN202
     def run() -> None:
-        leaderboard.invalidate(test_set_id=test_set_id)
+        boardcache.invalidate(test_set_id=test_set_id)
         refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
     return run
 
 
 def _score_all(
-    submission: Submission,
+    submission: Submission, test_sets: list[TestSet]
 ) -> list[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]:
     with submission.file.open("rb") as handle:
         data = handle.read()
-    test_sets = list(submission.phase.test_sets.all())
     contexts = [taskdata.load_inputs(ts) for ts in test_sets]
     if not contexts:
         return []
@@ -332,23 +284,3 @@ def _snapshot_if_superseded(
         gold_version=previous.gold_version,
         defaults={"metrics": metrics, "scored_at": previous.created_at},
     )
-
-
-def rescore(*, submission_ids: list[int]) -> int:
-    """Put final runs back in the queue (e.g. after gold or scorer changes)."""
-    count = 0
-    for pk in submission_ids:
-        updated = Submission.objects.filter(
-            pk=pk, status__in=[Submission.Status.SCORED, Submission.Status.FAILED]
-        ).update(
-            status=Submission.Status.QUEUED,
-            attempts=0,
-            enqueued_at=timezone.now(),
-            finished_at=None,
-        )
-        if updated:
-            count += 1
-            transaction.on_commit(
-                lambda pk=pk: queue.job(queue.SCORE_SUBMISSION).delay(pk)
-            )
-    return count

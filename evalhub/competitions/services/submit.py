@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
-from evalhub.competitions.services import tracks, validation
+from evalhub.competitions.services import lifecycle, taskdata, tracks, validation
 from tasks.base import FormatError, Problem
 
 log = logging.getLogger(__name__)
@@ -97,10 +97,11 @@ def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
     Gold is never consulted, so no message can reveal it.
     """
     try:
+        if not phase.test_sets.exists():
+            raise validation.NoTestSet
+        taskdata.check_inputs(phase)
         inflated = validation.precheck(data=data, filename=filename)
         if inflated > django_settings.INLINE_VALIDATION_BYTES:
-            if not phase.test_sets.exists():
-                raise validation.NoTestSet
             return False
         found = validation.parse_problems(
             phase=phase, data=data, filename=filename, limited=False
@@ -109,6 +110,11 @@ def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
         raise SubmissionInvalid(exc.problems, exc.total) from None
     except validation.NoTestSet:
         raise SubmissionRefused("This phase has no test set yet.") from None
+    except taskdata.MissingFiles as exc:
+        raise SubmissionRefused(
+            f"This phase is not ready for submissions: {exc}. Nothing was counted; "
+            "the organisers have to add it first."
+        ) from None
     if found is not None:
         raise SubmissionInvalid(*validation.to_problems(found))
     return True
@@ -134,7 +140,7 @@ def submit_run(
     ``track``: the slug of the phase's track the run enters (required exactly when
     the phase has tracks; ``services/tracks.resolve``)."""
 
-    now = now or timezone.now()
+    given_now, now = now, now or timezone.now()
     try:
         track_obj = tracks.resolve(phase=phase, slug=track)
     except tracks.TrackError as exc:
@@ -182,13 +188,14 @@ def submit_run(
     try:
         checked = validate_run(phase=phase, data=data, filename=filename)
     except SubmissionInvalid as exc:
-        Submission.objects.create(
+        lifecycle.new(
             **row,
             status=Submission.Status.REJECTED,
             failure_category=Submission.Failure.FORMAT,
             failure_message="\n".join(str(p) for p in exc.problems),
+            created_at=now,
             finished_at=now,
-        )
+        ).save()
         raise
 
     with transaction.atomic():
@@ -196,12 +203,13 @@ def submit_run(
         Team.objects.select_for_update().filter(pk=team.pk).first()
         if not is_baseline:
             _check_allowance(phase=phase, team=team, now=now, track=track_obj)
-        submission = Submission(
+        # Its place in the team's history: the commit order (taken under the lock).
+        submission = lifecycle.new(
             **row,
             status=Submission.Status.QUEUED
             if checked
             else Submission.Status.VALIDATING,
-            created_at=now,
+            created_at=lifecycle.stamp(team=team, now=given_now),
             enqueued_at=timezone.now(),
         )
         submission.file.save(

@@ -1,7 +1,7 @@
 """The sweeper (a beat job): finishes or retries runs stuck in ``scoring`` whose
 worker was lost, and re-sends queued runs whose message was lost with the broker.
-Claims are compare-and-set on the row, so running it twice, or alongside workers,
-is harmless."""
+Status changes are compare-and-set on the row (``services/lifecycle.py``), so
+running it twice, or alongside workers, is harmless."""
 
 from __future__ import annotations
 
@@ -9,21 +9,14 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from evalhub.competitions import queue, signals
+from evalhub.competitions import queue
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import validation
+from evalhub.competitions.services import lifecycle
 
 log = logging.getLogger(__name__)
-
-
-def send_failed(pk: int) -> None:
-    transaction.on_commit(
-        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk)
-    )
 
 
 def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
@@ -44,34 +37,11 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
         status=Submission.Status.SCORING,
     )
     for sub in lost_workers:
-        # Compare-and-set on what we read: a heartbeat that arrives meanwhile wins.
-        same = Submission.objects.filter(
-            pk=sub.pk,
-            status=Submission.Status.SCORING,
-            worker=sub.worker,
-            heartbeat_at=sub.heartbeat_at,
-        )
-        if sub.attempts >= settings.SCORING_MAX_ATTEMPTS:
-            if same.update(
-                status=Submission.Status.FAILED,
-                failure_category=Submission.Failure.INFRASTRUCTURE,
-                failure_message=(
-                    f"Scoring did not finish after {sub.attempts} attempts (the "
-                    "worker stopped responding each time, e.g. it ran out of memory)."
-                ),
-                finished_at=now,
-            ):
-                counts["failed"] += 1
-                log.warning("submission %s failed: worker lost", sub.pk)
-                send_failed(sub.pk)
-        elif same.update(
-            status=Submission.Status.QUEUED,
-            started_at=None,
-            finished_at=None,
-            heartbeat_at=None,
-            worker="",
-            enqueued_at=now,
-        ):
+        outcome = lifecycle.lost_worker(sub, now=now)
+        if outcome == "failed":
+            counts["failed"] += 1
+            log.warning("submission %s failed: worker lost", sub.pk)
+        elif outcome == "requeued":
             counts["requeued"] += 1
             log.warning("submission %s requeued: worker %s lost", sub.pk, sub.worker)
             _enqueue(jobs, sub.pk)
@@ -84,7 +54,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
         Submission.objects.filter(pk=pk).update(enqueued_at=now)
         _enqueue(jobs, pk)
         counts["reenqueued"] += 1
-    counts["reenqueued"] += validation.resend_lost(now=now, before=lost_before)
+    counts["reenqueued"] += lifecycle.resend_validation(now=now, before=lost_before)
     return counts
 
 

@@ -26,11 +26,6 @@ class Context:
     inputs: object
 
 
-def _read(f: TestSetFile) -> bytes:
-    with f.file.open("rb") as handle:
-        return handle.read()
-
-
 def _files(test_set: TestSet, *, private: bool) -> dict[str, TestSetFile]:
     return {f.role: f for f in test_set.files.all() if f.private == private}
 
@@ -49,20 +44,16 @@ def _check_roles(
 
 @functools.lru_cache(maxsize=32)
 def _parsed_inputs(
-    slug: str, settings_json: str, key: tuple[tuple[str, str], ...], ts_pk: int
+    slug: str, settings_json: str, key: tuple[tuple[str, str, str], ...], ts_pk: int
 ) -> object:
     task_type = registry.get(slug)
     settings = task_type.parse_settings(json.loads(settings_json))
-    files = {
-        f.role: _read(f)
-        for f in TestSetFile.objects.filter(test_set_id=ts_pk, private=False)
-    }
-    return task_type.parse_inputs(files, settings)
+    return task_type.parse_inputs(_read_key(key), settings)
 
 
 @functools.lru_cache(maxsize=16)
 def _parsed_gold(
-    slug: str, settings_json: str, key: tuple[tuple[str, str], ...], ts_pk: int
+    slug: str, settings_json: str, key: tuple[tuple[str, str, str], ...], ts_pk: int
 ) -> object:
     task_type = registry.get(slug)
     settings = task_type.parse_settings(json.loads(settings_json))
@@ -72,19 +63,37 @@ def _parsed_gold(
         _key(TestSetFile.objects.filter(test_set_id=ts_pk, private=False)),
         ts_pk,
     )
-    files = {
-        f.role: _read(f)
-        for f in TestSetFile.objects.filter(test_set_id=ts_pk, private=True)
-    }
-    return task_type.parse_gold(files, inputs, settings)
+    return task_type.parse_gold(_read_key(key), inputs, settings)
 
 
-def _key(files: object) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((f.role, f.sha256) for f in files))  # type: ignore[attr-defined]
+def _key(files: object) -> tuple[tuple[str, str, str], ...]:
+    """The files' identity: role, digest and stored name. Every upload is stored
+    under a name of its own, so the parsed files are exactly those of the rows read
+    (a file replaced meanwhile is not read under the old key)."""
+    return tuple(sorted((f.role, f.sha256, f.file.name) for f in files))  # type: ignore[attr-defined]
+
+
+def _read_key(key: tuple[tuple[str, str, str], ...]) -> dict[str, bytes]:
+    storage = TestSetFile._meta.get_field("file").storage
+    out = {}
+    for role, _, name in key:
+        with storage.open(name, "rb") as handle:
+            out[role] = handle.read()
+    return out
 
 
 def _settings_json(test_set: TestSet) -> str:
     return json.dumps(test_set.phase.task.task_settings, sort_keys=True)
+
+
+def check_inputs(phase: object) -> None:
+    """MissingFiles if a test set of the phase lacks a required input file (runs
+    cannot be checked against it): one query, nothing read."""
+    for test_set in phase.test_sets.prefetch_related("files").select_related(  # type: ignore[attr-defined]
+        "phase__task"
+    ):
+        files = _files(test_set, private=False)
+        _check_roles(test_set.phase.task.type, files, gold=False, test_set=test_set)
 
 
 def load_inputs(test_set: TestSet) -> Context:

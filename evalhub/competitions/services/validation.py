@@ -10,22 +10,19 @@ request (small files) or in a worker's child process under CPU-time and memory l
 - :func:`validate_submission` (worker job body): a ``validating`` row is parsed in a
   child process (``sandbox.run_limited``) and moves to ``queued`` (enqueued for
   scoring) or to ``rejected`` with every problem, file and line; rejected runs do not
-  count against the limits.
+  count against the limits. The status changes are ``services/lifecycle.py``'s (which
+  also caps how often a lost validation job is sent again).
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
-from django.utils import timezone
 
-from evalhub.competitions import archives, queue, sandbox
+from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Phase, Submission
-from evalhub.competitions.services import taskdata
+from evalhub.competitions.services import lifecycle, taskdata
 from tasks.base import FormatError, Problem
 from tasks.common.textio import decode_text
 
@@ -119,6 +116,12 @@ def validate_submission(*, submission_id: int) -> str:
         )
     except NoTestSet:
         found = _one(sub.original_name, "this phase has no test set yet")
+    except taskdata.MissingFiles:
+        found = _one(
+            sub.original_name,
+            "this phase is not ready: a test set has no input files yet (nothing "
+            "was counted; submit again once the organisers have added them)",
+        )
     except sandbox.LimitExceeded as exc:
         what = (
             f"more than {settings.VALIDATION_CPU_SECONDS} s of CPU time"
@@ -140,33 +143,8 @@ def _one(file: str, message: str) -> dict:
 
 
 def _decide(sub: Submission, found: dict | None) -> str:
-    pending = Submission.objects.filter(pk=sub.pk, status=Submission.Status.VALIDATING)
     if found is not None:
         problems, _ = to_problems(found)
-        pending.update(
-            status=Submission.Status.REJECTED,
-            failure_category=Submission.Failure.FORMAT,
-            failure_message="\n".join(str(p) for p in problems),
-            finished_at=timezone.now(),
-        )
-        return "rejected"
-    with transaction.atomic():
-        if pending.update(status=Submission.Status.QUEUED, enqueued_at=timezone.now()):
-            transaction.on_commit(lambda: queue.enqueue_scoring(sub.pk))
-            return "queued"
-    return "skipped"
-
-
-def resend_lost(*, now: datetime, before: datetime) -> int:
-    """Re-send the job of rows ``validating`` since before ``before`` (the message
-    may be lost with the broker; the job is a no-op for a row already decided)."""
-
-    lost = Submission.objects.filter(
-        Q(enqueued_at__lt=before) | Q(enqueued_at__isnull=True),
-        status=Submission.Status.VALIDATING,
-    )
-    ids = list(lost.values_list("pk", flat=True))
-    for pk in ids:
-        Submission.objects.filter(pk=pk).update(enqueued_at=now)
-        queue.enqueue_validation(pk)
-    return len(ids)
+        moved = lifecycle.reject(sub.pk, message="\n".join(str(p) for p in problems))
+        return "rejected" if moved else "skipped"
+    return "queued" if lifecycle.validated(sub.pk) else "skipped"

@@ -31,7 +31,7 @@ def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     sub = run_or_404(request, pk)
     context = pages.run_page(submission=sub, user=request.user)
     response = render(request, "competitions/run_status.html", context)
-    if sub.is_final and request.htmx:
+    if sub.is_terminal and request.htmx:
         # Stop polling and reload once so scores and plots appear.
         response["HX-Refresh"] = "true"
     return response
@@ -78,9 +78,9 @@ def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     sub = run_or_404(request, pk)
     if not access.is_organiser(request.user, sub.phase.task):
         raise Http404("No such run.")
-    from evalhub.competitions.services import scoring
+    from evalhub.competitions.services import lifecycle
 
-    scoring.rescore(submission_ids=[sub.pk])
+    lifecycle.rescore(submission_ids=[sub.pk])
     messages.success(request, f"Run {sub.pk} is queued for rescoring.")
     return redirect(sub)
 

@@ -16,8 +16,9 @@ used for scoring before the organiser has seen what the task type understood.
 2. :func:`preview` shows the draft: files replaced, counts before and after,
    examples, warnings, the runs that will be rescored. :func:`confirm` stores it
    through ``datasets.store_file`` (inputs first) if the test set's files are still
-   those it was checked with: replacing gold bumps the gold version (``F()``) and
-   rescores every run scored on the test set, which replays the Ladder.
+   those it was checked with: adding or replacing gold bumps the gold version and
+   scores every affected run of the phase again (``competitions/services/
+   lifecycle.data_changed``), which replays the Ladder.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from django.db import transaction
 
 from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Evaluation, Submission, TestSet, TestSetFile
-from evalhub.competitions.services import datasets
+from evalhub.competitions.services import datasets, lifecycle
 from evalhub.console.services import drafts
 from tasks.base import FileRole, FormatError, GoldSummary, Problem, SettingsError
 
@@ -275,8 +276,9 @@ class Preview:
     changes: tuple[Change, ...]
     #: (label, count before or None, count after or None)
     counts: tuple[tuple[str, int | None, int | None], ...]
-    replaces_gold: bool
-    #: the runs rescored on the new gold (replacing gold only)
+    #: a gold file is added or replaced (the runs below are scored again)
+    changes_gold: bool
+    #: the runs scored again on the new gold (``lifecycle.affected``)
     rescored: tuple[Submission, ...]
     #: runs scored on the test set while its inputs change (kept as scored)
     scored_on_old_inputs: int
@@ -296,11 +298,17 @@ def preview(*, test_set: TestSet, draft: drafts.Draft) -> Preview:
         )
         for f in draft.files
     )
-    replaces_gold = any(f.private and f.role in stored for f in draft.files)
+    changes_gold = any(f.private for f in draft.files)
     scored = Submission.objects.filter(
         pk__in=Evaluation.objects.filter(test_set=test_set).values("submission_id")
     ).select_related("team")
-    rescored = tuple(scored.order_by("pk")) if replaces_gold else ()
+    rescored = (
+        tuple(
+            lifecycle.affected(test_set.phase_id).select_related("team").order_by("pk")
+        )
+        if changes_gold
+        else ()
+    )
     inputs_change = any(not f.private and f.role in stored for f in draft.files)
     before = dict(draft.before.counts) if draft.before else {}
     after = dict(draft.after.counts) if draft.after else {}
@@ -312,7 +320,7 @@ def preview(*, test_set: TestSet, draft: drafts.Draft) -> Preview:
         draft=draft,
         changes=changes,
         counts=counts,
-        replaces_gold=replaces_gold,
+        changes_gold=changes_gold,
         rescored=rescored,
         scored_on_old_inputs=scored.count() if inputs_change else 0,
     )
@@ -347,14 +355,9 @@ def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
                 "the test set's files or the task settings changed since this "
                 "upload was checked (another organiser?); upload the files again"
             )
+        if any(f.private for f in draft.files):
+            rescored = lifecycle.affected(test_set.phase_id).count()
         for f in sorted(draft.files, key=lambda f: f.private):
-            if f.private and f.role in draft.basis:
-                rescored = (
-                    Evaluation.objects.filter(test_set=test_set)
-                    .values("submission_id")
-                    .distinct()
-                    .count()
-                )
             datasets.store_file(
                 test_set=test_set,
                 role=f.role,
