@@ -77,7 +77,16 @@ def test_worker_presumed_dead_cannot_overwrite_the_new_owner(
     assert lifecycle.claim(sub.pk, "b:2:y")
     # The old worker wakes up and finishes: its results and state change are dropped.
     assert scoring._score_claimed(sub.pk, "a:1:x") == "skipped"
-    assert not scoring._fail(sub.pk, "a:1:x", category="scorer", message="late")
+    assert (
+        lifecycle.finish(
+            sub.pk,
+            "a:1:x",
+            phase_id=sub.phase_id,
+            read=lifecycle.versions_read(sub.phase_id),
+            failure=("scorer", "late"),
+        )
+        == "skipped"
+    )
     row = Submission.objects.get(pk=sub.pk)
     assert (row.status, row.worker) == ("scoring", "b:2:y")
     assert not Evaluation.objects.filter(submission=sub).exists()
