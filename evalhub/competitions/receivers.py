@@ -4,12 +4,15 @@ count, dates), tasks (state, gold release, title), gold and input files, and run
 edited or deleted outside the services (the services invalidate themselves), and
 tracks (names on the boards; the cached list of a phase's tracks). The
 invalidation happens after the transaction commits (``services/boardcache.py``).
+A successful login is not counted against the login limits (``ratelimit.py``).
 Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
 
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_delete, post_save
 
+from evalhub.competitions import ratelimit
 from evalhub.competitions.models import (
     Phase,
     SharedTask,
@@ -61,3 +64,4 @@ def connect() -> None:
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")
         post_delete.connect(receiver, sender=model, dispatch_uid=uid + "-delete")
+    user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")
