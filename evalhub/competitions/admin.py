@@ -24,7 +24,7 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import datasets, scoring, teams
+from evalhub.competitions.services import datasets, roles, scoring, teams
 from tasks.base import FormatError
 
 
@@ -91,9 +91,28 @@ class PhaseInline(OrganiserInlineMixin, admin.TabularInline):
     extra = 0
 
 
+class SharedTaskForm(forms.ModelForm):
+    def clean_organisers(self) -> list[object]:
+        """The console's rule holds here too: nobody in a team registered for the
+        task becomes an organiser."""
+        users = self.cleaned_data["organisers"]
+        task = self.instance
+        if task.pk is None:
+            return users
+        before = set(task.organisers.values_list("pk", flat=True))
+        try:
+            for user in users:
+                if user.pk not in before:
+                    roles.refuse_overlap(task=task, user=user)
+        except roles.OrganiserCompetes as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return users
+
+
 @admin.register(SharedTask)
 class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     task_path = ""
+    form = SharedTaskForm
     list_display = ["title", "slug", "task_type", "state", "gold_released"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [PhaseInline]
@@ -288,9 +307,12 @@ class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     @admin.action(description="Approve")
     def approve(self, request, queryset):  # noqa: ANN001, ANN201
         for registration in queryset:
-            teams.decide_registration(
-                registration=registration, user=request.user, approve=True
-            )
+            try:
+                teams.decide_registration(
+                    registration=registration, user=request.user, approve=True
+                )
+            except roles.OrganiserCompetes as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
 
 
 @admin.register(Team)

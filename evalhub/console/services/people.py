@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from evalhub.competitions.models import Registration, SharedTask
+from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import roles
 from evalhub.console import signals
 from evalhub.console.models import Announcement
 
@@ -23,11 +24,10 @@ def add_organiser(*, task: SharedTask, username: str) -> object:
         raise Refused(f"There is no user named {username.strip()!r}.")
     if task.organisers.filter(pk=user.pk).exists():
         raise Refused(f"{user.username} already organises this task.")
-    if Registration.objects.filter(task=task, team__members=user).exists():
-        raise Refused(
-            f"{user.username} is in a team registered for this task; an organiser "
-            "sees the hidden gold, so a participant cannot be one."
-        )
+    try:
+        roles.refuse_overlap(task=task, user=user)
+    except roles.OrganiserCompetes as exc:
+        raise Refused(str(exc)) from None
     task.organisers.add(user)
     return user
 

@@ -1,0 +1,80 @@
+"""Organisers never compete: the one rule that keeps a task's organisers (who see its
+hidden gold) out of every team registered for it.
+
+Every change that could bring an organiser and a competing team together asks
+``refuse_overlap`` before it is made: registering a team for a task and approving a
+registration (``services/teams.py``), submitting a run (``services/submit.py``; the
+task's baseline runs, shown under the member-less baseline team, are not a team's),
+joining a team by invitation or link (``evalhub.teams``) and adding an organiser
+(``evalhub.console``; the admin's organisers field). Nobody else writes the rule (``tests/competitions/
+test_organisers_never_compete.py`` checks the callers).
+"""
+
+from __future__ import annotations
+
+from evalhub.competitions.models import Registration, SharedTask, Team
+
+WHY = "organisers cannot be in a competing team (an organiser sees the hidden gold)"
+
+
+class OrganiserCompetes(Exception):
+    """The change would make an organiser of a task compete in it; the message says
+    who and why (plain text)."""
+
+
+def refuse_overlap(
+    *,
+    task: SharedTask | None = None,
+    team: Team | None = None,
+    user: object | None = None,
+    acting: object | None = None,
+) -> None:
+    """Raise ``OrganiserCompetes`` if the change named by two of the three would let
+    someone organise a task and be in a team registered for it:
+
+    - ``task`` and ``team``: the team registers for the task, is approved for it or
+      submits a run to it (refused when one of its members organises the task);
+    - ``team`` and ``user``: the user joins the team (refused when they organise a
+      task the team is registered for, whatever the registration's status);
+    - ``task`` and ``user``: the user becomes an organiser of the task (refused when
+      they are in a team registered for it, whatever the registration's status).
+
+    ``acting``: who asks, so that the message can say "you".
+    """
+    acting_pk = getattr(acting, "pk", None)
+    if task is not None and team is not None:
+        organiser = task.organisers.filter(teams=team).order_by("username").first()
+        if organiser is None:
+            return
+        if organiser.pk == acting_pk:
+            raise OrganiserCompetes(f"You organise this task: {WHY}.")
+        raise OrganiserCompetes(
+            f"{organiser.username} organises this task and is a member of team "
+            f"{team.name}: {WHY}."
+        )
+    if team is not None and user is not None:
+        organised = (
+            SharedTask.objects.filter(registrations__team=team, organisers=user)
+            .order_by("title")
+            .first()
+        )
+        if organised is None:
+            return
+        who = "You organise" if user.pk == acting_pk else f"{user.username} organises"  # type: ignore[attr-defined]
+        raise OrganiserCompetes(
+            f"{who} {organised.title}, for which team {team.name} is registered: {WHY}."
+        )
+    if task is not None and user is not None:
+        registration = (
+            Registration.objects.filter(task=task, team__members=user)
+            .select_related("team")
+            .order_by("team__name")
+            .first()
+        )
+        if registration is None:
+            return
+        raise OrganiserCompetes(
+            f"{user.username} is a member of team {registration.team.name} "  # type: ignore[attr-defined]
+            f"registered for this task: {WHY}."
+        )
+    raise TypeError("refuse_overlap needs two of task, team and user")
