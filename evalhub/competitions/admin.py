@@ -93,18 +93,21 @@ class PhaseInline(OrganiserInlineMixin, admin.TabularInline):
 
 class SharedTaskForm(forms.ModelForm):
     def clean_organisers(self) -> list[object]:
-        """The console's rule holds here too: nobody in a team registered for the
-        task becomes an organiser."""
+        """The console's rules hold here too: the owner stays, and nobody in a team
+        registered for the task becomes an organiser."""
         users = self.cleaned_data["organisers"]
         task = self.instance
         if task.pk is None:
             return users
+        kept = {u.pk for u in users}
         before = set(task.organisers.values_list("pk", flat=True))
         try:
+            for user_id in before - kept:
+                roles.refuse_removal(task=task, user_id=user_id, acting=None)
             for user in users:
                 if user.pk not in before:
                     roles.refuse_overlap(task=task, user=user)
-        except roles.OrganiserCompetes as exc:
+        except roles.Refused as exc:
             raise forms.ValidationError(str(exc)) from None
         return users
 
@@ -116,9 +119,16 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     list_display = ["title", "slug", "task_type", "state", "gold_released"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [PhaseInline]
-    # Released only through the actions below (they check the private test sets).
-    readonly_fields = ["gold_released"]
+    # Released only through the actions below (they check the private test sets);
+    # the owner changes only by a hand-over on the console's Organisers page.
+    readonly_fields = ["gold_released", "owner"]
     actions = ["release_gold", "release_gold_unrevealed"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        """A co-organiser deletes no task: only its owner (or a superuser)."""
+        if obj is None or request.user.is_superuser:
+            return super().has_delete_permission(request, obj)
+        return obj.owner_id == request.user.pk
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
         if db_field.name == "organisers":
@@ -130,6 +140,8 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         if not change:  # after the form's organisers are set, not before
             form.instance.organisers.add(request.user)
+            form.instance.owner = request.user
+            form.instance.save(update_fields=["owner"])
 
     @admin.action(description="Release the gold (per-item outcomes become public)")
     def release_gold(self, request, queryset):  # noqa: ANN001, ANN201

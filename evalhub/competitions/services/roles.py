@@ -1,4 +1,7 @@
-"""Organisers never compete: the one rule that keeps a task's organisers (who see its
+"""Who organises a task: the rules every path that changes organisers, teams or
+registrations asks.
+
+**Organisers never compete**: the one rule that keeps a task's organisers (who see its
 hidden gold) out of every team registered for it.
 
 Every change that could bring an organiser and a competing team together asks
@@ -8,6 +11,10 @@ task's baseline runs, shown under the member-less baseline team, are not a team'
 joining a team by invitation or link (``evalhub.teams``) and adding an organiser
 (``evalhub.console``; the admin's organisers field). Nobody else writes the rule (``tests/competitions/
 test_organisers_never_compete.py`` checks the callers).
+
+**The owner stays**: a task's owner (``SharedTask.owner``, its creator until they hand
+it over) is removed from its organisers by no one, the owner included, while owner
+(``refuse_removal``; the console's Organisers page and the admin ask it).
 """
 
 from __future__ import annotations
@@ -17,9 +24,31 @@ from evalhub.competitions.models import Registration, SharedTask, Team
 WHY = "organisers cannot be in a competing team (an organiser sees the hidden gold)"
 
 
-class OrganiserCompetes(Exception):
-    """The change would make an organiser of a task compete in it; the message says
+class Refused(Exception):
+    """A change of who organises or competes that the rules forbid; the message says
     who and why (plain text)."""
+
+
+class OrganiserCompetes(Refused):
+    """The change would make an organiser of a task compete in it."""
+
+
+def refuse_removal(*, task: SharedTask, user_id: int, acting: object | None) -> None:
+    """Raise ``Refused`` if the organiser ``user_id`` may not be removed from
+    ``task`` by ``acting`` (None: a change not made on someone's behalf): the owner
+    never, while owner."""
+    if task.owner_id is None or user_id != task.owner_id:
+        return
+    if user_id == getattr(acting, "pk", None):
+        raise Refused(
+            "You own this task, so you cannot be removed: hand ownership over to "
+            "another organiser first."
+        )
+    by = "" if acting is None else " by a co-organiser"
+    raise Refused(
+        f"{task.owner.username} owns this task and cannot be removed{by}; only the "  # type: ignore[union-attr]
+        "owner can hand ownership over (on the console's Organisers page)."
+    )
 
 
 def refuse_overlap(
