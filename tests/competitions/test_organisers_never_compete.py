@@ -180,3 +180,24 @@ def test_every_path_asks_the_one_rule_and_nobody_writes_it_again():
         assert "refuse_overlap" not in text or name in CALLERS, name
         found = RULE.search(text)
         assert found is None, f"{name}: {found and found.group(0)}"
+
+
+def test_the_admin_adds_no_team_member_as_organiser(client, organiser, task, team):
+    import json
+
+    client.force_login(organiser)
+    url = reverse("admin:competitions_sharedtask_change", args=[task.pk])
+    form = client.get(url).context["adminform"].form
+    data = {n: form[n].value() for n in form.fields if form[n].value() is not None}
+    data.update(
+        organisers="org, alice",
+        task_settings=json.dumps(task.task_settings),
+        **{"phases-TOTAL_FORMS": "0", "phases-INITIAL_FORMS": "0"},
+    )
+    refused = client.post(url, data)
+    assert refused.status_code == 200
+    assert (
+        f"alice is a member of team Alpha registered for this task: {WHY}"
+        in refused.content.decode()
+    )
+    assert list(task.organisers.all()) == [organiser]
