@@ -39,6 +39,9 @@ def co_organiser(client, organiser, task, django_user_model):  # noqa: ANN001, A
 
 def test_a_co_organiser_cannot_register_a_team(client, task, co_organiser):
     client.force_login(co_organiser)
+    page = client.get(task.get_absolute_url()).content.decode()
+    assert "You organise this task, so you cannot be in a team" in page
+    assert reverse("competitions:task-register", args=[task.slug]) not in page
     url = reverse("competitions:task-register", args=[task.slug])
     response = client.post(url, {"new_team": "Bob's bots"})
     assert f"You organise this task: {WHY}" in response.content.decode()
