@@ -19,6 +19,9 @@ it over) is removed from its organisers by no one, the owner included, while own
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
 from evalhub.competitions.models import Registration, SharedTask, Team
 
 WHY = "organisers cannot be in a competing team (an organiser sees the hidden gold)"
@@ -69,8 +72,35 @@ def refuse_overlap(
       they are in a team registered for it, whatever the registration's status).
 
     ``acting``: who asks, so that the message can say "you".
+
+    Called inside the transaction that makes the change, it holds that change's
+    people still until the commit (the team's row, then the users' rows by primary
+    key): two changes that would together make the overlap, each allowed on its own
+    (adding an organiser while they register a team), wait for one another.
     """
-    acting_pk = getattr(acting, "pk", None)
+    with transaction.atomic():
+        _lock(team=team, user=user, with_members=task is not None)
+        _check(task=task, team=team, user=user, acting_pk=getattr(acting, "pk", None))
+
+
+def _lock(*, team: Team | None, user: object | None, with_members: bool) -> None:
+    user_ids = {getattr(user, "pk", None)} - {None}
+    if team is not None:
+        list(Team.objects.select_for_update().filter(pk=team.pk).values_list("pk"))
+        if with_members:
+            user_ids |= set(team.members.values_list("pk", flat=True))
+    if user_ids:
+        users = get_user_model().objects.select_for_update().filter(pk__in=user_ids)
+        list(users.order_by("pk").values_list("pk"))
+
+
+def _check(
+    *,
+    task: SharedTask | None,
+    team: Team | None,
+    user: object | None,
+    acting_pk: object,
+) -> None:
     if task is not None and team is not None:
         organiser = task.organisers.filter(teams=team).order_by("username").first()
         if organiser is None:

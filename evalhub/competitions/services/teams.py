@@ -74,14 +74,15 @@ def decide_registration(
     an organiser of the task since it registered."""
     if not registration.task.is_organiser(user):
         raise NotAllowed("Only the task's organisers decide registrations.")
-    if approve:
-        roles.refuse_overlap(task=registration.task, team=registration.team)
     status = Registration.Status.APPROVED if approve else Registration.Status.REJECTED
-    changed = (
-        Registration.objects.filter(pk=registration.pk)
-        .exclude(status=status)
-        .update(status=status)
-    )
+    with transaction.atomic():
+        if approve:
+            roles.refuse_overlap(task=registration.task, team=registration.team)
+        changed = (
+            Registration.objects.filter(pk=registration.pk)
+            .exclude(status=status)
+            .update(status=status)
+        )
     registration.status = status
     if changed:
         pk = registration.pk

@@ -24,11 +24,12 @@ def add_organiser(*, task: SharedTask, username: str) -> object:
         raise Refused(f"There is no user named {username.strip()!r}.")
     if task.organisers.filter(pk=user.pk).exists():
         raise Refused(f"{user.username} already organises this task.")
-    try:
-        roles.refuse_overlap(task=task, user=user)
-    except roles.OrganiserCompetes as exc:
-        raise Refused(str(exc)) from None
-    task.organisers.add(user)
+    with transaction.atomic():
+        try:
+            roles.refuse_overlap(task=task, user=user)
+        except roles.OrganiserCompetes as exc:
+            raise Refused(str(exc)) from None
+        task.organisers.add(user)
     return user
 
 

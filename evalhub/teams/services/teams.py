@@ -240,11 +240,11 @@ def accept(*, invitation: Invitation, user: object) -> Team:
             f"You are in team {clash.team.name}, registered for {clash.task.title} "
             f"like {team.name}: leave {clash.team.name} first."
         )
-    try:
-        roles.refuse_overlap(team=team, user=user, acting=user)
-    except roles.OrganiserCompetes as exc:
-        raise InvitationError(str(exc)) from None
     with transaction.atomic():
+        try:
+            roles.refuse_overlap(team=team, user=user, acting=user)
+        except roles.OrganiserCompetes as exc:
+            raise InvitationError(str(exc)) from None
         if not Invitation.decide(
             invitation.pk, status=Invitation.Status.ACCEPTED, accepted_by=user
         ):
