@@ -10,6 +10,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
+from evalhub.competitions.admin_forms import (
+    RegistrationForm,
+    SharedTaskForm,
+    TeamForm,
+)
 from evalhub.competitions.admin_scoping import (
     ScopedListFilterMixin,
     UsernamesField,
@@ -89,27 +94,6 @@ class OrganiserInlineMixin:
 class PhaseInline(OrganiserInlineMixin, admin.TabularInline):
     model = Phase
     extra = 0
-
-
-class SharedTaskForm(forms.ModelForm):
-    def clean_organisers(self) -> list[object]:
-        """The console's rules hold here too: the owner stays, and nobody in a team
-        registered for the task becomes an organiser."""
-        users = self.cleaned_data["organisers"]
-        task = self.instance
-        if task.pk is None:
-            return users
-        kept = {u.pk for u in users}
-        before = set(task.organisers.values_list("pk", flat=True))
-        try:
-            for user_id in before - kept:
-                roles.refuse_removal(task=task, user_id=user_id, acting=None)
-            for user in users:
-                if user.pk not in before:
-                    roles.refuse_overlap(task=task, user=user)
-        except roles.Refused as exc:
-            raise forms.ValidationError(str(exc)) from None
-        return users
 
 
 @admin.register(SharedTask)
@@ -313,6 +297,7 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     list_display = ["team", "task", "status", "created_at"]
     list_filter = ["status", "task"]
+    form = RegistrationForm
     raw_id_fields = ["team"]  # a select box would list every team of the site
     actions = ["approve"]
 
@@ -329,6 +314,7 @@ class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
+    form = TeamForm
     list_display = ["name", "created_at"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201

@@ -160,7 +160,8 @@ CALLERS = {
     "evalhub/competitions/services/submit.py": 1,
     "evalhub/teams/services/teams.py": 1,  # joining, by invitation or link
     "evalhub/console/services/people.py": 1,  # adding an organiser
-    "evalhub/competitions/admin.py": 1,  # organisers typed in the admin
+    # The admin: organisers, a registration, a team's members typed in.
+    "evalhub/competitions/admin_forms.py": 3,
 }
 # Queries that join a task's organisers and its teams' members, or word the refusal.
 RULE = re.compile(
@@ -204,3 +205,34 @@ def test_the_admin_adds_no_team_member_as_organiser(client, organiser, task, tea
         in refused.content.decode()
     )
     assert list(task.organisers.all()) == [organiser]
+
+
+def test_the_admin_registers_no_team_of_an_organiser(
+    client, organiser, task, django_user_model
+):
+    client.force_login(organiser)
+    client.post(reverse("teams:team-create"), {"name": "Org's own"})
+    own = Team.objects.get(name="Org's own")
+    response = client.post(
+        reverse("admin:competitions_registration_add"),
+        {"task": task.pk, "team": own.pk, "status": "approved"},
+    )
+    assert response.status_code == 200
+    assert "org organises this task and is a member of team Org&#x27;s own" in (
+        response.content.decode()
+    )
+    assert not Registration.objects.exists()
+
+
+def test_site_staff_add_no_organiser_to_a_registered_team(
+    client, organiser, task, team, django_user_model
+):
+    admin = django_user_model.objects.create_superuser("root", password="pw-root-1")
+    client.force_login(admin)
+    url = reverse("admin:competitions_team_change", args=[team.pk])
+    response = client.post(url, {"name": team.name, "members": "alice, org"})
+    assert response.status_code == 200
+    assert "org organises BUCC test task, for which team Alpha is registered" in (
+        response.content.decode()
+    )
+    assert [u.username for u in team.members.all()] == ["alice"]

@@ -9,7 +9,8 @@ Every change that could bring an organiser and a competing team together asks
 registration (``services/teams.py``), submitting a run (``services/submit.py``; the
 task's baseline runs, shown under the member-less baseline team, are not a team's),
 joining a team by invitation or link (``evalhub.teams``) and adding an organiser
-(``evalhub.console``; the admin's organisers field). Nobody else writes the rule (``tests/competitions/
+(``evalhub.console``), and the admin's forms for the same changes
+(``admin_forms.py``). Nobody else writes the rule (``tests/competitions/
 test_organisers_never_compete.py`` checks the callers).
 
 **The owner stays**: a task's owner (``SharedTask.owner``, its creator until they hand
