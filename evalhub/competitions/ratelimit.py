@@ -18,9 +18,9 @@ Fixed windows:
   statistics and plots on the workers) are counted per user at ``SUBMIT_RATE`` too,
   in a bucket of their own.
 
-Other attempts are counted whatever their outcome. Over the limit the request gets a 429 with ``Retry-After`` and never reaches the view.
-With the cache unreachable, requests pass (the limits protect the site, they must not
-take it down).
+Submissions and changes are counted whatever their outcome. Over the limit the
+request gets a 429 with ``Retry-After`` and never reaches the view. With the cache
+unreachable, requests pass (the limits protect the site, they must not take it down).
 """
 
 from __future__ import annotations
