@@ -273,7 +273,7 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
-# Rate limits ("<count>/<seconds>"), counted in the cache: login attempts per client
+# Rate limits ("<count>/<seconds>"), counted in the cache: failed logins per client
 # address, submissions per user. RATELIMIT_CLIENT_HEADER: a META key set by a trusted
 # proxy (e.g. HTTP_X_REAL_IP); empty = REMOTE_ADDR.
 LOGIN_RATE = env_str("EVALHUB_LOGIN_RATE", "10/300")

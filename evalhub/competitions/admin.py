@@ -10,6 +10,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
+from evalhub.competitions.admin_forms import (
+    RegistrationForm,
+    SharedTaskForm,
+    TeamForm,
+)
 from evalhub.competitions.admin_scoping import (
     ScopedListFilterMixin,
     UsernamesField,
@@ -24,7 +29,7 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import datasets, lifecycle, teams
+from evalhub.competitions.services import datasets, lifecycle, roles, teams
 from tasks.base import FormatError
 
 
@@ -94,12 +99,20 @@ class PhaseInline(OrganiserInlineMixin, admin.TabularInline):
 @admin.register(SharedTask)
 class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     task_path = ""
+    form = SharedTaskForm
     list_display = ["title", "slug", "task_type", "state", "gold_released"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [PhaseInline]
-    # Released only through the actions below (they check the private test sets).
-    readonly_fields = ["gold_released"]
+    # Released only through the actions below (they check the private test sets);
+    # the owner changes only by a hand-over on the console's Organisers page.
+    readonly_fields = ["gold_released", "owner"]
     actions = ["release_gold", "release_gold_unrevealed"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        """A co-organiser deletes no task: only its owner (or a superuser)."""
+        if obj is None or request.user.is_superuser:
+            return super().has_delete_permission(request, obj)
+        return obj.owner_id == request.user.pk
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201
         if db_field.name == "organisers":
@@ -111,6 +124,8 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         if not change:  # after the form's organisers are set, not before
             form.instance.organisers.add(request.user)
+            form.instance.owner = request.user
+            form.instance.save(update_fields=["owner"])
 
     @admin.action(description="Release the gold (per-item outcomes become public)")
     def release_gold(self, request, queryset):  # noqa: ANN001, ANN201
@@ -282,19 +297,24 @@ class SubmissionAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
 class RegistrationAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     list_display = ["team", "task", "status", "created_at"]
     list_filter = ["status", "task"]
+    form = RegistrationForm
     raw_id_fields = ["team"]  # a select box would list every team of the site
     actions = ["approve"]
 
     @admin.action(description="Approve")
     def approve(self, request, queryset):  # noqa: ANN001, ANN201
         for registration in queryset:
-            teams.decide_registration(
-                registration=registration, user=request.user, approve=True
-            )
+            try:
+                teams.decide_registration(
+                    registration=registration, user=request.user, approve=True
+                )
+            except roles.OrganiserCompetes as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
 
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
+    form = TeamForm
     list_display = ["name", "created_at"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):  # noqa: ANN001, ANN003, ANN201

@@ -1,11 +1,15 @@
 """Rate limits on logins and run submissions, counted in Django's cache (Redis).
 
-Fixed windows, every attempt counted whatever its outcome:
+Fixed windows:
 
-- **Logins**: at most ``LOGIN_RATE`` attempts per client address and user name, the
-  name normalised as Django authenticates it (NFKC, so a fullwidth ``ｏrganiser`` is
-  ``organiser``; case-folded too), and at most ``LOGIN_ADDRESS_RATE`` per client
-  address across all names (one password tried on many names).
+- **Logins**: failed ones only. At most ``LOGIN_RATE`` failures per client address and
+  user name, the name normalised as Django authenticates it (NFKC, so a fullwidth
+  ``ｏrganiser`` is ``organiser``; case-folded too), and at most
+  ``LOGIN_ADDRESS_RATE`` per client address across all names (one password tried on
+  many names). Every attempt is counted when it arrives (so parallel guesses cannot
+  slip past the limit) and a successful one is taken back afterwards: a lab behind
+  one address logs in as often as it likes, and a correct login clears its name's
+  failures (``user_logged_in`` marks the request, ``login_succeeded``).
 - **Submissions**: ``SUBMIT_RATE`` per user, the browser's session user or the API
   token's user (an API app registers how a token names its user: the core does not
   know tokens), so users behind one address or proxy have their own budgets; per
@@ -14,9 +18,9 @@ Fixed windows, every attempt counted whatever its outcome:
   statistics and plots on the workers) are counted per user at ``SUBMIT_RATE`` too,
   in a bucket of their own.
 
-Over the limit the request gets a 429 with ``Retry-After`` and never reaches the view.
-With the cache unreachable, requests pass (the limits protect the site, they must not
-take it down).
+Submissions and changes are counted whatever their outcome. Over the limit the
+request gets a 429 with ``Retry-After`` and never reaches the view. With the cache
+unreachable, requests pass (the limits protect the site, they must not take it down).
 """
 
 from __future__ import annotations
@@ -47,12 +51,16 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), int(seconds)
 
 
+def _key(scope: str, ident: str, window: int, now: float) -> str:
+    return f"ratelimit:{scope}:{ident}:{int(now // window)}"
+
+
 def hit(scope: str, ident: str, rate: str, *, now: float | None = None) -> int:
     """Count one attempt; returns 0 if allowed, else seconds until the window ends."""
     limit, window = parse_rate(rate)
     now = time.time() if now is None else now
     slot = int(now // window)
-    key = f"ratelimit:{scope}:{ident}:{slot}"
+    key = _key(scope, ident, window, now)
     cache.add(key, 0, timeout=window + 5)
     try:
         count = cache.incr(key)
@@ -62,6 +70,19 @@ def hit(scope: str, ident: str, rate: str, *, now: float | None = None) -> int:
     if count > limit:
         return max(1, int((slot + 1) * window - now))
     return 0
+
+
+def take_back(scope: str, ident: str, rate: str, *, now: float) -> None:
+    """Uncount the attempt ``hit`` counted at ``now`` (it was not a failure)."""
+    try:
+        cache.decr(_key(scope, ident, parse_rate(rate)[1], now))
+    except ValueError:  # the window's count expired meanwhile
+        pass
+
+
+def forget(scope: str, ident: str, rate: str, *, now: float) -> None:
+    """Clear every attempt counted in the window of ``now``."""
+    cache.delete(_key(scope, ident, parse_rate(rate)[1], now))
 
 
 def client_address(request: HttpRequest) -> str:
@@ -96,6 +117,16 @@ def _user(request: HttpRequest) -> object | None:
 
 
 Rule = tuple[str, str, str]
+
+#: Set on a request by ``login_succeeded``: its login attempt was not a failure.
+_LOGGED_IN = "_evalhub_login_succeeded"
+
+
+def login_succeeded(*, request: HttpRequest | None = None, **_: object) -> None:
+    """Receiver of ``user_logged_in`` (connected in ``receivers.connect``): the
+    middleware takes this request's attempt back once the view returns."""
+    if request is not None:
+        setattr(request, _LOGGED_IN, True)
 
 
 def _rules(request: HttpRequest) -> list[Rule]:
@@ -142,9 +173,11 @@ class RateLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         wait, scope = 0, ""
-        for rule_scope, ident, rate in _rules(request):
+        now = time.time()
+        rules = _rules(request)
+        for rule_scope, ident, rate in rules:
             try:
-                waited = hit(rule_scope, ident, rate)
+                waited = hit(rule_scope, ident, rate, now=now)
             except Exception:  # noqa: BLE001 - Redis down: fail open, loudly
                 log.warning("rate limit check failed for %s", rule_scope)
                 waited = 0
@@ -158,4 +191,20 @@ class RateLimitMiddleware:
             )
             response["Retry-After"] = str(wait)
             return response
-        return self.get_response(request)
+        response = self.get_response(request)
+        if getattr(request, _LOGGED_IN, False):
+            _not_a_failure(rules, now=now)
+        return response
+
+
+def _not_a_failure(rules: list[Rule], *, now: float) -> None:
+    """A login succeeded: its name's failures are cleared, and the address's count
+    takes this attempt back."""
+    for scope, ident, rate in rules:
+        try:
+            if scope == "login":
+                forget(scope, ident, rate, now=now)
+            elif scope == "login-address":
+                take_back(scope, ident, rate, now=now)
+        except Exception:  # noqa: BLE001 - Redis down: the limits fail open
+            log.warning("rate limit refund failed for %s", scope)

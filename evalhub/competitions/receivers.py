@@ -8,12 +8,16 @@ invalidation happens after the transaction commits (``services/boardcache.py``).
 A run's scores follow the test data the same way, whichever path changes it: a gold
 file stored or deleted and a test set added are ``lifecycle.data_changed`` (the
 gold version is bumped and every affected run of the phase is scored again).
+
+A successful login is not counted against the login limits (``ratelimit.py``).
 Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
 
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_delete, post_save
 
+from evalhub.competitions import ratelimit
 from evalhub.competitions.models import (
     Phase,
     SharedTask,
@@ -88,3 +92,4 @@ def connect() -> None:
     post_save.connect(_test_set_added, sender=TestSet, dispatch_uid="runs-testset")
     post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
     post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")
+    user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")

@@ -258,6 +258,26 @@ class OrganiserForm(forms.Form):
     username = forms.CharField(max_length=150, label="User name")
 
 
+class HandOverForm(forms.Form):
+    """The owner names the organiser who becomes the task's owner."""
+
+    new_owner = forms.ModelChoiceField(
+        queryset=None, label="New owner", empty_label="Choose an organiser"
+    )
+    confirm = forms.BooleanField(
+        label="I hand ownership of this task over (I stay an organiser; the new "
+        "owner can then remove me)"
+    )
+
+    def __init__(self, *args: object, task: SharedTask, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        field = self.fields["new_owner"]
+        field.queryset = task.organisers.exclude(pk=task.owner_id).order_by(  # type: ignore[attr-defined]
+            "username"
+        )
+        field.label_from_instance = lambda user: user.username  # type: ignore[attr-defined]
+
+
 class AnnouncementForm(forms.Form):
     text = forms.CharField(
         max_length=220,

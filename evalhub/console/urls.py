@@ -24,6 +24,7 @@ urlpatterns = [
         people.organiser_remove,
         name="organiser-remove",
     ),
+    path(f"{DASH}organisers/owner/", people.owner_hand_over, name="owner-hand-over"),
     path(f"{DASH}announcements/", people.announcements, name="announcements"),
     path(
         f"{DASH}preview/participant/",

@@ -81,3 +81,51 @@ def test_api_submissions_are_limited_per_token_user_not_per_address(
     # Same client address, another user: a budget of its own.
     assert post(mallory, "m0") == 201
     assert Submission.objects.filter(team__name="Beta").count() == 1
+
+
+# --- only failed logins count (issue 28, item 11) -----------------------------------
+
+
+def _login(client, username: str, password: str) -> int:  # noqa: ANN001
+    url = reverse("accounts:login")
+    return client.post(url, {"username": username, "password": password}).status_code
+
+
+def test_successful_logins_from_one_address_lock_nobody_out(
+    client, settings, participant, outsider, isolated_storage
+):
+    """A lab behind one NAT address: 20 logins, then a colleague still logs in."""
+    settings.LOGIN_RATE = "3/600"
+    settings.LOGIN_ADDRESS_RATE = "5/600"
+    codes = [_login(client, "alice", "pw-alice-1") for _ in range(20)]
+    assert codes == [302] * 20
+    client.logout()
+    assert _login(client, "mallory", "pw-mallory-1") == 302
+    assert client.session["_auth_user_id"] == str(outsider.pk)
+
+
+def test_failures_are_still_limited_between_successful_logins(
+    client, settings, participant, outsider, isolated_storage
+):
+    settings.LOGIN_RATE = "3/600"
+    settings.LOGIN_ADDRESS_RATE = "5/600"
+    for name in ("user1", "user2", "user3"):
+        assert _login(client, name, "123456") == 200
+    assert _login(client, "alice", "pw-alice-1") == 302  # not a failure
+    assert _login(client, "user4", "123456") == 200
+    assert _login(client, "user5", "123456") == 200  # the 5th failure
+    client.logout()
+    assert _login(client, "mallory", "pw-mallory-1") == 429
+
+
+def test_a_correct_login_clears_the_names_failures(
+    client, settings, participant, isolated_storage
+):
+    settings.LOGIN_RATE = "3/600"
+    assert [_login(client, "alice", "wrong") for _ in range(2)] == [200, 200]
+    assert _login(client, "alice", "pw-alice-1") == 302
+    client.logout()
+    # A fresh budget: three failures again, then the limit.
+    assert [_login(client, "ALICE", "wrong") for _ in range(3)] == [200] * 3
+    assert _login(client, "alice", "pw-alice-1") == 429
+    assert "_auth_user_id" not in client.session

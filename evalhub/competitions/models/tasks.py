@@ -30,6 +30,15 @@ class SharedTask(models.Model):
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organised_tasks", blank=True
     )
+    #: Who created the task (or was handed it): an organiser no co-organiser can
+    #: remove (``evalhub.console.services.people``).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="owned_tasks",
+    )
     state = models.CharField(max_length=16, choices=State.choices, default=State.DRAFT)
     requires_approval = models.BooleanField(default=False)
     gold_released = models.BooleanField(

@@ -182,6 +182,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                 description=r.get(root, "description", str, ""), state=state,
                 requires_approval=r.get(root, "requires_approval", bool, False),
                 gold_released=r.get(root, "gold_released", bool, False),
+                owner=user,
             )  # fmt: skip
             task.organisers.add(user)  # type: ignore[arg-type]
             for p in phases:

@@ -133,6 +133,7 @@ def _create_task(
             task_type=type_slug,
             task_settings=dict(demo.settings),  # type: ignore[attr-defined]
             state=SharedTask.State.PUBLISHED,
+            owner=organiser,
         )
         task.organisers.add(organiser)  # type: ignore[arg-type]
         now = timezone.now()

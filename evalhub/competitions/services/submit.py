@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
-from evalhub.competitions.services import lifecycle, taskdata, tracks, validation
+from evalhub.competitions.services import lifecycle, roles, taskdata, tracks, validation
 from tasks.base import FormatError, Problem
 
 log = logging.getLogger(__name__)
@@ -156,6 +156,10 @@ def submit_run(
             raise SubmissionRefused(
                 "Your team is not registered (or not yet approved) for this task."
             )
+        try:
+            roles.refuse_overlap(task=phase.task, team=team, acting=user)
+        except roles.OrganiserCompetes as exc:
+            raise SubmissionRefused(str(exc)) from None
         if not phase.is_open(now):
             raise SubmissionRefused(
                 f"The {phase.name} phase is closed for submissions "

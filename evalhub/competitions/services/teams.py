@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
+from evalhub.competitions.services import roles
 
 
 class TeamNameTaken(Exception):
@@ -37,10 +38,13 @@ def register(
     *, task: SharedTask, user: object, team: Team | None = None, new_team_name: str = ""
 ) -> Registration:
     """Register ``team`` (or a new team led by ``user``) for ``task``; approved at once
-    unless the task requires organiser approval."""
+    unless the task requires organiser approval. Raises
+    ``roles.OrganiserCompetes`` when a member of the team organises the task (a new
+    team is then not created either)."""
     with transaction.atomic():
         if team is None:
             team = create_team(name=new_team_name, user=user)
+        roles.refuse_overlap(task=task, team=team, acting=user)
         status = (
             Registration.Status.PENDING
             if task.requires_approval
@@ -65,15 +69,20 @@ def decide_registration(
     *, registration: Registration, user: object, approve: bool
 ) -> bool:
     """Approve or reject a registration (organisers of its task only). Returns False
-    if it already had that status; the team is told once (``registration_decided``)."""
+    if it already had that status; the team is told once (``registration_decided``).
+    Approving raises ``roles.OrganiserCompetes`` when a member of the team has become
+    an organiser of the task since it registered."""
     if not registration.task.is_organiser(user):
         raise NotAllowed("Only the task's organisers decide registrations.")
     status = Registration.Status.APPROVED if approve else Registration.Status.REJECTED
-    changed = (
-        Registration.objects.filter(pk=registration.pk)
-        .exclude(status=status)
-        .update(status=status)
-    )
+    with transaction.atomic():
+        if approve:
+            roles.refuse_overlap(task=registration.task, team=registration.team)
+        changed = (
+            Registration.objects.filter(pk=registration.pk)
+            .exclude(status=status)
+            .update(status=status)
+        )
     registration.status = status
     if changed:
         pk = registration.pk

@@ -15,6 +15,7 @@ from evalhub.competitions.services import (
     bundles,
     dashboard,
     rescoring,
+    roles,
     teams,
 )
 from evalhub.competitions.views.lookups import organised_task_or_404, task_or_404
@@ -91,6 +92,9 @@ def registration_decide(request: HttpRequest, slug: str, pk: int) -> HttpRespons
         teams.decide_registration(registration=reg, user=request.user, approve=approve)
     except teams.NotAllowed:
         raise Http404("No such page.") from None
+    except roles.OrganiserCompetes as exc:
+        messages.error(request, str(exc))
+        return redirect("competitions:task-dashboard", slug=task.slug)
     verb = "approved" if approve else "rejected"
     messages.success(request, f"The registration of team {reg.team.name} is {verb}.")
     return redirect("competitions:task-dashboard", slug=task.slug)

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from evalhub.competitions.forms import RegisterForm
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import pages, teams
+from evalhub.competitions.services import pages, roles, teams
 from evalhub.competitions.views.lookups import task_or_404
 
 
@@ -51,6 +51,8 @@ def task_register(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except teams.TeamNameTaken as exc:
             form.add_error("new_team", str(exc))
+        except roles.OrganiserCompetes as exc:
+            form.add_error(None, str(exc))
         else:
             if reg.status == Registration.Status.APPROVED:
                 messages.success(

@@ -25,12 +25,13 @@ def may_preview_markdown(user: object) -> bool:
 
 def create_task(*, user: object, data: Mapping[str, object]) -> SharedTask:
     """A new task of ``data["task_type"]`` with its checked settings
-    (``data["task_settings"]``); ``user`` becomes its organiser."""
+    (``data["task_settings"]``); ``user`` becomes its organiser and owner."""
     with transaction.atomic():
         task = SharedTask.objects.create(
             slug=data["slug"],
             task_type=data["task_type"],
             task_settings=data["task_settings"],
+            owner=user,
             **{name: data[name] for name in FIELDS},
         )
         task.organisers.add(user)  # type: ignore[arg-type]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from evalhub.console.forms import AnnouncementForm, OrganiserForm
+from evalhub.competitions.models import SharedTask
+from evalhub.console.forms import AnnouncementForm, HandOverForm, OrganiserForm
 from evalhub.console.services import people
 from evalhub.console.views.access import organised_task
 
@@ -27,12 +29,40 @@ def organisers(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, f"{user.username} now organises this task.")
             return redirect("console:organisers", slug=task.slug)
+    return _organisers_page(request, task, form, HandOverForm(task=task))
+
+
+@login_required
+@require_POST
+def owner_hand_over(request: HttpRequest, slug: str) -> HttpResponse:
+    task = organised_task(request, slug)
+    form = HandOverForm(request.POST, task=task)
+    if form.is_valid():
+        try:
+            user = people.hand_over(
+                task=task, by=request.user, user_id=form.cleaned_data["new_owner"].pk
+            )
+        except people.Refused as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"{user.username} now owns this task.")
+        return redirect("console:organisers", slug=task.slug)
+    return _organisers_page(request, task, OrganiserForm(), form)
+
+
+def _organisers_page(
+    request: HttpRequest, task: SharedTask, form: Form, hand_over_form: Form
+) -> HttpResponse:
+    organisers = task.organisers.order_by("username")
     context = {
         "task": task,
         "form": form,
-        "organisers": task.organisers.order_by("username"),
+        "hand_over_form": hand_over_form,
+        "organisers": organisers,
+        "may_hand_over": len(organisers) > 1
+        and people.may_hand_over(task=task, user=request.user),
     }
-    status = 422 if form.errors else 200
+    status = 422 if form.errors or hand_over_form.errors else 200
     return render(request, "console/organisers.html", context, status=status)
 
 
@@ -41,7 +71,7 @@ def organisers(request: HttpRequest, slug: str) -> HttpResponse:
 def organiser_remove(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     task = organised_task(request, slug)
     try:
-        people.remove_organiser(task=task, user_id=user_id)
+        people.remove_organiser(task=task, user_id=user_id, by=request.user)
     except people.Refused as exc:
         messages.error(request, str(exc))
         return redirect("console:organisers", slug=task.slug)

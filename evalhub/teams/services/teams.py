@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Submission, Team
-from evalhub.competitions.services import access
+from evalhub.competitions.services import access, roles
 from evalhub.teams import signals
 from evalhub.teams.models import Invitation
 
@@ -241,6 +241,10 @@ def accept(*, invitation: Invitation, user: object) -> Team:
             f"like {team.name}: leave {clash.team.name} first."
         )
     with transaction.atomic():
+        try:
+            roles.refuse_overlap(team=team, user=user, acting=user)
+        except roles.OrganiserCompetes as exc:
+            raise InvitationError(str(exc)) from None
         if not Invitation.decide(
             invitation.pk, status=Invitation.Status.ACCEPTED, accepted_by=user
         ):
