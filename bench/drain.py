@@ -4,7 +4,7 @@ while no worker runs, then start two Celery workers (``-c 1`` each, different
 state. Reports runs/min, total time, runs lost (not final), runs scored twice
 (more than one Evaluation per run and test set, or more than one claim), failures,
 how many statistics/analyses refreshes the workers ran (coalesced, see
-``evalhub/competitions/services/refreshes.py``) and how long after the last run the
+``evalhub/competitions/services/boards/refreshes.py``) and how long after the last run the
 statistics covered every run (the final state is exact).
 
 Run: ``.venv/bin/python bench/drain.py --database-url

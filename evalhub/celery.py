@@ -57,6 +57,6 @@ def _yield_cpu_to_the_web(**_: object) -> None:
 def _render_boards_ahead(**_: object) -> None:
     """Scores change in workers: render the new public boards there, before they
     show (``leaderboard.render_ahead_with``), rather than in a viewer's request."""
-    from evalhub.competitions.services import leaderboard, pages
+    from evalhub.competitions.services.boards import leaderboard, pages
 
     leaderboard.render_ahead_with(pages.warm_leaderboard)

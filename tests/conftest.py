@@ -73,7 +73,7 @@ def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
     # The process's record of boards viewed lately (noted in the cache at most once
     # a minute) belongs to the old namespace: an earlier test of this process on the
     # same phase id (SQLite reuses ids) would keep this one from noting its views.
-    from evalhub.competitions.services import board_pages
+    from evalhub.competitions.services.boards import board_pages
 
     board_pages._noted.clear()  # noqa: SLF001
     return prefix
@@ -93,7 +93,7 @@ def isolated_storage(settings, tmp_path):  # noqa: ANN001, ANN201
     }
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
-    from evalhub.competitions.services import taskdata
+    from evalhub.competitions.services.data import taskdata
 
     taskdata.clear_caches()
     return {"root": root, "cache_prefix": prefix}
@@ -159,7 +159,7 @@ def phase(task):  # noqa: ANN001, ANN201
 
 def _add_test_set(phase, demo, *, slug: str, visibility: str):  # noqa: ANN001, ANN202
     from evalhub.competitions.models import TestSet
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     ts_data = demo.test_sets[0]
     test_set = TestSet.objects.create(
@@ -204,7 +204,7 @@ def demo_run(bucc_demo):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def submit_run(phase, participant, team, test_set):  # noqa: ANN001, ANN201
-    from evalhub.competitions.services import submit
+    from evalhub.competitions.services.runs import submit
 
     def _submit(data: bytes, *, user=None, method: str = "m", **kwargs):  # noqa: ANN001, ANN003, ANN202
         return submit.submit_run(

@@ -581,7 +581,7 @@ def secret_probe_set(mt_test_set, mt_demo):  # noqa: ANN001, ANN201, F811
     frequency class (so its provisional primary scores differ from the public
     one's and a leak is detectable)."""
     from evalhub.competitions.models import TestSet
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     data = mt_demo.test_sets[0]
     secret = TestSet.objects.create(
@@ -734,7 +734,7 @@ def test_a_hidden_run_role_by_role(
     """Every URL × role with the only run hidden by its team: anonymous users and
     the other team never get its method, its public scores or its pages; its team
     and the organisers still do."""
-    from evalhub.competitions.services import finals
+    from evalhub.competitions.services.runs import finals
 
     Submission = type(analysed)
     Submission.objects.filter(pk=analysed.pk).update(method_name=HIDDEN_MARKER)

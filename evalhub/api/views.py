@@ -12,8 +12,8 @@ from django.views.decorators.http import require_POST
 from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services import access, exports, figure_pdfs
-from evalhub.competitions.services import tracks as track_service
+from evalhub.competitions.services.boards import access, exports, figure_pdfs
+from evalhub.competitions.services.data import tracks as track_service
 
 
 class TokenForm(forms.Form):

@@ -29,7 +29,9 @@ from evalhub.competitions.models import (
     TestSet,
     TestSetFile,
 )
-from evalhub.competitions.services import datasets, lifecycle, roles, teams
+from evalhub.competitions.services import roles, teams
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import lifecycle
 from tasks.base import FormatError
 
 

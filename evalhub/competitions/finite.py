@@ -6,8 +6,8 @@ result columns (scores, reports, statistics, analyses) refuse them where they ar
 written: the JSON columns encode with :class:`FiniteJSONEncoder`, ``Score.value`` is
 checked by :func:`check_number` on save and by a database constraint. A refusal raises
 :class:`NonFiniteNumber`, which names where the number was; the caller fails that one
-run or that one artefact, never the others (see ``services/scoring.py``,
-``services/analyses.py`` and the rankings' statistics).
+run or that one artefact, never the others (see ``services/runs/scoring.py``,
+``services/boards/analyses.py`` and the rankings' statistics).
 
 An undefined metric (e.g. a share over zero judged items) is ``None``: stored as
 SQL/JSON ``null`` and shown as "no value".

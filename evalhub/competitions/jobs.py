@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services import analyses, scoring, sweeper, validation
+from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.runs import scoring, sweeper, validation
 
 
 @shared_task(

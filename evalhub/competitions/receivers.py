@@ -3,7 +3,7 @@ or script saves it: test sets (visibility, reveal, counted, gold), phases (final
 count, dates), tasks (state, gold release, title), gold and input files, and runs
 edited or deleted outside the services (the services invalidate themselves), and
 tracks (names on the boards; the cached list of a phase's tracks). The
-invalidation happens after the transaction commits (``services/boardcache.py``).
+invalidation happens after the transaction commits (``services/boards/boardcache.py``).
 
 A run's scores follow the test data the same way, whichever path changes it: a gold
 file stored or deleted and a test set added are ``lifecycle.data_changed`` (the
@@ -26,7 +26,9 @@ from evalhub.competitions.models import (
     TestSetFile,
     Track,
 )
-from evalhub.competitions.services import boardcache, lifecycle, tracks
+from evalhub.competitions.services.boards import boardcache
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import lifecycle
 
 
 def _test_set(*, instance: TestSet, **_: object) -> None:

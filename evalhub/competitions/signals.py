@@ -33,7 +33,7 @@ dashboard_panels = Signal()
 #: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
 #: scores a test set's boards rank may have changed (a run scored or rescored,
 #: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by
-#: ``services/boardcache.invalidate``; receivers recompute what they derive from
+#: ``services/boards/boardcache.invalidate``; receivers recompute what they derive from
 #: the scores (the rankings app: intervals, significance and the Ladder) and
 #: must be quick (enqueue a job). Return values are ignored.
 scores_changed = Signal()
@@ -64,6 +64,6 @@ bundle_export = Signal()
 #: ``(line, message)`` problems: with any, the import fails and nothing is created.
 bundle_import = Signal()
 #: Sent with ``tasks`` (the demo tasks just created, their runs submitted) by
-#: ``services/demo.seed_demo``: feature apps add their demo rows. Return values are
+#: ``services/data/demo.seed_demo``: feature apps add their demo rows. Return values are
 #: ignored.
 demo_seeded = Signal()

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 from evalhub.competitions.views.lookups import organised_task_or_404, run_or_404
 from evalhub.factsheets.forms import PaperForm, QuestionForm, SheetForm
 from evalhub.factsheets.models import Question

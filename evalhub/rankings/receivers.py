@@ -11,7 +11,12 @@ from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import boardcache, leaderboard, refreshes, visibility
+from evalhub.competitions.services.boards import (
+    boardcache,
+    leaderboard,
+    refreshes,
+    visibility,
+)
 from evalhub.rankings.models import PhaseRanking
 
 

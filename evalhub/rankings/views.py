@@ -9,7 +9,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from evalhub.competitions.models import Phase, TestSet
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import (
     charts,

@@ -48,7 +48,7 @@ def mt_test_set(mt_task, mt_demo):  # noqa: ANN001, ANN201
 
     from evalhub.annotations.services import systems
     from evalhub.competitions.models import Phase, TestSet
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     now = timezone.now()
     phase = Phase.objects.create(
@@ -71,7 +71,8 @@ def mt_test_set(mt_task, mt_demo):  # noqa: ANN001, ANN201
 @pytest.fixture
 def submit_scored(mt_test_set, django_user_model):  # noqa: ANN001, ANN201
     """Submit run bytes as a new team and score it synchronously."""
-    from evalhub.competitions.services import scoring, submit, teams
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.runs import scoring, submit
 
     def _submit(name: str, data: bytes, *, user=None):  # noqa: ANN001, ANN202
         user = user or django_user_model.objects.create_user(f"user-{name}")

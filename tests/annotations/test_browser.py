@@ -26,7 +26,7 @@ def _ranked_primary(test_set, submission_id: int) -> float | None:  # noqa: ANN0
     """The run's primary score on the (cached) leaderboard. Called inside
     Playwright's event loop, where Django opens a separate connection: close it, or
     the test database cannot be dropped at the end."""
-    from evalhub.competitions.services import leaderboard
+    from evalhub.competitions.services.boards import leaderboard
 
     try:
         board = leaderboard.board(test_set=test_set)

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from evalhub.annotations.services import rescoring
-from evalhub.competitions.services import analyses
+from evalhub.competitions.services.boards import analyses
 from tasks.mt_lexicon_probe.builder import read_pairs
 from tasks.mt_lexicon_probe.probes import parse_probes
 from tests.paths import shared_data
@@ -56,7 +56,8 @@ def _translate(probes: bytes, lexicon: dict[str, str]) -> bytes:
 def _submit(phase, name: str, data: bytes):  # noqa: ANN001, ANN202
     from django.contrib.auth import get_user_model
 
-    from evalhub.competitions.services import scoring, submit, teams
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.runs import scoring, submit
 
     user = get_user_model().objects.create_user(f"user-{name}")
     teams.register(task=phase.task, user=user, new_team_name=f"Team {name}")

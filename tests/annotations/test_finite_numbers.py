@@ -13,7 +13,8 @@ from django.db import IntegrityError, connection, transaction
 
 from evalhub.competitions.finite import NonFiniteNumber
 from evalhub.competitions.models import Evaluation, Score, TaskArtefact
-from evalhub.competitions.services import analyses, leaderboard, submit
+from evalhub.competitions.services.boards import analyses, leaderboard
+from evalhub.competitions.services.runs import submit
 from evalhub.rankings import jobs as ranking_jobs
 from evalhub.rankings.models import TestSetStatistics
 
@@ -142,7 +143,8 @@ def test_a_scorer_returning_nan_fails_that_run_only(
     import dataclasses
 
     from evalhub.competitions.models import Submission
-    from evalhub.competitions.services import scoring, teams
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.runs import scoring
     from tasks.mt_lexicon_probe.task import MtLexiconProbe
 
     original = MtLexiconProbe.score

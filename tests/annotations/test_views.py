@@ -169,7 +169,8 @@ def test_kappa_is_shown_to_organisers(
 def test_the_demo_task_can_be_annotated(without_plots, isolated_storage, client):
     from evalhub.annotations.services import systems
     from evalhub.competitions.models import Submission, TestSet
-    from evalhub.competitions.services import demo, scoring
+    from evalhub.competitions.services.data import demo
+    from evalhub.competitions.services.runs import scoring
 
     demo.seed_demo(slugs=["mt_lexicon_probe"])
     for pk in Submission.objects.values_list("pk", flat=True):

@@ -11,7 +11,7 @@ import pytest
 def secret_test_set(phase, bucc_demo, test_set):  # noqa: ANN001, ANN201
     """A private test set: the public inputs, half of the gold."""
     from evalhub.competitions.models import TestSet
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     ts_data = bucc_demo.test_sets[0]
     gold_lines = ts_data.gold["gold"].decode().splitlines(keepends=True)
@@ -45,7 +45,7 @@ def scored(submit_run, demo_run, test_set, secret_test_set):  # noqa: ANN001, AN
 @pytest.fixture
 def analysed(scored, test_set, secret_test_set):  # noqa: ANN001, ANN201
     """``scored`` with the task-level figures and analyses of both test sets."""
-    from evalhub.competitions.services import analyses
+    from evalhub.competitions.services.boards import analyses
 
     for ts in (test_set, secret_test_set):
         analyses.refresh(test_set_id=ts.pk)

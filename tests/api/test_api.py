@@ -13,7 +13,7 @@ from django.utils import timezone
 from evalhub.api.models import ApiToken
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import datasets
+from evalhub.competitions.services.data import datasets
 from tests.api.fixtures import body, gold_forms, private_score_forms
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Team
-from evalhub.competitions.services import exports
+from evalhub.competitions.services.boards import exports
 from tests.api.fixtures import body, gold_forms, private_score_forms
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def _export(fmt: str) -> str:
 @pytest.fixture
 def two_teams(scored, phase, organiser, demo_run, bucc_demo):  # noqa: ANN001, ANN201
     """A second, worse run under a team name full of LaTeX specials (a baseline)."""
-    from evalhub.competitions.services import submit
+    from evalhub.competitions.services.runs import submit
 
     weird = Team.objects.create(name="R&D_50% #1 {x}")
     worse_run = next(iter(bucc_demo.runs[2][2].values()))

@@ -8,7 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import tracks
+from evalhub.competitions.services.data import tracks
 from tests.api.test_cli import _evalhub, _submit_args
 
 RUNS = "/api/tasks/bucc-test/phases/evaluation/runs"

@@ -11,7 +11,8 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import analyses, tables, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import analyses, tables
 from evalhub.rankings import jobs as ranking_jobs
 from tests.rankings.helpers import scored as _scored
 

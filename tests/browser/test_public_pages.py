@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import analyses, demo, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.data import demo
 from evalhub.rankings import jobs
 from tests.rankings.helpers import scored
 

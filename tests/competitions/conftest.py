@@ -9,7 +9,8 @@ import pytest
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services import datasets, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.data import datasets
 
 
 def _demo_phase(slug: str, organiser, django_user_model):  # noqa: ANN001, ANN202

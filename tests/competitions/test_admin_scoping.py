@@ -20,7 +20,7 @@ from evalhub.competitions.models import (
     Team,
     TestSet,
 )
-from evalhub.competitions.services import datasets
+from evalhub.competitions.services.data import datasets
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Registration, Submission, Team
-from evalhub.competitions.services import submit
 from evalhub.competitions.services import teams as registrations
+from evalhub.competitions.services.runs import submit
 from evalhub.notifications.models import Notification
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import board_layout
+from evalhub.competitions.services.boards import board_layout
 from tasks import registry
 from tests.rankings.helpers import scored
 
@@ -31,7 +31,7 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
     scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
     baseline = scored(phase, participant, bucc_demo.runs[1][2]["test"], "base")
     type(baseline).objects.filter(pk=baseline.pk).update(is_baseline=True)
-    from evalhub.competitions.services import leaderboard
+    from evalhub.competitions.services.boards import leaderboard
 
     leaderboard.invalidate(test_set_id=test_set.pk)
     html = client.get(
@@ -50,7 +50,8 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     client, phase, test_set, participant, team, outsider, bucc_demo
 ):  # noqa: ANN001
     from evalhub.competitions.models import Score
-    from evalhub.competitions.services import analyses, teams
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.boards import analyses
 
     teams.register(task=phase.task, user=outsider, new_team_name="Beta")
     # Alpha's two runs (only its best is on the board), Beta's one.
@@ -96,7 +97,7 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
 def test_mt_lexicon_probe_tables_are_a_table_per_measure_with_runs_as_columns(
     client, probe_lexicon_phase
 ):  # noqa: ANN001
-    from evalhub.competitions.services import analyses
+    from evalhub.competitions.services.boards import analyses
     from tasks import registry
 
     phase, user, _ = probe_lexicon_phase

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import bundles, tracks
+from evalhub.competitions.services.data import bundles, tracks
 from tests.competitions.test_bundles import MANIFEST, demo_files  # noqa: F401
 from tests.zips import zip_bytes
 

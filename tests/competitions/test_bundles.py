@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import bundles
+from evalhub.competitions.services.data import bundles
 from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.db import transaction
 
 from evalhub.competitions.models import TestSet, TestSetFile
-from evalhub.competitions.services import datasets
+from evalhub.competitions.services.data import datasets
 from tasks.base import FormatError
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from evalhub.competitions.models import Submission, Team
-from evalhub.competitions.services import demo
+from evalhub.competitions.services.data import demo
 
 pytestmark = pytest.mark.django_db
 

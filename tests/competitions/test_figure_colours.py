@@ -9,7 +9,8 @@ import re
 import pytest
 
 from evalhub.competitions.models import Submission, TaskArtefact
-from evalhub.competitions.services import analyses, leaderboard, team_colours, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import analyses, leaderboard, team_colours
 from tasks import registry
 from tasks.common.plotting import PALETTE
 from tests.rankings.helpers import scored
@@ -71,7 +72,7 @@ def test_a_team_has_one_palette_colour_in_the_figures_of_every_test_set(
     # The overall chart colours each team's bar with the same colour.
     from django.contrib.auth.models import AnonymousUser
 
-    from evalhub.competitions.services import overall
+    from evalhub.competitions.services.boards import overall
 
     svg = overall.overall_plot(phase=phase, user=AnonymousUser(), ext="svg")
     rows = overall.overall(phase=phase, user=AnonymousUser()).rows

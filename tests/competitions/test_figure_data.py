@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission, TaskArtefact
-from evalhub.competitions.services import analyses
+from evalhub.competitions.services.boards import analyses
 from tests.rankings.helpers import scored
 
 

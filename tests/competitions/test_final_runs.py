@@ -11,7 +11,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import finals, leaderboard, overall, pages
+from evalhub.competitions.services.boards import leaderboard, overall, pages
+from evalhub.competitions.services.runs import finals
 from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db
@@ -258,7 +259,7 @@ def test_a_chosen_run_that_failed_is_no_choice(
 
 
 def test_bundles_carry_the_final_run_limit(organiser, bucc_demo, isolated_storage):
-    from evalhub.competitions.services import bundles
+    from evalhub.competitions.services.data import bundles
     from tests.competitions.test_bundles import MANIFEST
     from tests.zips import zip_bytes
 

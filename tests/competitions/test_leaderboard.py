@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Score
-from evalhub.competitions.services import leaderboard, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import leaderboard
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +50,7 @@ def test_overall_ranking_averages_counted_visible_test_sets(
     from django.contrib.auth.models import AnonymousUser
 
     from evalhub.competitions.models import TestSet
-    from evalhub.competitions.services import overall
+    from evalhub.competitions.services.boards import overall
 
     extra = TestSet.objects.create(
         phase=phase, slug="extra", name="Extra", counts_for_ranking=False

@@ -9,17 +9,19 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from evalhub.competitions.models import BoardVersion
-from evalhub.competitions.services import (
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import (
     board_pages,
     boardcache,
-    datasets,
     leaderboard,
     pages,
-    scoring,
-    teams,
 )
-from evalhub.competitions.services import refreshes as refreshes_service
-from evalhub.competitions.services.board_pages import render_to_string as real_render
+from evalhub.competitions.services.boards import refreshes as refreshes_service
+from evalhub.competitions.services.boards.board_pages import (
+    render_to_string as real_render,
+)
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import scoring
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -144,7 +146,7 @@ def test_a_refreshed_analysis_shows_without_a_new_run(
     sent,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions.services import analyses
+    from evalhub.competitions.services.boards import analyses
 
     sub = submit_run(demo_run)
     _score(sub.pk, django_capture_on_commit_callbacks)

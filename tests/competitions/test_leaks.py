@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions import jobs
-from evalhub.competitions.services import analyses
+from evalhub.competitions.services.boards import analyses
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +152,7 @@ def test_organiser_sees_gold_detail_and_private_scores(
 def test_reveal_and_gold_release_open_things_up(
     client, scored, participant, private_test_set
 ):
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     client.force_login(participant)
     datasets.reveal(test_set=private_test_set)

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from evalhub.competitions.models import SharedTask, organised_task_ids
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 
 pytestmark = pytest.mark.django_db
 

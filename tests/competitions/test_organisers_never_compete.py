@@ -157,7 +157,7 @@ def test_baseline_runs_stay_the_organisers(
 # Where the rule is asked; nowhere else may decide who organises and competes.
 CALLERS = {
     "evalhub/competitions/services/teams.py": 2,  # registering, approving
-    "evalhub/competitions/services/submit.py": 1,
+    "evalhub/competitions/services/runs/submit.py": 1,
     "evalhub/teams/services/teams.py": 1,  # joining, by invitation or link
     "evalhub/console/services/people.py": 1,  # adding an organiser
     # The admin: organisers, a registration, a team's members typed in.

@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services import home, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import home
 from tests.rankings.helpers import scored
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +44,7 @@ def test_a_hidden_run_is_neither_leader_nor_counted(client, two_runs):  # noqa: 
     best, _ = two_runs
     best.hidden = True
     best.save(update_fields=["hidden"])
-    from evalhub.competitions.services import leaderboard
+    from evalhub.competitions.services.boards import leaderboard
 
     leaderboard.invalidate(test_set_id=best.evaluations.get().test_set_id)
     card = client.get(reverse("competitions:task-list")).content.decode()

@@ -12,7 +12,10 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Phase, Score, SharedTask, Submission, TestSet
-from evalhub.competitions.services import datasets, leaderboard, submit, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import submit
 from tests.paths import shared_data
 from tests.zips import zip_bytes
 

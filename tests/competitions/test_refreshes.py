@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalhub.competitions.services import refreshes
+from evalhub.competitions.services.boards import refreshes
 from evalhub.rankings import jobs as ranking_jobs
 from evalhub.rankings.models import TestSetStatistics
 from tests.rankings.helpers import scored
@@ -80,7 +80,7 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     bucc_demo,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions.services import leaderboard
+    from evalhub.competitions.services.boards import leaderboard
 
     phase.daily_limit = phase.total_limit = 100
     phase.save(update_fields=["daily_limit", "total_limit"])

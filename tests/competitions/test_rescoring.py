@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Score, ScoreSnapshot, Submission
-from evalhub.competitions.services import datasets, rescoring
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import rescoring
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def test_new_gold_keeps_old_scores_and_rescoring_shows_both(
     before = _ap(sub, test_set)
     assert rescoring.stale_runs(task=test_set.phase.task) == []
     # A plain rescore with the same versions keeps nothing.
-    from evalhub.competitions.services import lifecycle
+    from evalhub.competitions.services.runs import lifecycle
 
     lifecycle.rescore(submission_ids=[sub.pk])
     jobs.score_submission(sub.pk)

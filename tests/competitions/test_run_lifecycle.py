@@ -15,13 +15,12 @@ from django.db import connection
 from django.utils import timezone
 
 from evalhub.competitions.models import Evaluation, Score, Submission, TestSet
-from evalhub.competitions.services import (
-    datasets,
+from evalhub.competitions.services.data import datasets, taskdata
+from evalhub.competitions.services.runs import (
     lifecycle,
     scoring,
     submit,
     sweeper,
-    taskdata,
     validation,
 )
 
@@ -298,7 +297,7 @@ def test_the_scan_finds_a_status_write():
 
 
 def test_only_the_lifecycle_module_writes_a_run_status():
-    owner = ROOT / "evalhub/competitions/services/lifecycle.py"
+    owner = ROOT / "evalhub/competitions/services/runs/lifecycle.py"
     found = {
         str(path.relative_to(ROOT)): lines
         for path in sorted((ROOT / "evalhub").rglob("*.py"))

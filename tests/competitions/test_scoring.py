@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission
-from evalhub.competitions.services import lifecycle, sweeper
+from evalhub.competitions.services.runs import lifecycle, sweeper
 from tasks import registry
 
 pytestmark = pytest.mark.django_db
@@ -142,7 +142,7 @@ def test_refresh_analyses_builds_comparison_plots_and_bins(
     submit_run, demo_run, test_set
 ):
     from evalhub.competitions.models import TaskArtefact
-    from evalhub.competitions.services import analyses
+    from evalhub.competitions.services.boards import analyses
 
     sub = submit_run(demo_run)
     jobs.score_submission(sub.pk)

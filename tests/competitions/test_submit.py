@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, Submission
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 
 pytestmark = pytest.mark.django_db
 

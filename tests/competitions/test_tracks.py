@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Submission, Track, TrackFixed
-from evalhub.competitions.services import finals, submit, tracks
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import finals, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,8 @@ import pytest
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import demo, leaderboard, tracks
+from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services.data import demo, tracks
 
 pytestmark = pytest.mark.django_db
 

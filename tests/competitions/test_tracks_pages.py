@@ -11,7 +11,9 @@ import pytest
 from django.test import Client
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import finals, teams, tracks
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import finals
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db

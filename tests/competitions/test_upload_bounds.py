@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs, sandbox
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import bundles, submit, sweeper
+from evalhub.competitions.services.data import bundles
+from evalhub.competitions.services.runs import submit, sweeper
 from tests.zips import zip_bomb, zip_bytes
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask
-from evalhub.competitions.services import bundles
+from evalhub.competitions.services.data import bundles
 from tests.paths import shared_data
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, TestSet
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 
 pytestmark = pytest.mark.django_db
 
@@ -106,7 +106,7 @@ def test_gold_release_is_refused_while_private_scores_are_hidden_unless_confirme
 def test_gold_release_after_reveal_needs_no_box(
     client, organiser, task, private_test_set, scored_runs
 ):
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     datasets.reveal(test_set=private_test_set)
     client.force_login(organiser)

@@ -131,7 +131,7 @@ def test_discard_and_a_stale_draft(client, organiser, task, test_set, bucc_demo)
     second = _upload(client, task, test_set, gold=("b.tsv", data))["Location"]
     assert token not in second
     lines = data.splitlines(keepends=True)
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     datasets.store_file(
         test_set=test_set, role="gold", filename="other.tsv", data=b"".join(lines[1:])
@@ -258,7 +258,7 @@ def test_a_zipped_gold_names_the_zip_and_its_member(organiser, isolated_storage)
     from django.utils import timezone
 
     from evalhub.competitions.models import Phase, SharedTask
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
     from tasks import registry
     from tests.zips import zip_bytes
 

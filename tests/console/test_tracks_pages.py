@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from evalhub.competitions.models import SharedTask, Track
-from evalhub.competitions.services import tracks
+from evalhub.competitions.services.data import tracks
 
 pytestmark = pytest.mark.django_db
 

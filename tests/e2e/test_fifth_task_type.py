@@ -130,7 +130,9 @@ def test_a_task_type_outside_tasks_goes_from_bundle_to_the_public_board(
 def test_a_bad_run_of_the_toy_type_is_rejected_with_its_line(
     client, organiser, participant, toy_type, isolated_storage
 ):
-    from evalhub.competitions.services import bundles, submit, teams
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.data import bundles
+    from evalhub.competitions.services.runs import submit
 
     task = bundles.import_bundle(
         data=zip_bytes(

@@ -34,7 +34,7 @@ def _rendered_ahead(phase, submission_id: int, monkeypatch) -> bool:  # noqa: AN
     from django.contrib.auth.models import AnonymousUser
     from django.utils import timezone
 
-    from evalhub.competitions.services import board_pages
+    from evalhub.competitions.services.boards import board_pages
 
     def not_here(*args: object, **kwargs: object) -> str:
         raise LookupError("not rendered ahead")

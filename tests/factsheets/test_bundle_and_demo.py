@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import bundles, demo
+from evalhub.competitions.services.data import bundles, demo
 from evalhub.factsheets.models import Answer, Question
 from tests.competitions.test_bundles import MANIFEST
 from tests.zips import zip_bytes

@@ -12,7 +12,8 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from evalhub.competitions.services import finals, systems
+from evalhub.competitions.services.boards import systems
+from evalhub.competitions.services.runs import finals
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import papers
 from evalhub.factsheets.services import questions as questions_service

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalhub.competitions.services import finals
+from evalhub.competitions.services.runs import finals
 from evalhub.factsheets.models import Answer
 from evalhub.factsheets.services import kinds, sheets
 from tests.competitions.runs import stored_run

@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs, signals
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import datasets, lifecycle, scoring, sweeper
 from evalhub.competitions.services import teams as registrations
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import lifecycle, scoring, sweeper
 from evalhub.notifications.models import Notification
 from evalhub.notifications.services import events, notify
 

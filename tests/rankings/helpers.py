@@ -4,7 +4,7 @@ service, then the scoring job (``scoring.score_submission``), plots included."""
 from __future__ import annotations
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import scoring, submit
+from evalhub.competitions.services.runs import scoring, submit
 
 
 def scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import team_colours
+from evalhub.competitions.services.boards import team_colours
 from tasks.common.plotting import PALETTE
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 

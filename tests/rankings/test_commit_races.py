@@ -10,7 +10,9 @@ import pytest
 from django.db import connection, transaction
 
 from evalhub.competitions.models import TestSet
-from evalhub.competitions.services import datasets, finals, leaderboard
+from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import finals
 from tests.rankings.helpers import scored
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,7 +92,7 @@ def test_board_versions_bumped_at_once_all_count(test_set):
     """Board versions are rows of the database, raised in one UPDATE each: bumps
     from two connections at the same moment never share a version (and the first
     bumps of a test set, which create its row, do not collide either)."""
-    from evalhub.competitions.services import boardcache
+    from evalhub.competitions.services.boards import boardcache
 
     start = threading.Barrier(2, timeout=WAIT)
     before = boardcache.version(test_set.pk)

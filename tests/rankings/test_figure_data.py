@@ -13,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Team
-from evalhub.competitions.services import overall
+from evalhub.competitions.services.boards import overall
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import access, leaderboard, visibility
+from evalhub.competitions.services.boards import access, leaderboard, visibility
 from evalhub.rankings import jobs
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 

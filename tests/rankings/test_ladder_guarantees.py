@@ -10,16 +10,16 @@ from django.contrib.auth.models import AnonymousUser
 
 from evalhub.api.services import resources
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     access,
     board_pages,
     compare,
-    datasets,
-    finals,
     leaderboard,
     overall,
     visibility,
 )
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import finals
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import statistics
@@ -191,7 +191,7 @@ def test_a_scored_run_waits_for_the_runs_submitted_before_it(
 ):
     """Runs scored out of order: a later run is not decided (nor released) before
     an earlier one, so no decision is ever taken back."""
-    from evalhub.competitions.services import submit
+    from evalhub.competitions.services.runs import submit
 
     PhaseRanking.objects.create(phase=phase, ladder=True)
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}

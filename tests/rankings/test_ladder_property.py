@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evalhub.competitions.models import Phase, Submission
-from evalhub.competitions.services import boardcache, datasets, finals, taskdata
 from evalhub.competitions.services import teams as team_service
+from evalhub.competitions.services.boards import boardcache
+from evalhub.competitions.services.data import datasets, taskdata
+from evalhub.competitions.services.runs import finals
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
 from tasks.base import ScoreReport

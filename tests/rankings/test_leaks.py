@@ -166,7 +166,7 @@ def test_ladder_hides_superseded_and_unreleased_run_scores(
 ):
     from django.contrib.auth.models import AnonymousUser
 
-    from evalhub.competitions.services import access, visibility
+    from evalhub.competitions.services.boards import access, visibility
 
     first, second, other = stats
     user = AnonymousUser() if role == "anonymous" else request.getfixturevalue(role)

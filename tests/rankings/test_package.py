@@ -19,13 +19,10 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Score, SharedTask
-from evalhub.competitions.services import (
-    analyses,
-    leaderboard,
-    submit,
-    teams,
-    tracks,
-)
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import analyses, leaderboard
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import package, package_files, statistics
@@ -264,7 +261,7 @@ def test_systems_table_has_the_feature_apps_columns(world, phase, organiser):  #
     """What a receiver of ``system_columns`` returns (fact-sheet answers, paper
     links) is a column of systems.tex / .csv and in the JSON, as plain text."""
     from evalhub.competitions import signals
-    from evalhub.competitions.services.systems import SystemColumn
+    from evalhub.competitions.services.boards.systems import SystemColumn
 
     sub = world["subs"][0]
     seen = []
@@ -421,7 +418,7 @@ def test_a_figure_that_cannot_be_drawn_is_left_out(  # noqa: PLR0913
 ):
     """The worker's drawing fails: the package is served without those figures
     (not "being prepared" for ever), and their PDF export is "not found"."""
-    from evalhub.competitions.services import figure_pdfs
+    from evalhub.competitions.services.boards import figure_pdfs
 
     analyses.refresh(test_set_id=test_set.pk)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Score, Submission
-from evalhub.competitions.services import leaderboard, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import leaderboard
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports, statistics
@@ -89,7 +90,7 @@ def test_a_scored_run_enqueues_a_refresh_per_test_set(
     test_set,
     private_test_set,
 ):
-    from evalhub.competitions.services import scoring
+    from evalhub.competitions.services.runs import scoring
 
     calls: list[int] = []
     monkeypatch.setattr(

@@ -13,15 +13,10 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import (
-    exports,
-    finals,
-    leaderboard,
-    overall,
-    submit,
-    teams,
-    tracks,
-)
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import exports, leaderboard, overall
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import finals, submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports as significance

@@ -255,7 +255,7 @@ def suite(slug: str, *, max_examples: int = 60) -> dict[str, Callable[..., None]
         enough to be parsed in the request ends in FormatError or a result."""
         from django.conf import settings as django_settings
 
-        from evalhub.competitions.services import validation
+        from evalhub.competitions.services.runs import validation
 
         started = time.monotonic()
         try:
@@ -267,7 +267,7 @@ def suite(slug: str, *, max_examples: int = 60) -> dict[str, Callable[..., None]
             parse_run(data, name)
 
     def test_request_refuses_bombs_before_parsing() -> None:
-        from evalhub.competitions.services import validation
+        from evalhub.competitions.services.runs import validation
 
         bombs = [
             build(member)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 from tests.reliability.conftest import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -29,7 +29,7 @@ BOARD = "/tasks/demo-bilingual-term-alignment/evaluation/leaderboard/"
 QUEUE_RUNS = f"""
 from django.contrib.auth import get_user_model
 from evalhub.competitions.models import *
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 from tasks import registry
 task = SharedTask.objects.get(slug="demo-bilingual-term-alignment")
 Phase.objects.filter(task=task).update(daily_limit=1000, total_limit=1000)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import lifecycle, scoring, sweeper
+from evalhub.competitions.services.runs import lifecycle, scoring, sweeper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

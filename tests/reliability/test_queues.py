@@ -10,7 +10,7 @@ import re
 import pytest
 
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 from evalhub.rankings.models import TestSetStatistics
 from tests.reliability.conftest import wait_for
 

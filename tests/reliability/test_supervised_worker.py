@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
 from tests.processes import alive, children_running, descendants

@@ -10,7 +10,7 @@ import pytest
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services import submit
+from evalhub.competitions.services.runs import submit
 from tests.reliability import probe
 from tests.reliability.conftest import FAST_ENV, wait_for
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from evalhub.competitions.forms import RegisterForm
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import submit
 from evalhub.competitions.services import teams as registrations
+from evalhub.competitions.services.runs import submit
 from evalhub.notifications.models import Notification
 from evalhub.teams.models import Invitation
 from evalhub.teams.services import teams

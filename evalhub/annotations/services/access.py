@@ -1,5 +1,5 @@
 """Who may annotate. One place for the annotator rule, beside the platform's leak
-rules (:mod:`evalhub.competitions.services.access`), which stay unchanged:
+rules (:mod:`evalhub.competitions.services.boards.access`), which stay unchanged:
 
 - organisers of an mt_lexicon_probe task annotate its test sets and manage it;
 - annotators (:class:`~evalhub.annotations.models.Annotator`) annotate its test sets
@@ -19,7 +19,7 @@ from django.db.models import Q, QuerySet
 from evalhub.annotations.models import Annotator
 from evalhub.cache import forget, kept
 from evalhub.competitions.models import Registration, SharedTask, TestSet
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 
 SLUG = "mt_lexicon_probe"
 

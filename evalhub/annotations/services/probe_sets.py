@@ -29,7 +29,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from evalhub.competitions.models import Evaluation, Phase, SharedTask, TestSet
-from evalhub.competitions.services import datasets
+from evalhub.competitions.services.data import datasets
 from tasks.base import FormatError
 from tasks.mt_lexicon_probe.builder import (
     BuildConfig,

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import taskdata
+from evalhub.competitions.services.data import taskdata
 from tasks.mt_lexicon_probe.probes import ProbeSet, Run
 
 SLUG = "mt_lexicon_probe"

@@ -7,7 +7,8 @@ from django.db.models import Q
 from django.urls import reverse
 
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services import access, submit
+from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.runs import submit
 
 
 def visible_tasks(*, user: object) -> list[SharedTask]:

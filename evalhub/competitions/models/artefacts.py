@@ -52,7 +52,7 @@ class TaskArtefact(models.Model):
     svg = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
     png = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
     #: Drawn with the SVG and PNG for an analysis' figures (comparison figures are
-    #: drawn again as PDF on request, see ``services/figure_pdfs.py``).
+    #: drawn again as PDF on request, see ``services/boards/figure_pdfs.py``).
     pdf = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
     public_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     private_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)

@@ -95,7 +95,7 @@ class TestSet(models.Model):
 class BoardVersion(models.Model):
     """The version of a test set's boards, which their caches are keyed on: bumped in
     one ``UPDATE ... SET version = version + 1`` once a change of what they show has
-    committed (``services/boardcache.py``). A row of its own rather than a column of
+    committed (``services/boards/boardcache.py``). A row of its own rather than a column of
     ``TestSet``, so that saving a test set read before a bump (a form, the admin)
     never writes an old version back; created by the first bump (none: version 0)."""
 

@@ -1,6 +1,6 @@
 """A run: the ``Submission`` row is the truth about it.
 
-Its status has one writer, ``services/lifecycle.py`` (the allowed transitions and
+Its status has one writer, ``services/runs/lifecycle.py`` (the allowed transitions and
 their invariants); pages read the row, never Celery's result store.
 """
 
@@ -29,7 +29,7 @@ def _run_path(instance: Submission, filename: str) -> str:
 
 class Submission(models.Model):
     class Status(models.TextChoices):
-        #: A large file waits for its full check by a worker (services/validation.py).
+        #: A large file waits for its full check by a worker (services/runs/validation.py).
         VALIDATING = "validating", "Being checked"
         QUEUED = "queued", "Queued"
         SCORING = "scoring", "Scoring"
@@ -81,7 +81,7 @@ class Submission(models.Model):
     hidden = models.BooleanField(
         default=False, help_text="Shown to its team and the organisers only"
     )
-    #: Chosen by its team as one of the phase's final runs (see services/finals.py).
+    #: Chosen by its team as one of the phase's final runs (see services/runs/finals.py).
     final_selected = models.BooleanField(default=False)
     final_selected_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(

@@ -14,7 +14,8 @@ from django.db.models.functions import TruncDate
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, Registration, SharedTask, Submission
-from evalhub.competitions.services import finals, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.runs import finals
 
 
 @dataclass(frozen=True, slots=True)

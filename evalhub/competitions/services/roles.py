@@ -6,7 +6,7 @@ hidden gold) out of every team registered for it.
 
 Every change that could bring an organiser and a competing team together asks
 ``refuse_overlap`` before it is made: registering a team for a task and approving a
-registration (``services/teams.py``), submitting a run (``services/submit.py``; the
+registration (``services/teams.py``), submitting a run (``services/runs/submit.py``; the
 task's baseline runs, shown under the member-less baseline team, are not a team's),
 joining a team by invitation or link (``evalhub.teams``) and adding an organiser
 (``evalhub.console``), and the admin's forms for the same changes

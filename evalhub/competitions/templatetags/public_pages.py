@@ -1,7 +1,7 @@
 """Template tags of the public pages: what a page says about itself to search
 engines and link previews (meta description, Open Graph: plain text only, never
 markup) and the home page's task cards. Each tag is one service call
-(``services/home.py``)."""
+(``services/boards/home.py``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import nh3
 from django import template
 from django.utils.text import Truncator
 
-from evalhub.competitions.services import board_layout as layout
-from evalhub.competitions.services import figures, home
+from evalhub.competitions.services.boards import board_layout as layout
+from evalhub.competitions.services.boards import figures, home
 
 register = template.Library()
 

@@ -9,13 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services import (
-    access,
-    compare,
-    overall,
-    pages,
-    tracks,
-)
+from evalhub.competitions.services.boards import access, compare, overall, pages
+from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
 
 

@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from evalhub.competitions.models import TestSet
-from evalhub.competitions.services import exports, figures
+from evalhub.competitions.services.boards import exports, figures
 
 
 def test_set_plot_data(request: HttpRequest, pk: int, key: str) -> HttpResponse:

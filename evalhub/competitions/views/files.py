@@ -8,7 +8,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from evalhub.competitions.models import TaskArtefact, TestSetFile
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 
 
 def test_set_plot(request: HttpRequest, pk: int, key: str, ext: str) -> HttpResponse:

@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 
 
 def task_or_404(request: HttpRequest, slug: str) -> SharedTask:

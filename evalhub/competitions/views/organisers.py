@@ -10,14 +10,10 @@ from django.views.decorators.http import require_POST
 
 from evalhub.competitions.forms import BundleForm
 from evalhub.competitions.models import Registration
-from evalhub.competitions.services import (
-    access,
-    bundles,
-    dashboard,
-    rescoring,
-    roles,
-    teams,
-)
+from evalhub.competitions.services import dashboard, roles, teams
+from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.data import bundles
+from evalhub.competitions.services.runs import rescoring
 from evalhub.competitions.views.lookups import organised_task_or_404, task_or_404
 
 

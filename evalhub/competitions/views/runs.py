@@ -12,7 +12,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.models import Artefact, Submission
-from evalhub.competitions.services import access, finals, pages
+from evalhub.competitions.services.boards import access, pages
+from evalhub.competitions.services.runs import finals
 from evalhub.competitions.views.files import serve
 from evalhub.competitions.views.lookups import run_or_404
 
@@ -78,7 +79,7 @@ def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     sub = run_or_404(request, pk)
     if not access.is_organiser(request.user, sub.phase.task):
         raise Http404("No such run.")
-    from evalhub.competitions.services import lifecycle
+    from evalhub.competitions.services.runs import lifecycle
 
     lifecycle.rescore(submission_ids=[sub.pk])
     messages.success(request, f"Run {sub.pk} is queued for rescoring.")

@@ -9,7 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.forms import SubmitForm
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services import access, submit, systems, tracks
+from evalhub.competitions.services.boards import access, systems
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import submit
 from evalhub.competitions.views.lookups import task_or_404
 
 

@@ -10,7 +10,8 @@ from django.shortcuts import redirect, render
 
 from evalhub.competitions.forms import RegisterForm
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import pages, roles, teams
+from evalhub.competitions.services import roles, teams
+from evalhub.competitions.services.boards import pages
 from evalhub.competitions.views.lookups import task_or_404
 
 

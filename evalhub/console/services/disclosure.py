@@ -15,7 +15,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 from evalhub.competitions.models import Evaluation, SharedTask, Submission, TestSet
-from evalhub.competitions.services import access, datasets
+from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.data import datasets
 
 
 @dataclass(frozen=True, slots=True)

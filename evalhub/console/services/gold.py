@@ -35,7 +35,8 @@ from django.db import transaction
 
 from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Evaluation, Submission, TestSet, TestSetFile
-from evalhub.competitions.services import datasets, lifecycle
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import lifecycle
 from evalhub.console.services import drafts
 from tasks.base import FileRole, FormatError, GoldSummary, Problem, SettingsError
 

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.models import Phase, Track
-from evalhub.competitions.services import tracks
+from evalhub.competitions.services.data import tracks
 from evalhub.console.views.access import organised_task
 
 

@@ -17,8 +17,8 @@ to another.
 from __future__ import annotations
 
 from evalhub.competitions.models import Phase, Submission
-from evalhub.competitions.services import access
-from evalhub.competitions.services.systems import SystemColumn, SystemKey
+from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.boards.systems import SystemColumn, SystemKey
 from evalhub.factsheets.models import Answer, PaperLink, Question
 
 PAPER_KEY = "paper"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models import Count
 
 from evalhub.competitions.models import Phase, Registration, SharedTask, Team
-from evalhub.competitions.services import access
+from evalhub.competitions.services.boards import access
 from evalhub.factsheets.models import Question
 from evalhub.factsheets.services import sheets
 

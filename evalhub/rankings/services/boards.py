@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Phase, TestSet, Track
-from evalhub.competitions.services import leaderboard, tracks
+from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import statistics
 

@@ -11,7 +11,7 @@ from django.core.cache import cache
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import access, tables, team_colours
+from evalhub.competitions.services.boards import access, tables, team_colours
 from tasks.base import Plot
 from tasks.common import plotting
 

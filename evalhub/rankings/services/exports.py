@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
-from evalhub.competitions.services import access, tables, tracks
-from evalhub.competitions.services.tables import latex_escape
+from evalhub.competitions.services.boards import access, tables
+from evalhub.competitions.services.boards.tables import latex_escape
+from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import statistics
 

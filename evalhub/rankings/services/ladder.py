@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services.selection import team_key
+from evalhub.competitions.services.boards.selection import team_key
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from tasks.base import JSON
 from tasks.common import resampling as rs

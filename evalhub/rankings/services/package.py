@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 
 from evalhub.competitions.models import Phase, Submission, TestSet
-from evalhub.competitions.services import access, figure_pdfs, systems
+from evalhub.competitions.services.boards import access, figure_pdfs, systems
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import boards, charts, statistics
 from evalhub.rankings.services.boards import BoardKey

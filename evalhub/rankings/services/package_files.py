@@ -22,8 +22,8 @@ import json
 import zipfile
 
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services import tables
-from evalhub.competitions.services.tables import latex_escape
+from evalhub.competitions.services.boards import tables
+from evalhub.competitions.services.boards.tables import latex_escape
 from evalhub.rankings.services import package_readme
 from evalhub.rankings.services.package import Package, build
 from tasks.common import tables as offline

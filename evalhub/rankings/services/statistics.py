@@ -21,7 +21,8 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services import leaderboard, refreshes, tracks
+from evalhub.competitions.services.boards import leaderboard, refreshes
+from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder
 from evalhub.rankings.services.ladder import ladder_applies
@@ -306,7 +307,7 @@ def compare_runs(
     test set, with the phase's samples and seed. Leak rules: the test set's scores
     must be visible to ``user``; in Ladder mode a non-organiser may only compare runs
     the public board shows (comparing unreleased runs would reveal their scores)."""
-    from evalhub.competitions.services import access
+    from evalhub.competitions.services.boards import access
 
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):

@@ -15,7 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Submission, Team
-from evalhub.competitions.services import access, roles
+from evalhub.competitions.services import roles
+from evalhub.competitions.services.boards import access
 from evalhub.teams import signals
 from evalhub.teams.models import Invitation
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from evalhub.competitions.services.demo import (
+from evalhub.competitions.services.data.demo import (
     DEMO_PASSWORD,
     seed_demo,
     seed_tracks_demo,

@@ -1,7 +1,7 @@
 """Exports for the overview paper: leaderboards as CSV, JSON and a LaTeX table,
 task-level figures as SVG and PDF, and all runs of a phase as a zip (organisers only).
 
-The leak rules are those of the pages (``services/access.py``): a private test set's
+The leak rules are those of the pages (``services/boards/access.py``): a private test set's
 scores appear only for organisers until it is revealed, organiser-only figures only
 for organisers until the gold is released, and no gold file is ever part of an
 export."""
@@ -21,14 +21,14 @@ from evalhub.competitions.models import (
     TestSet,
     Track,
 )
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     access,
     leaderboard,
     pages,
     systems,
     tables,
 )
-from evalhub.competitions.services.tables import latex_escape
+from evalhub.competitions.services.boards.tables import latex_escape
 from tasks.base import Metric
 
 

@@ -14,12 +14,8 @@ from django.db import transaction
 from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import (
-    leaderboard,
-    refreshes,
-    taskdata,
-    team_colours,
-)
+from evalhub.competitions.services.boards import leaderboard, refreshes, team_colours
+from evalhub.competitions.services.data import taskdata
 from tasks.base import Analysis, Curve, Plot, RunDetail
 from tasks.common import plotting
 

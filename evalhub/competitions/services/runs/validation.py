@@ -10,7 +10,7 @@ request (small files) or in a worker's child process under CPU-time and memory l
 - :func:`validate_submission` (worker job body): a ``validating`` row is parsed in a
   child process (``sandbox.run_limited``) and moves to ``queued`` (enqueued for
   scoring) or to ``rejected`` with every problem, file and line; rejected runs do not
-  count against the limits. The status changes are ``services/lifecycle.py``'s (which
+  count against the limits. The status changes are ``services/runs/lifecycle.py``'s (which
   also caps how often a lost validation job is sent again).
 """
 
@@ -22,7 +22,8 @@ from django.conf import settings
 
 from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Phase, Submission
-from evalhub.competitions.services import lifecycle, taskdata
+from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.runs import lifecycle
 from tasks.base import FormatError, Problem
 from tasks.common.textio import decode_text
 

@@ -1,7 +1,7 @@
 """Scoring a submission on every test set of its phase (the sweeper that finishes
-stuck rows is ``services/sweeper.py``).
+stuck rows is ``services/runs/sweeper.py``).
 
-Every status change is made by ``services/lifecycle.py`` (the run's one owner):
+Every status change is made by ``services/runs/lifecycle.py`` (the run's one owner):
 a worker must first win the claim (queued -> scoring, recording which worker holds
 the row), results are written with ``update_or_create`` in ``lifecycle.finish``'s
 transaction, which keeps them only if the gold the worker read is still current,
@@ -38,7 +38,9 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import boardcache, lifecycle, refreshes, taskdata
+from evalhub.competitions.services.boards import boardcache, refreshes
+from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.runs import lifecycle
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)

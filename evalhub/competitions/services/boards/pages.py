@@ -1,4 +1,4 @@
-"""What each page shows, with the leak rules applied (see services/access.py)."""
+"""What each page shows, with the leak rules applied (see services/boards/access.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import access, finals, submit, systems, tracks
-from evalhub.competitions.services.board_pages import (  # noqa: F401  (the views' API)
+from evalhub.competitions.services.boards import access, systems
+from evalhub.competitions.services.boards.board_pages import (  # noqa: F401  (the views' API)
     BoardView,
     anonymous_leaderboard,
     boards_fragment,
@@ -25,6 +25,8 @@ from evalhub.competitions.services.board_pages import (  # noqa: F401  (the view
     leaderboard_phase,
     warm_leaderboard,
 )
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import finals, submit
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
@@ -141,7 +143,7 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
 def item_detail_page(*, submission: Submission, test_set_id: int) -> dict[str, object]:
     """Organiser-only (or after gold release): the per-item outcomes of one run on one
     test set, spelled out by the task type."""
-    from evalhub.competitions.services import taskdata
+    from evalhub.competitions.services.data import taskdata
 
     evaluation = Evaluation.objects.select_related("test_set").get(
         submission=submission, test_set_id=test_set_id

@@ -17,7 +17,7 @@ back.
 
 Every change of what a board shows invalidates it: scored or rescored runs and
 statistics (the services that make them), a run hidden or chosen as final
-(``services/finals.py``), and settings saved from any page or the admin
+(``services/runs/finals.py``), and settings saved from any page or the admin
 (``competitions/receivers.py``: test sets, phases, tasks, gold files)."""
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
     docstring). Scores changed (a scored or rescored run, replaced gold, new
     judgements, a run hidden or chosen), so by default ``signals.scores_changed``
     is sent after the commit too: the rankings app recomputes intervals,
-    p-values and the Ladder (coalesced, see ``services/refreshes.py``) and then
+    p-values and the Ladder (coalesced, see ``services/boards/refreshes.py``) and then
     invalidates the board again without asking for another refresh.
 
     In a worker process (see ``render_ahead_with``) the public boards are rendered

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalhub.competitions.services import leaderboard
+from evalhub.competitions.services.boards import leaderboard
 from tasks.base import TaskType
 
 

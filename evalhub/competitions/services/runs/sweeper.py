@@ -1,6 +1,6 @@
 """The sweeper (a beat job): finishes or retries runs stuck in ``scoring`` whose
 worker was lost, and re-sends queued runs whose message was lost with the broker.
-Status changes are compare-and-set on the row (``services/lifecycle.py``), so
+Status changes are compare-and-set on the row (``services/runs/lifecycle.py``), so
 running it twice, or alongside workers, is harmless."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import lifecycle
+from evalhub.competitions.services.runs import lifecycle
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@
 - run files and failure messages: the run's team and the organisers;
 - a hidden run (its team's choice): its team and the organisers only, everywhere
   (leaderboards, run pages, plots, comparisons, exports, the API);
-- a run's score: the rule of ``services/visibility.py`` (with the score gate, the
+- a run's score: the rule of ``services/boards/visibility.py`` (with the score gate, the
   Ladder), for this viewer (``can_see_run_scores``, ``visible_runs``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import visibility
+from evalhub.competitions.services.boards import visibility
 
 
 def is_organiser(user: object, task: SharedTask) -> bool:

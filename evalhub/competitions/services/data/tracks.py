@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from evalhub.competitions.models import Phase, Submission, Track
-from evalhub.competitions.services import boardcache
+from evalhub.competitions.services.boards import boardcache
 
 
 class TrackError(Exception):

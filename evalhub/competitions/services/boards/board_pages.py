@@ -1,8 +1,8 @@
 """The leaderboard page: its phase and test sets (one precompiled query), the
 boards' HTML from the fragment cache for each viewer class, boards rendered ahead
 by the workers, the whole page cached for anonymous visitors, and the leaderboard
-export. The leak rules are applied by ``services/access.py`` and
-``services/visibility.py``."""
+export. The leak rules are applied by ``services/boards/access.py`` and
+``services/boards/visibility.py``."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet, Track
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     access,
     boardcache,
     leaderboard,
     systems,
-    tracks,
 )
+from evalhub.competitions.services.data import tracks
 from evalhub.precompiled import Precompiled, fields, instance
 
 
@@ -132,7 +132,7 @@ def boards_fragment(
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
-    # rules of services/access.py); viewers with the same flags share one fragment.
+    # rules of services/boards/access.py); viewers with the same flags share one fragment.
     audience = (
         tuple(access.can_see_scores(user, ts) for ts in test_sets),
         access.can_see_detail(user, task),

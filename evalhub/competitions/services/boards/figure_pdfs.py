@@ -14,8 +14,8 @@ from django.core.cache import cache
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import TaskArtefact, TestSet
-from evalhub.competitions.services import analyses
-from evalhub.competitions.services.exports import NotVisible, figure, figures
+from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.boards.exports import NotVisible, figure, figures
 from tasks.base import Plot
 
 COMPARE_PREFIX = analyses.COMPARE_PREFIX

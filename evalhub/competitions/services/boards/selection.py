@@ -2,7 +2,7 @@
 statistics worker, the overall ranking and every export):
 
 - public test sets: the best run per team; in a phase with a score gate (the
-  Ladder, see ``services/visibility.py``), the run the gate released per team and
+  Ladder, see ``services/boards/visibility.py``), the run the gate released per team and
   nothing else (a team whose released run is hidden, or that has none yet, is not
   on the public board: hiding never puts another run in its place);
 - private test sets of a phase with ``max_final_runs`` > 0: each team's chosen final
@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
-from evalhub.competitions.services import visibility
+from evalhub.competitions.services.boards import visibility
 
 
 def team_key(team_id: int, is_baseline: bool, track_id: int | None = None) -> str:

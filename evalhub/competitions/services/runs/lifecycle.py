@@ -330,7 +330,7 @@ def data_changed(*, phase_id: int, test_set_id: int | None = None) -> int:
     to the phase: bump that test set's gold version and queue every ``affected`` run
     again, under the phase's lock (the one ``finish`` takes). Returns how many runs
     were queued. Call it inside the transaction that makes the change."""
-    from evalhub.competitions.services import boardcache
+    from evalhub.competitions.services.boards import boardcache
 
     with transaction.atomic():
         Phase.objects.select_for_update().filter(pk=phase_id).first()

@@ -1,5 +1,5 @@
 """Reading a bundle's ``task.yaml``: values with their line numbers, so that every
-problem names the manifest and the line (``services/bundles.py`` uses it)."""
+problem names the manifest and the line (``services/data/bundles.py`` uses it)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ from evalhub.competitions.models import (
     TestSet,
     Track,
 )
-from evalhub.competitions.services import datasets, submit
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.runs import submit
 from tasks import registry
 
 DEMO_PASSWORD = "evalhub-demo"

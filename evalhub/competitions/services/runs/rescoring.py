@@ -18,7 +18,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import lifecycle
+from evalhub.competitions.services.runs import lifecycle
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """A team's choices about its runs: which runs are its final runs in a phase (at most
 ``Phase.max_final_runs``, until the phase closes) and which runs are hidden from
 everyone but the team and the organisers. Which runs a leaderboard then ranks is
-decided in ``services/selection.py``; every change here invalidates the phase's
-boards once its transaction commits (``services/boardcache.py``). Neither choice is an
-input of the Ladder (``services/visibility.py``): hiding or choosing a run never
+decided in ``services/boards/selection.py``; every change here invalidates the phase's
+boards once its transaction commits (``services/boards/boardcache.py``). Neither choice is an
+input of the Ladder (``services/boards/visibility.py``): hiding or choosing a run never
 releases a score."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services import access, leaderboard, systems
+from evalhub.competitions.services.boards import access, leaderboard, systems
 
 
 class ChoiceRefused(Exception):

@@ -1,5 +1,5 @@
 """Submitting a run: permission and window checks, limits, the cheap checks of
-``services/validation.py``, then either the full parse at once (small files: a
+``services/runs/validation.py``, then either the full parse at once (small files: a
 ``queued`` row enqueued for scoring on commit) or a ``validating`` row whose parse a
 worker does under its own limits (large files)."""
 
@@ -17,7 +17,9 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
-from evalhub.competitions.services import lifecycle, roles, taskdata, tracks, validation
+from evalhub.competitions.services import roles
+from evalhub.competitions.services.data import taskdata, tracks
+from evalhub.competitions.services.runs import lifecycle, validation
 from tasks.base import FormatError, Problem
 
 log = logging.getLogger(__name__)
@@ -136,9 +138,9 @@ def submit_run(
 ) -> Submission:
     """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
     latter also records a ``rejected`` row, not counted against limits). ``hidden``:
-    the run is shown to its team and the organisers only (services/finals.py).
+    the run is shown to its team and the organisers only (services/runs/finals.py).
     ``track``: the slug of the phase's track the run enters (required exactly when
-    the phase has tracks; ``services/tracks.resolve``)."""
+    the phase has tracks; ``services/data/tracks.resolve``)."""
 
     given_now, now = now, now or timezone.now()
     try:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evalhub.competitions.models import TaskArtefact, TestSet
-from evalhub.competitions.services import analyses, exports, tables
+from evalhub.competitions.services.boards import analyses, exports, tables
 from tasks.common.plotting import POINT_COLUMNS
 
 #: Title suffixes of a figure's logarithmic twin (``tasks`` names them so).

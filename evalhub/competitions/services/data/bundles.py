@@ -64,8 +64,13 @@ from django.db import IntegrityError, transaction
 
 from evalhub.competitions import archives, signals
 from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
-from evalhub.competitions.services import datasets
-from evalhub.competitions.services.bundle_yaml import MANIFEST, Reader, Value, plain
+from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.data.bundle_yaml import (
+    MANIFEST,
+    Reader,
+    Value,
+    plain,
+)
 from tasks import registry
 from tasks.base import FormatError, Problem, SettingsError
 

@@ -1,9 +1,9 @@
 """Leaderboards: the best scored run per team on a test set by the task's primary
 metric (ties between a team's runs: the earlier one), standard competition ranking
 (1, 2, 2, 4). Computed once per change and cached under the test set's board version
-(``services/boardcache.py``); which runs a board ranks is decided in
-``services/selection.py``, and what the public may see of a score (hidden runs,
-private test sets, the Ladder) in ``services/visibility.py``.
+(``services/boards/boardcache.py``); which runs a board ranks is decided in
+``services/boards/selection.py``, and what the public may see of a score (hidden runs,
+private test sets, the Ladder) in ``services/boards/visibility.py``.
 
 Rows carry the primary metric's bootstrap interval and rank band when a feature app
 provides them (the rankings app registers a ``StatisticsSource`` at start-up).
@@ -20,8 +20,8 @@ from datetime import datetime
 from django.core.cache import cache
 
 from evalhub.competitions.models import TestSet, Track
-from evalhub.competitions.services import boardcache, visibility
-from evalhub.competitions.services.boardcache import (  # noqa: F401  (the boards' API)
+from evalhub.competitions.services.boards import boardcache, visibility
+from evalhub.competitions.services.boards.boardcache import (  # noqa: F401  (the boards' API)
     FRAGMENT_TIMEOUT,
     fragment,
     invalidate,
@@ -30,7 +30,7 @@ from evalhub.competitions.services.boardcache import (  # noqa: F401  (the board
     page_key,
     render_ahead_with,
 )
-from evalhub.competitions.services.selection import (  # noqa: F401
+from evalhub.competitions.services.boards.selection import (  # noqa: F401
     final_runs,
     finals_apply,
     public_scores,
@@ -141,7 +141,7 @@ def board(
 def board_for(*, test_set: TestSet, user: object, track: Track | None = None) -> Board:
     """The board this viewer may see (the caller checks the test set's score
     visibility first), in ``track`` (None: every track)."""
-    from evalhub.competitions.services import access
+    from evalhub.competitions.services.boards import access
 
     include = access.can_see_hidden_runs(user, test_set.phase.task)
     return board(test_set=test_set, include_hidden=include, track=track)
@@ -154,7 +154,7 @@ def track_boards(
     alone, or, without one, each of the phase's tracks in order (a phase without
     tracks: its one board, with track None). The caller checks the test set's
     score visibility first."""
-    from evalhub.competitions.services import tracks
+    from evalhub.competitions.services.data import tracks
 
     chosen = [track] if track is not None else tracks.phase_tracks(test_set.phase)
     if not chosen:

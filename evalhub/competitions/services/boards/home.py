@@ -25,7 +25,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import access, leaderboard
+from evalhub.competitions.services.boards import access, leaderboard
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from django.db.models import Exists, OuterRef
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
-from evalhub.competitions.services import leaderboard, taskdata
+from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services.data import taskdata
 from tasks.base import FormatError
 
 

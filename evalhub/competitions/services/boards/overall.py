@@ -3,7 +3,7 @@ sets the organiser marks as counted (ARCADE's overall ranking left TECH out), be
 per team (or, in a phase with final runs, each team's final runs: the leaderboards'
 rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the
 viewer may see are averaged, and the page says which; a run is ranked only if the
-viewer may see its score on every one of them (``services/visibility.py``: hidden
+viewer may see its score on every one of them (``services/boards/visibility.py``: hidden
 runs, and in a Ladder phase the runs the Ladder did not release, are left out).
 In a phase with tracks the ranking is of one track (``track``) or of every track,
 each row marked with its track (a team's best or final runs per track)."""
@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
-from evalhub.competitions.services import access, leaderboard, tables, team_colours
+from evalhub.competitions.services.boards import (
+    access,
+    leaderboard,
+    tables,
+    team_colours,
+)
 
 
 @dataclass(frozen=True, slots=True)
