@@ -30,6 +30,8 @@ import nh3
 from cmarkgfm.cmark import Options
 from django.core.exceptions import ValidationError
 
+from evalhub.competitions import html_depth
+
 #: Characters of Markdown a description may have.
 MAX_CHARS = 50_000
 #: Table cells it may make: a table of many columns and many short rows, each
@@ -79,20 +81,6 @@ _EXTENSIONS = ["table"]
 _OPTIONS = Options.CMARK_OPT_UNSAFE
 
 
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
-_VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
-)
-# Closed by an end tag of another element, they are opened again by the HTML parser
-# ("reconstruct the active formatting elements"), so they stay counted.
-_FORMATTING = frozenset(
-    "a b big code em font i nobr s small strike strong tt u".split()
-)
-# A start tag of one of these closes an open element of its name (a new paragraph
-# or list item ends the last one); an end tag closes them on its way to its own.
-_CLOSE_OWN = frozenset("p li dd dt option".split())
-
-
 class MarkdownRefused(ValueError):
     """Markdown that is not stored: too long, too large or too deep once rendered."""
 
@@ -113,38 +101,6 @@ def _table_cells(text: str) -> int:
     the ``|`` of a line. Known before parsing, in one pass."""
     lines = text.split("\n")
     return len(lines) * (max(line.count("|") for line in lines) + 1)
-
-
-def _too_deep(rendered: str) -> bool:
-    """Whether ``rendered`` may nest more than ``MAX_DEPTH`` elements. An upper
-    bound, in one pass: every start tag opens an element (void ones excepted); an
-    end tag closes its element only past paragraphs, list items and formatting
-    elements, and the formatting elements stay open (an HTML parser opens them
-    again); a new paragraph or list item closes the last one (``_close``); tags
-    inside comments or scripts count too."""
-    stack: list[str] = []
-    for match in _TAG.finditer(rendered):
-        name = match.group(2).lower()
-        if match.group(1) or name in _CLOSE_OWN:
-            _close(stack, name)
-        if not match.group(1) and name not in _VOID:
-            stack.append(name)
-            if len(stack) > MAX_DEPTH:
-                return True
-    return False
-
-
-def _close(stack: list[str], name: str) -> None:
-    """An end tag of ``name`` on the open elements ``stack`` (see ``_too_deep``):
-    it closes the last ``name`` if only paragraphs, list items or formatting
-    elements were opened after it; formatting elements stay open."""
-    for at in range(len(stack) - 1, -1, -1):
-        element = stack[at]
-        if element == name:
-            stack[at:] = [e for e in stack[at + 1 :] if e in _FORMATTING]
-            return
-        if element not in _CLOSE_OWN and element not in _FORMATTING:
-            return
 
 
 def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
@@ -168,7 +124,7 @@ def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
             f"at most {MAX_HTML_CHARS:,} are allowed.",
             "",
         )
-    if _too_deep(rendered):
+    if html_depth.exceeds(rendered, MAX_DEPTH):
         return (
             f"{what} nests more than {MAX_DEPTH} levels deep (quotes, lists or HTML "
             f"inside one another); at most {MAX_DEPTH} are allowed.",
