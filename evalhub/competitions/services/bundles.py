@@ -5,7 +5,7 @@ create a task without a shell and to move or archive one.
 
     slug: my-task
     title: My task
-    description: |            # Markdown
+    description: |            # Markdown, up to 50,000 characters
       ...
     task_type: bilingual_term_alignment
     settings: {cap_policy: reject}
