@@ -81,6 +81,10 @@ _EXTENSIONS = ["table"]
 _OPTIONS = Options.CMARK_OPT_UNSAFE
 
 
+# The line endings of CommonMark (no other character ends a line for cmark).
+_LINES = re.compile(r"\r\n?|\n")
+
+
 class MarkdownRefused(ValueError):
     """Markdown that is not stored: too long, too large or too deep once rendered."""
 
@@ -96,11 +100,22 @@ def _clean(rendered: str) -> str:
 
 
 def _table_cells(text: str) -> int:
-    """An upper bound of the cells of the tables in ``text``: a table row is one
-    line and has the header's cells (short rows are padded), at most one more than
-    the ``|`` of a line. Known before parsing, in one pass."""
-    lines = text.split("\n")
-    return len(lines) * (max(line.count("|") for line in lines) + 1)
+    """An upper bound of the cells of the tables in ``text``, before parsing, in
+    one pass. A table starts at its delimiter row (``|---|:-:|``, in a quote or a
+    list item too), which has as many cells as the header, at most one more than
+    its ``|``; every line up to the next blank one may be a row, padded to that
+    many cells."""
+    cells = columns = 0
+    for line in _LINES.split(text):
+        inside = line.lstrip(" \t>")
+        if not inside.strip(" \t"):  # blank as cmark sees it: spaces and tabs only
+            columns = 0
+        elif "-" in inside and not inside.strip("|-: \t"):
+            columns = inside.count("|") + 1
+            cells += 2 * columns  # the header and the delimiter row
+        else:
+            cells += columns
+    return cells
 
 
 def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
@@ -113,8 +128,8 @@ def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
         )
     if (cells := _table_cells(text)) > MAX_TABLE_CELLS:
         return (
-            f"{what} may make tables of up to {cells:,} cells (its lines times the "
-            f"most '|' in a line); at most {MAX_TABLE_CELLS:,} are allowed.",
+            f"{what} may make tables of up to {cells:,} cells (rows times columns); "
+            f"at most {MAX_TABLE_CELLS:,} are allowed.",
             "",
         )
     rendered = _parse(text)

@@ -117,6 +117,9 @@ def test_the_limit_says_the_limit_and_the_length_given():
         ("<p><b>x</p>y" * 150, "nests more than 100 levels deep"),
         ("".join(f"<b class={i}>" for i in range(150)), "nests more than 100"),
         ("|" + "a|" * 200 + "\n|" + "-|" * 200 + "\n" + "a\n" * 600, "cells"),
+        ("> |" + "a|" * 200 + "\n> |" + "-|" * 200 + "\n" + "> a\n" * 600, "cells"),
+        ("1. |" + "a|" * 200 + "\n   |" + "-|" * 200 + "\n" + "   a\n" * 600, "cells"),
+        ("|" + "a|" * 200 + "\r|" + "-|" * 200 + "\r" + "a\r\x0c\r" * 300, "cells"),
         (">" * 50_000, "characters of HTML"),
     ],
 )
@@ -134,6 +137,13 @@ def test_too_deep_too_wide_or_too_large_is_refused_and_shown_as_text(text, limit
         "".join("  " * k + "- item\n" for k in range(30)),
         "<div><p>unclosed <b>bold</p></div>\n\n" * 200,
         "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 2000,
+        "| "
+        + "c | " * 60
+        + "\n|"
+        + "---|" * 60
+        + "\n"
+        + "| 1 | 2 |\n" * 10
+        + "\nA paragraph with | a pipe.\n" * 1500,
         "Paragraph with *emphasis*, `code` and a [link](https://example.org).\n\n"
         * 600,
     ],
