@@ -7,8 +7,8 @@ an upper bound of the parser's depth for the HTML cmark-gfm makes (well nested)
 with raw HTML inside (anything): it follows the parser's rules that make elements
 (every start tag; formatting elements opened again after a block closed them;
 "Noah's Ark", three alike at most) and only the simplest that close them (an end
-tag past paragraphs, list items and formatting elements; a new paragraph or list
-item), so a parser may close more, never less. Tags in comments or scripts count.
+tag past formatting elements, a block's also past paragraphs and list items; a new
+paragraph or list item), so a parser may close more, never less. Tags in comments or scripts count.
 """
 
 from __future__ import annotations
@@ -82,9 +82,11 @@ class _Tree:
 
     def close(self, name: str) -> None:
         """An end tag of ``name``: closes the last open ``name`` if only
-        paragraphs, list items or formatting elements were opened after it (these
-        close with it; the formatting ones stay active), else nothing."""
+        formatting elements, or for a block also paragraphs and list items, were
+        opened after it (these close with it; the formatting ones stay active),
+        else nothing (a parser keeps a block inside formatting open)."""
         stack = self.stack
+        passable = _FORMATTING if name in _FORMATTING else _FORMATTING | _CLOSE_OWN
         for at in range(len(stack) - 1, -1, -1):
             element = stack[at]
             if element.name == name:
@@ -96,7 +98,7 @@ class _Tree:
                         self.pending += 1
                 del stack[at:]
                 return
-            if element.name not in _CLOSE_OWN and element.name not in _FORMATTING:
+            if element.name not in passable:
                 return
 
 

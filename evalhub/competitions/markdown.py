@@ -3,8 +3,8 @@
 Organisers (and every co-organiser they add) write task descriptions in Markdown;
 anyone may then read them. So the parser is cmark-gfm (through ``cmarkgfm``), a C
 parser built for untrusted input: linear time on every input we know of (see
-``bench/markdown.py``; Python-Markdown, used before, took 18 s on 10,000 ``[``).
-Raw HTML passes through the parser and is cleaned afterwards by ``nh3`` with an
+``bench/markdown.py``; Python-Markdown, used before, took 20 s or more on 10,000
+``[``). Raw HTML passes through the parser and is cleaned afterwards by ``nh3`` with an
 allow-list: no scripts (with their content), no event handlers, no ``javascript:``
 links, and links get ``rel="noopener noreferrer nofollow"``. The cleaner's HTML
 parser spends time proportional to the nesting depth on every tag (50,000 nested
