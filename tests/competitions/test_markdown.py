@@ -5,6 +5,7 @@ what may not be stored with a message saying the limit and the size given."""
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from pathlib import Path
@@ -177,3 +178,25 @@ def test_one_renderer_every_consumer_calls_it():
         assert "markdown_safe" not in text and "task.description|" not in text, path
         for applied in re.findall(r"\{\{\s*([\w.]+)\|format_help_html", text):
             assert applied.endswith("format_help"), (path, applied)
+
+
+_PIECES = (
+    "<b> </b> <i> </i> <a> </a> <a href=x> <p> </p> <div> </div> <li> </li> <ul> </ul> "
+    "<table> </table> <td> </td> <tr> <em> </em> <span> </span> <button> </button> "
+    "<nobr> <select> <option> <dd> <h2> </h2> <font> <code> </code> <object> "
+    "<template> </template> <svg> <math> <pre> </pre> <b class=1> <b class=2> "
+    "<form> </form> <caption> <marquee> x y\n \n > - * _ [ ]("
+).split(" ")
+
+
+def test_repeated_random_tag_patterns_render_in_well_under_a_second():
+    """Hostile HTML is a short pattern repeated; 150 random ones (fixed seed), at
+    the length limit, exercise the depth bound against the cleaner's parser."""
+    rng = random.Random(28)
+    for _ in range(150):
+        pattern = "".join(rng.choice(_PIECES) for _ in range(rng.randint(2, 7)))
+        text = (pattern * (markdown.MAX_CHARS // len(pattern) + 1))[
+            : markdown.MAX_CHARS
+        ]
+        _, seconds = _timed(markdown.render, text)
+        assert seconds < 1.0, (pattern, seconds)
