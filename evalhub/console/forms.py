@@ -11,6 +11,7 @@ import zoneinfo
 from django import forms
 from django.utils import timezone
 
+from evalhub.competitions import markdown
 from evalhub.competitions.models import Phase, SharedTask
 from tasks import registry
 from tasks.base import SettingsError, SettingSpec
@@ -81,7 +82,9 @@ class TaskForm(forms.Form):
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 10}),
         required=False,
-        help_text="Markdown; shown on the task page (HTML is removed).",
+        validators=[markdown.validate],
+        help_text=f"Markdown, up to {markdown.MAX_CHARS:,} characters; shown on the "
+        "task page (scripts and other unsafe HTML are removed).",
     )
     requires_approval = forms.BooleanField(
         required=False, label="Teams need the organisers' approval"

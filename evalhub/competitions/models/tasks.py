@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from evalhub.competitions import markdown
 from evalhub.precompiled import Precompiled
 from tasks import registry
 
@@ -22,7 +23,11 @@ class SharedTask(models.Model):
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
-    description = models.TextField(blank=True, help_text="Markdown")
+    description = models.TextField(
+        blank=True, help_text="Markdown", validators=[markdown.validate]
+    )
+    #: ``description`` rendered and sanitised when saved (``save``): pages print it.
+    description_html = models.TextField(blank=True, editable=False)
     task_type = models.CharField(max_length=64, choices=_task_type_choices)
     task_settings = models.JSONField(
         default=dict, blank=True, help_text="Task-type settings (JSON)"
@@ -51,6 +56,16 @@ class SharedTask(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        """Every save path (console, bundle import, admin, demo seeding) stores the
+        description rendered, so no page view renders Markdown."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "description" in update_fields:
+            self.description_html = markdown.render(self.description)
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "description_html"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("competitions:task-detail", args=[self.slug])

@@ -1,53 +1,24 @@
-"""Template filters: safe Markdown and number formatting (no logic in templates)."""
+"""Template filters: format help as HTML and data as tables (no logic in templates)."""
 
 from __future__ import annotations
 
 import json
 
-import markdown as md
-import nh3
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-register = template.Library()
+from evalhub.competitions import markdown
 
-_TAGS = {
-    "a",
-    "abbr",
-    "b",
-    "blockquote",
-    "br",
-    "code",
-    "em",
-    "h2",
-    "h3",
-    "h4",
-    "hr",
-    "i",
-    "li",
-    "ol",
-    "p",
-    "pre",
-    "strong",
-    "table",
-    "tbody",
-    "td",
-    "th",
-    "thead",
-    "tr",
-    "ul",
-}
+register = template.Library()
 
 
 @register.filter
-def markdown_safe(text: str) -> SafeString:
-    """Markdown rendered to HTML and cleaned with an allow-list (no scripts, no
-    event handlers, links get rel=noopener)."""
-    html = md.markdown(text or "", extensions=["tables", "fenced_code"])
-    return mark_safe(
-        nh3.clean(html, tags=_TAGS, link_rel="noopener noreferrer nofollow")
-    )  # noqa: S308
+def format_help_html(text: str) -> SafeString:
+    """A task type's format help (Markdown the code defines) as sanitised HTML,
+    rendered once per process. User Markdown is stored rendered
+    (``SharedTask.description_html``): pages print it, never this filter."""
+    return mark_safe(markdown.render_code_text(text or ""))  # noqa: S308
 
 
 @register.filter

@@ -5,16 +5,12 @@ markup) and the home page's task cards. Each tag is one service call
 
 from __future__ import annotations
 
-import html
-import re
-
-import markdown as md
-import nh3
 from django import template
 from django.utils.text import Truncator
 
-from evalhub.competitions.services.boards import board_layout as layout
-from evalhub.competitions.services.boards import figures, home
+from evalhub.competitions import markdown
+from evalhub.competitions.services import board_layout as layout
+from evalhub.competitions.services import figures, home
 
 register = template.Library()
 
@@ -23,13 +19,11 @@ DESCRIPTION_CHARS = 160
 
 
 @register.filter
-def plain_summary(text: str, chars: int = DESCRIPTION_CHARS) -> str:
-    """Markdown as one line of plain text, cut at a word boundary: every tag
-    dropped, entities decoded (the template escapes the result again)."""
-    rendered = md.markdown(text or "", extensions=["tables", "fenced_code"])
-    plain = html.unescape(nh3.clean(rendered, tags=set()))
-    plain = re.sub(r"\s+", " ", plain).strip()
-    return Truncator(plain).chars(int(chars))
+def plain_summary(stored_html: str, chars: int = DESCRIPTION_CHARS) -> str:
+    """Stored, rendered Markdown (``description_html``) as one line of plain text,
+    cut at a word boundary (see ``markdown.plain_text``; the template escapes the
+    result again)."""
+    return Truncator(markdown.plain_text(stored_html or "")).chars(int(chars))
 
 
 @register.simple_tag

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from evalhub.competitions import markdown
 from evalhub.console.forms import TaskForm
 from evalhub.console.services import tasks
 from evalhub.console.views.access import organised_task
@@ -42,8 +43,10 @@ def task_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def markdown_preview(request: HttpRequest) -> HttpResponse:
-    """The description as the task page will show it (same sanitiser), for htmx."""
+    """The description as the task page will show it (same renderer and sanitiser),
+    or the form's message when it would be refused, for htmx."""
     if not tasks.may_preview_markdown(request.user):
         raise Http404("No such page.")
-    text = request.POST.get("description", "")[:100_000]
-    return render(request, "console/task_markdown_preview.html", {"text": text})
+    html, problem = markdown.preview(request.POST.get("description", ""))
+    context = {"html": html, "problem": problem}
+    return render(request, "console/task_markdown_preview.html", context)

@@ -5,7 +5,7 @@ create a task without a shell and to move or archive one.
 
     slug: my-task
     title: My task
-    description: |            # Markdown
+    description: |            # Markdown, up to 50,000 characters
       ...
     task_type: bilingual_term_alignment
     settings: {cap_policy: reject}
@@ -62,7 +62,7 @@ from datetime import datetime
 import yaml
 from django.db import IntegrityError, transaction
 
-from evalhub.competitions import archives, signals
+from evalhub.competitions import archives, markdown, signals
 from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
 from evalhub.competitions.services.data import datasets
 from evalhub.competitions.services.data.bundle_yaml import (
@@ -177,6 +177,12 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
                 }
             )
         phases.append(phase)
+    description = r.get(root, "description", str, "")
+    if isinstance(description, str):
+        try:
+            markdown.check(description, what="'description'")
+        except markdown.MarkdownRefused as exc:
+            r.error(root.value["description"].line, str(exc))  # type: ignore[union-attr]
     if r.problems:
         raise BundleError(r.problems)
     stored: list = []  # files written so far: deleted again if the import fails
@@ -184,7 +190,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
         with transaction.atomic():
             task = SharedTask.objects.create(
                 slug=slug, title=title, task_type=type_slug, task_settings=settings,
-                description=r.get(root, "description", str, ""), state=state,
+                description=description, state=state,
                 requires_approval=r.get(root, "requires_approval", bool, False),
                 gold_released=r.get(root, "gold_released", bool, False),
                 owner=user,
