@@ -1,4 +1,4 @@
-"""Migration 0010 stores every existing description rendered (pages no longer
+"""Migration 0011 stores every existing description rendered (pages no longer
 render Markdown, so a row left without its HTML would show an empty description)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from evalhub.competitions import markdown
 
-BEFORE = [("competitions", "0009_analysis_figure_pdf")]
-AFTER = [("competitions", "0010_rendered_markdown")]
+BEFORE = [("competitions", "0010_task_owner")]
+AFTER = [("competitions", "0011_rendered_markdown")]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -173,7 +173,7 @@ def test_the_admin_stores_the_rendered_description_and_refuses_the_limit(
 
 
 def test_demo_seeding_stores_every_description_rendered(isolated_storage):  # noqa: ANN001
-    from evalhub.competitions.services import demo
+    from evalhub.competitions.services.data import demo
 
     tasks = demo.seed_demo(with_runs=False)
     assert tasks

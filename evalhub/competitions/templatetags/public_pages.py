@@ -9,8 +9,8 @@ from django import template
 from django.utils.text import Truncator
 
 from evalhub.competitions import markdown
-from evalhub.competitions.services import board_layout as layout
-from evalhub.competitions.services import figures, home
+from evalhub.competitions.services.boards import board_layout as layout
+from evalhub.competitions.services.boards import figures, home
 
 register = template.Library()
 

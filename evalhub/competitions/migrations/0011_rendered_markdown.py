@@ -16,7 +16,7 @@ def render_descriptions(apps, schema_editor):  # noqa: ANN001, ANN201
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competitions", "0009_analysis_figure_pdf"),
+        ("competitions", "0010_task_owner"),
     ]
 
     operations = [
