@@ -6,8 +6,9 @@ tracks (names on the boards; the cached list of a phase's tracks). The
 invalidation happens after the transaction commits (``services/boards/boardcache.py``).
 
 A run's scores follow the test data the same way, whichever path changes it: a gold
-file stored or deleted and a test set added are ``lifecycle.data_changed`` (the
-gold version is bumped and every affected run of the phase is scored again).
+file stored or deleted is ``lifecycle.data_changed`` (the gold version is bumped and
+every affected run of the phase is scored again; the gold that completes a new test
+set scores the phase's runs on it).
 
 A successful login is not counted against the login limits (``ratelimit.py``).
 Connected in ``CompetitionsConfig.ready``."""
@@ -35,11 +36,6 @@ def _test_set(*, instance: TestSet, **_: object) -> None:
     # A public test set's visibility also decides the final-run fallback on the
     # phase's private ones: the whole phase follows.
     boardcache.invalidate_phase(phase=instance.phase_id)
-
-
-def _test_set_added(*, instance: TestSet, created: bool = False, **_: object) -> None:
-    if created:
-        lifecycle.data_changed(phase_id=instance.phase_id)
 
 
 def _gold_file(*, instance: TestSetFile, origin: object = None, **_: object) -> None:
@@ -91,7 +87,6 @@ def connect() -> None:
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")
         post_delete.connect(receiver, sender=model, dispatch_uid=uid + "-delete")
-    post_save.connect(_test_set_added, sender=TestSet, dispatch_uid="runs-testset")
     post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
     post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")
     user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")

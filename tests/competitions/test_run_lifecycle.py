@@ -109,12 +109,14 @@ def test_a_test_set_added_after_a_run_was_scored_scores_it_there_too(
     submit_run, demo_run, test_set, bucc_demo
 ):
     """On main a run scored before a test set was added was never scored on it and
-    dropped out of the overall ranking."""
+    dropped out of the overall ranking. The test set being set up (no gold yet)
+    disturbs no run; its gold scores them on it."""
     sub = submit_run(demo_run)
     assert scoring.score_submission(submission_id=sub.pk) == "scored"
     added = TestSet.objects.create(phase=test_set.phase, slug="extra", name="Extra")
     for role, data in {**bucc_demo.test_sets[0].inputs}.items():
         datasets.store_file(test_set=added, role=role, filename=role, data=data)
+    assert Submission.objects.get(pk=sub.pk).status == Submission.Status.SCORED
     datasets.store_file(
         test_set=added, role="gold", filename="gold", data=_smaller_gold(bucc_demo)
     )
@@ -183,21 +185,28 @@ def test_the_ladder_history_is_the_commit_order(
 
 
 @pytest.mark.django_db
-def test_a_phase_whose_test_set_has_no_input_refuses_runs_clearly(
+def test_a_test_set_without_files_in_an_open_phase_neither_breaks_nor_blocks_runs(
     client, participant, team, phase, test_set, demo_run
 ):
     """On main a small upload got HTTP 500 and a large one stayed ``validating``
-    for ever, counted against the team's limits."""
-    TestSet.objects.create(phase=phase, slug="empty", name="Empty")
+    for ever, counted against the team's limits: a test set without files in an
+    open phase. Now the run is checked and scored on the test sets that are ready;
+    a phase with none ready refuses runs, saying why."""
+    empty = TestSet.objects.create(phase=phase, slug="empty", name="Empty")
     client.force_login(participant)
     url = f"/tasks/{phase.task.slug}/{phase.slug}/submit/"
-    response = client.post(
-        url, {"method_name": "m", "run": _upload("run.tsv", demo_run)}
-    )
-    assert response.status_code in (200, 403, 422)
+    response = client.post(url, {"method_name": "m", "run": _upload("r.tsv", demo_run)})
+    assert response.status_code == 302
+    sub = Submission.objects.get()
+    assert scoring.score_submission(submission_id=sub.pk) == "scored"
+    assert list(sub.evaluations.values_list("test_set_id", flat=True)) == [test_set.pk]
+    # Only test sets without files: refused with a message, nothing counted.
+    test_set.delete()
+    response = client.post(url, {"method_name": "m", "run": _upload("r.tsv", demo_run)})
+    assert response.status_code in (403, 422)
     assert "not ready for submissions" in response.content.decode()
-    assert "Empty" in response.content.decode()
-    assert not Submission.objects.exclude(status=Submission.Status.REJECTED).exists()
+    assert Submission.objects.filter(phase=phase).count() == 1
+    assert empty.pk
 
 
 def _upload(name: str, data: bytes):  # noqa: ANN202

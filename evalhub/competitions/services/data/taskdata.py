@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evalhub.competitions.models import TestSet, TestSetFile
@@ -86,14 +87,33 @@ def _settings_json(test_set: TestSet) -> str:
     return json.dumps(test_set.phase.task.task_settings, sort_keys=True)
 
 
-def check_inputs(phase: object) -> None:
-    """MissingFiles if a test set of the phase lacks a required input file (runs
-    cannot be checked against it): one query, nothing read."""
-    for test_set in phase.test_sets.prefetch_related("files").select_related(  # type: ignore[attr-defined]
-        "phase__task"
-    ):
-        files = _files(test_set, private=False)
-        _check_roles(test_set.phase.task.type, files, gold=False, test_set=test_set)
+def _has(test_set: TestSet, *, gold: bool) -> bool:
+    task_type = test_set.phase.task.type
+    files = _files(test_set, private=gold)
+    roles = task_type.gold_roles if gold else task_type.input_roles
+    return all(r.key in files for r in roles if r.required)
+
+
+def checkable(test_sets: Iterable[TestSet]) -> list[TestSet]:
+    """The test sets a run can be checked against: those with every required input
+    file (a test set still being set up is left out, so it neither refuses nor
+    breaks the runs of a phase that is open). Nothing is read."""
+    return [ts for ts in test_sets if _has(ts, gold=False)]
+
+
+def scorable(test_sets: Iterable[TestSet]) -> list[TestSet]:
+    """The test sets a run is scored on: those with every required input and gold
+    file. The gold file that completes a test set is a change of its data
+    (``runs/lifecycle.data_changed``), so the runs scored before are scored on it
+    then."""
+    return [ts for ts in test_sets if _has(ts, gold=False) and _has(ts, gold=True)]
+
+
+def phase_test_sets(phase: object) -> list[TestSet]:
+    """The phase's test sets with their files, in one query each."""
+    return list(
+        phase.test_sets.prefetch_related("files").select_related("phase__task")  # type: ignore[attr-defined]
+    )
 
 
 def load_inputs(test_set: TestSet) -> Context:

@@ -16,11 +16,14 @@ Invariants, each kept here and nowhere else:
   every test set of the phase before it reads any file; the final transaction locks
   the phase row and compares: if a test set was added, deleted or had its private
   files changed meanwhile, nothing is stored and the run goes back to the queue.
-  Every change of a test set's private files (add, replace, delete) and every new
-  test set takes the same lock, bumps the version (``data_changed``) and queues again
-  every run of the phase that was scored or failed on the old data, so a run in any
-  state ends scored on the current gold: queued and validating runs read it when
-  their turn comes, a run being scored is caught by the final check.
+  Every change of a test set's private files (add, replace, delete) takes the same
+  lock, bumps the version (``data_changed``) and queues again every run of the phase
+  that was scored or failed on the old data, so a run in any state ends scored on the
+  current gold: queued and validating runs read it when their turn comes, a run being
+  scored is caught by the final check. A run is scored on the test sets that have
+  their inputs and gold (``data/taskdata.scorable``): the gold file that completes a
+  new test set is such a change, so the runs scored before it are scored on it too,
+  and a test set still being set up disturbs no run.
 - **Every stage has an attempt cap and a terminal state.** Scoring: a run whose
   worker was lost is queued again, and failed after ``SCORING_MAX_ATTEMPTS``.
   Validation: a job re-sent ``VALIDATION_MAX_ATTEMPTS`` times without a decision
@@ -326,8 +329,8 @@ def affected(phase_id: int) -> QuerySet[Submission]:
 
 
 def data_changed(*, phase_id: int, test_set_id: int | None = None) -> int:
-    """A test set's private files changed (``test_set_id``) or a test set was added
-    to the phase: bump that test set's gold version and queue every ``affected`` run
+    """A test set's private files changed: bump its gold version (``test_set_id``;
+    None: only queue the runs again) and queue every ``affected`` run
     again, under the phase's lock (the one ``finish`` takes). Returns how many runs
     were queued. Call it inside the transaction that makes the change."""
     from evalhub.competitions.services.boards import boardcache

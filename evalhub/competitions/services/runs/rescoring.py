@@ -18,6 +18,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
+from evalhub.competitions.services.data import taskdata
 from evalhub.competitions.services.runs import lifecycle
 
 
@@ -60,19 +61,26 @@ def stale_runs(*, task: SharedTask) -> list[int]:
     after they were scored); runs that failed are included: new gold may fix them."""
     version = task.type.version
     ids: set[int] = set()
-    for test_set in TestSet.objects.filter(phase__task=task):
+    test_sets = list(
+        TestSet.objects.filter(phase__task=task)
+        .prefetch_related("files")
+        .select_related("phase__task")
+    )
+    ready = {ts.pk for ts in taskdata.scorable(test_sets)}
+    for test_set in test_sets:
         ids.update(
             Evaluation.objects.filter(test_set=test_set)
             .filter(~Q(scorer_version=version) | ~Q(gold_version=test_set.gold_version))
             .values_list("submission_id", flat=True)
         )
-        ids.update(
-            Submission.objects.filter(
-                phase_id=test_set.phase_id, status=Submission.Status.SCORED
+        if test_set.pk in ready:
+            ids.update(
+                Submission.objects.filter(
+                    phase_id=test_set.phase_id, status=Submission.Status.SCORED
+                )
+                .exclude(evaluations__test_set=test_set)
+                .values_list("pk", flat=True)
             )
-            .exclude(evaluations__test_set=test_set)
-            .values_list("pk", flat=True)
-        )
     return sorted(
         Submission.objects.filter(
             pk__in=ids,

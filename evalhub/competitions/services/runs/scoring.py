@@ -108,7 +108,7 @@ def _score_claimed(submission_id: int, token: str) -> str:
     submission = Submission.objects.select_related("phase__task").get(pk=submission_id)
     # The gold versions are read with the test sets, before any file: ``finish``
     # keeps nothing if they changed by the end.
-    test_sets = list(submission.phase.test_sets.all())
+    test_sets = taskdata.phase_test_sets(submission.phase)
     read = {ts.pk: ts.gold_version for ts in test_sets}
 
     def end(failure: tuple[str, str]) -> str:
@@ -121,7 +121,7 @@ def _score_claimed(submission_id: int, token: str) -> str:
         )
 
     try:
-        results = _score_all(submission, test_sets)
+        results = _score_all(submission, taskdata.scorable(test_sets))
     except FormatError as exc:
         return end((Submission.Failure.FORMAT, "\n".join(str(p) for p in exc.problems)))
     except SoftTimeLimitExceeded:
@@ -184,9 +184,11 @@ def _score_all(
 ) -> list[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]:
     with submission.file.open("rb") as handle:
         data = handle.read()
+    if not test_sets:
+        raise taskdata.MissingFiles(
+            "no test set of this phase has its input and gold files yet"
+        )
     contexts = [taskdata.load_inputs(ts) for ts in test_sets]
-    if not contexts:
-        return []
     task_type, settings = contexts[0].task_type, contexts[0].settings
     runs = task_type.parse_phase_run(
         data, submission.original_name, [c.inputs for c in contexts], settings

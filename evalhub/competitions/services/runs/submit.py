@@ -98,10 +98,16 @@ def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
 
     Gold is never consulted, so no message can reveal it.
     """
+    test_sets = taskdata.phase_test_sets(phase)
+    if test_sets and not taskdata.checkable(test_sets):
+        raise SubmissionRefused(
+            "This phase is not ready for submissions: no test set has its input "
+            "files yet. Nothing was counted; submit again once the organisers have "
+            "added them."
+        )
     try:
-        if not phase.test_sets.exists():
+        if not test_sets:
             raise validation.NoTestSet
-        taskdata.check_inputs(phase)
         inflated = validation.precheck(data=data, filename=filename)
         if inflated > django_settings.INLINE_VALIDATION_BYTES:
             return False
@@ -112,11 +118,6 @@ def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
         raise SubmissionInvalid(exc.problems, exc.total) from None
     except validation.NoTestSet:
         raise SubmissionRefused("This phase has no test set yet.") from None
-    except taskdata.MissingFiles as exc:
-        raise SubmissionRefused(
-            f"This phase is not ready for submissions: {exc}. Nothing was counted; "
-            "the organisers have to add it first."
-        ) from None
     if found is not None:
         raise SubmissionInvalid(*validation.to_problems(found))
     return True

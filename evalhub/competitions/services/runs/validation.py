@@ -67,7 +67,8 @@ def parse_problems(
     """Parse the run for every test set of the phase: None if it parses, else
     ``{"problems": [[file, line, message], ...], "total": n}``. ``limited``: in a
     child process under the validation limits (sandbox.LimitExceeded)."""
-    contexts = [taskdata.load_inputs(ts) for ts in phase.test_sets.all()]
+    test_sets = taskdata.checkable(taskdata.phase_test_sets(phase))
+    contexts = [taskdata.load_inputs(ts) for ts in test_sets]
     if not contexts:
         raise NoTestSet
     task_type, task_settings = contexts[0].task_type, contexts[0].settings
