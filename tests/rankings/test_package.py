@@ -21,6 +21,7 @@ from django.urls import reverse
 from evalhub.competitions.models import Score, SharedTask
 from evalhub.competitions.services import (
     analyses,
+    boardcache,
     leaderboard,
     submit,
     teams,
@@ -54,7 +55,7 @@ def world(task, phase, test_set, private_test_set, bucc_demo, django_user_model)
     hidden.hidden = True
     hidden.save()
     for ts in (test_set, private_test_set):
-        leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
         assert jobs.refresh_statistics(ts.pk) == "refreshed"
     return {"subs": subs, "hidden": hidden, "users": users}
 

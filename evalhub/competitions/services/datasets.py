@@ -11,7 +11,7 @@ from django.db.models import Exists, F, OuterRef
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Evaluation, SharedTask, TestSet, TestSetFile
-from evalhub.competitions.services import leaderboard, taskdata
+from evalhub.competitions.services import boardcache, taskdata
 from tasks.base import FormatError
 
 
@@ -133,7 +133,7 @@ def _gold_replaced(test_set: TestSet) -> None:
             )
         )
     )
-    leaderboard.invalidate_phase(phase=test_set.phase_id)
+    boardcache.invalidate_phase(phase=test_set.phase_id)
 
 
 def delete_stored(files: list[TestSetFile]) -> None:
@@ -152,7 +152,7 @@ def reveal(*, test_set: TestSet) -> None:
     changed = TestSet.objects.filter(pk=test_set.pk, revealed=False).update(
         revealed=True
     )
-    leaderboard.invalidate(test_set_id=test_set.pk)
+    boardcache.invalidate(test_set_id=test_set.pk)
     if changed and test_set.visibility == TestSet.Visibility.PRIVATE:
         pk = test_set.pk
         transaction.on_commit(
@@ -187,7 +187,7 @@ def release_gold(*, task: SharedTask, confirm_unrevealed: bool = False) -> bool:
             raise GoldReleaseRefused(unrevealed)
     if changed:
         pk = task.pk
-        leaderboard.invalidate_task(task=pk)
+        boardcache.invalidate_task(task=pk)
         transaction.on_commit(
             lambda: signals.gold_released.send(sender=SharedTask, task_id=pk)
         )

@@ -16,15 +16,6 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services import access, finals, submit, systems, tracks
-from evalhub.competitions.services.board_pages import (  # noqa: F401  (the views' API)
-    BoardView,
-    anonymous_leaderboard,
-    boards_fragment,
-    leaderboard_export,
-    leaderboard_page,
-    leaderboard_phase,
-    warm_leaderboard,
-)
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:

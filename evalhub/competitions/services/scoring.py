@@ -37,7 +37,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import leaderboard, refreshes, sweeper, taskdata
+from evalhub.competitions.services import boardcache, refreshes, sweeper, taskdata
 from evalhub.competitions.services.sweeper import sweep  # noqa: F401  (the job's API)
 from tasks.base import FormatError, Plot, ScoreReport
 
@@ -218,7 +218,7 @@ def _score_claimed(submission_id: int, token: str) -> str:
 
 def _after_scored(test_set_id: int):  # noqa: ANN202
     def run() -> None:
-        leaderboard.invalidate(test_set_id=test_set_id)
+        boardcache.invalidate(test_set_id=test_set_id)
         refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
     return run
