@@ -21,7 +21,14 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services import leaderboard, refreshes, tracks
+from evalhub.competitions.services import (
+    boardcache,
+    leaderboard,
+    refreshes,
+    selection,
+    tracks,
+    visibility,
+)
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder
 from evalhub.rankings.services.ladder import ladder_applies
@@ -187,7 +194,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
 
     def matrix(track_id: int | None) -> dict[str, JSON]:
         """Pairwise tests and rank bands over one board's runs."""
-        board = leaderboard.select_runs(
+        board = selection.select_runs(
             test_set=test_set, shown=shown if applies else None, track_id=track_id
         )
         board = [pk for pk in board if pk in stats_of]
@@ -262,13 +269,23 @@ def _refresh(test_set_id: int) -> str:
     TestSetStatistics.objects.get_or_create(test_set=test_set)
     with transaction.atomic():
         row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
+        before = visibility.released(test_set)
         ranking = PhaseRanking.for_phase(test_set.phase)
         data = compute(test_set=test_set, ranking=ranking)
         row.data = data
         row.signature = signature(test_set, ranking)
         _save_chart(row, test_set, data)
         row.save()
-    leaderboard.invalidate(test_set_id=test_set_id, refresh_statistics=False)
+        decided = visibility.released(test_set) != before
+    # A Ladder decision changes which runs the public sees: no page drawn before
+    # it is served again, and the figures drawn from the old board are redrawn.
+    boardcache.invalidate(
+        test_set_id=test_set_id, refresh_statistics=False, retract=decided
+    )
+    if decided:
+        transaction.on_commit(
+            lambda: refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
+        )
     return "refreshed"
 
 
