@@ -44,28 +44,29 @@ def can_see_run_private(user: object, submission: Submission) -> bool:
 def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
     """A task-level figure or analysis of a test set (its page, image, data CSV,
     exports and the package): its scores, organiser-only artefacts until gold
-    release, and only while every run it was drawn from is on this viewer's board
-    of the test set now (``artefact_current``)."""
+    release, and only while every run it was drawn from is on the public board of
+    the test set now (``artefact_current``)."""
     test_set = artefact.test_set
     task = test_set.phase.task
     if not can_see_task(user, task) or not can_see_scores(user, test_set):
         return False
     if artefact.organiser_only and not can_see_detail(user, task):
         return False
-    return artefact_current(user, artefact)
+    return artefact_current(artefact)
 
 
-def artefact_current(user: object, artefact: TaskArtefact) -> bool:
-    """Every run ``artefact`` draws is on ``user``'s board of its test set now. A
-    board that changed since it was drawn (a Ladder decision, a hidden run,
-    replaced gold, a rescore) makes it stale: not served until the worker redraws
-    it, which this asks for (``refreshes.request``)."""
+def artefact_current(artefact: TaskArtefact) -> bool:
+    """Every run ``artefact`` draws is on the public board of its test set now (it
+    is drawn from that board's runs: ``analyses``). A board that changed since (a
+    Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
+    to nobody until the worker redraws it, which this asks for
+    (``refreshes.request``). Organisers see the same public figures."""
     from evalhub.competitions.services import leaderboard
 
     drawn = {int(pk) for pk in artefact.runs}
     if not drawn:
         return True
-    board = leaderboard.board_for(test_set=artefact.test_set, user=user)
+    board = leaderboard.board(test_set=artefact.test_set)
     if drawn <= {row.submission_id for row in board.rows}:
         return True
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)
