@@ -151,7 +151,7 @@ def compute(
     track_id = None if track is None else track.pk
 
     cached = statistics_of(test_set, track_id)
-    shown = visibility.released(test_set)
+    released = visibility.released(test_set)
     if include_hidden:
         subs, values = scored_runs(
             test_set, viewer=visibility.ORGANISERS, track_id=track_id
@@ -162,7 +162,7 @@ def compute(
             viewer=visibility.PUBLIC,
             track_id=track_id,
         )
-    ordered = select(test_set, subs, values, shown)
+    ordered = select(test_set, subs, values, released)
 
     rows: list[Row] = []
     prev: float | None = None
@@ -207,7 +207,7 @@ def compute(
         metric_labels=tuple(m.label for m in task_type.metrics),
         primary_metric=primary,
         rows=tuple(rows),
-        ladder=shown is not None,
+        ladder=released is not None,
         signature=cached.signature,
         has_chart=cached.has_chart,
         track="" if track is None else track.slug,

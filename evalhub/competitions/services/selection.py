@@ -65,8 +65,8 @@ def scored_runs(
     if track_id is not None:
         runs = runs.filter(track_id=track_id)
     found = list(runs)
-    shown = visibility.visible(viewer=viewer, test_set=test_set, runs=found, gate=gate)
-    subs = {s.pk: s for s in found if s.pk in shown}
+    seen = visibility.visible(viewer=viewer, test_set=test_set, runs=found, gate=gate)
+    subs = {s.pk: s for s in found if s.pk in seen}
     values: dict[int, dict[str, float | None]] = {pk: {} for pk in subs}
     for sub_id, metric, value in Score.objects.filter(
         test_set=test_set, submission_id__in=subs
@@ -174,10 +174,10 @@ def select(
     test_set: TestSet,
     subs: Mapping[int, Submission],
     values: Mapping[int, Mapping[str, float | None]],
-    shown: Mapping[str, int] | None,
+    released: Mapping[str, int] | None,
 ) -> list[int]:
     """The runs a board ranks, best first (the rules are in the module docstring).
-    ``shown`` (a score gate applies): the released run per competitor, shown
+    ``released`` (a score gate applies): the released run per competitor, shown
     when it is among ``subs`` (scored, and visible to the board's audience)."""
     task_type = test_set.phase.task.type
     primary = task_type.primary_metric
@@ -188,28 +188,28 @@ def select(
         v = float("-inf") if value is None else (value if higher else -value)
         return (-v, subs[pk].created_at, pk)
 
-    if shown is None:
+    if released is None:
         final = test_set.visibility == TestSet.Visibility.PRIVATE
         return ranked_runs(
             phase=test_set.phase, subs=subs, sort_key=sort_key, final=final
         )
-    return sorted((pk for pk in set(shown.values()) if pk in subs), key=sort_key)
+    return sorted((pk for pk in set(released.values()) if pk in subs), key=sort_key)
 
 
 def select_runs(
     *,
     test_set: TestSet,
-    shown: Mapping[str, int] | None,
+    released: Mapping[str, int] | None,
     track_id: int | None = None,
 ) -> list[int]:
     """Submission ids the public board of ``test_set`` (in ``track_id``; None:
-    every track) will show once the gate's owner stores ``shown``, its new answer
+    every track) will show once the gate's owner stores ``released``, its new answer
     (``None``: no gate applies), as the public will see it (``once_public``),
     best first (see ``select``)."""
     subs, values = scored_runs(
         visibility.once_public(test_set),
         viewer=visibility.PUBLIC,
         track_id=track_id,
-        gate=shown,
+        gate=released,
     )
-    return select(test_set, subs, values, shown)
+    return select(test_set, subs, values, released)

@@ -183,7 +183,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         else []
     )
     # Every run counts, hidden or not, in submission order (services/ladder.py).
-    shown, steps = ladder.decide(
+    released, steps = ladder.decide(
         test_set=test_set,
         stats_of={sub.pk: st for sub, st in runs},
         higher_is_better=higher,
@@ -195,7 +195,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
     def matrix(track_id: int | None) -> dict[str, JSON]:
         """Pairwise tests and rank bands over one board's runs."""
         board = selection.select_runs(
-            test_set=test_set, shown=shown if applies else None, track_id=track_id
+            test_set=test_set, released=released if applies else None, track_id=track_id
         )
         board = [pk for pk in board if pk in stats_of]
         result = rs.pairwise(
@@ -235,7 +235,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
             "applies": applies,
             "margin": ranking.ladder_margin,
             "gold_version": test_set.gold_version,
-            "shown": shown,  # type: ignore[dict-item]
+            "shown": released,  # type: ignore[dict-item]
             "steps": steps,
         },
         # The board of every track together (a phase without tracks: the board).
