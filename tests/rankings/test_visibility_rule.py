@@ -101,10 +101,12 @@ def test_figures_stop_drawing_a_run_as_soon_as_the_ladder_stops_showing_it(
     assert first.pk not in set(visibility.released(test_set).values())
     for url in (svg, data, export):
         assert client.get(url).status_code == 404, url
-    assert "withheld-q2" not in _page(client, phase)
-    assert label not in _page(client, phase)
+    page = _page(client, phase)
+    assert "withheld-q2" not in page and label not in page
+    assert "being redrawn" in page
     # The redraw the stale figure asked for shows the board as it is.
     competition_jobs.refresh_analyses(test_set.pk)
+    assert "being redrawn" not in _page(client, phase)
     rows = list(csv.reader(io.StringIO(client.get(data).content.decode())))
     series = {r[1] for r in rows[1:]}
     assert analyses.run_label(better) in series and label not in series

@@ -40,6 +40,9 @@ class BoardView:
     #: papers) and each row's cells: run id -> ((text, url), ...).
     system_columns: tuple[systems.SystemColumn, ...] = ()
     cells: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: Figures or the analysis were drawn from runs the board no longer shows: not
+    #: shown until the worker has redrawn them (``access.artefact_current``).
+    redrawing: bool = False
 
     @property
     def system_count(self) -> int:
@@ -300,6 +303,7 @@ def _board_views(
                 )
                 if columns
                 else {},
+                redrawing=not all(access.artefact_current(a) for a in artefacts),
             )
         )
     return views
