@@ -203,3 +203,23 @@ def test_the_rule_answers_in_bulk_for_every_viewer(
     assert visibility.visible(viewer=participant, test_set=test_set, runs=runs) == {
         first
     }
+
+
+def test_figures_are_not_served_after_the_gold_is_replaced(
+    client, ladder, phase, test_set, bucc_demo
+):
+    """Main kept drawing the old board's runs with their AP on the replaced gold
+    until the next redraw."""
+    from evalhub.competitions.services import datasets
+
+    key = f"{analyses.COMPARE_PREFIX}ap"
+    data = reverse("competitions:testset-plot-data", args=[test_set.pk, key])
+    assert client.get(data).status_code == 200
+    datasets.store_file(
+        test_set=test_set,
+        role="gold",
+        filename="gold.tsv",
+        data=bucc_demo.test_sets[0].gold["gold"],
+    )
+    assert client.get(data).status_code == 404
+    assert "first-q1" not in _page(client, phase)
