@@ -223,3 +223,23 @@ def test_figures_are_not_served_after_the_gold_is_replaced(
     )
     assert client.get(data).status_code == 404
     assert "first-q1" not in _page(client, phase)
+
+
+def test_a_ladder_decision_is_never_undone_by_the_stale_fallback(
+    client,
+    ladder,
+    phase,
+    test_set,
+    participant,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    """Main served the fragment drawn before a Ladder decision while the new one
+    rendered, with the run the Ladder no longer shows."""
+    assert "first-q1" in _page(client, phase)
+    better = scored_by_the_job(phase, participant, ladder["runs"]["dictionary"], "b")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    assert better.pk in set(visibility.released(test_set).values())
+    _busy_renders(monkeypatch)
+    assert "first-q1" not in _page(client, phase)
