@@ -243,3 +243,28 @@ def test_a_ladder_decision_is_never_undone_by_the_stale_fallback(
     assert better.pk in set(visibility.released(test_set).values())
     _busy_renders(monkeypatch)
     assert "first-q1" not in _page(client, phase)
+
+
+def test_replaced_gold_is_never_undone_by_the_stale_fallback(
+    client,
+    ladder,
+    phase,
+    test_set,
+    bucc_demo,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    """Main served the fragment of the old gold's board while the new one
+    rendered; nothing is released on the new gold until the Ladder is replayed."""
+    from evalhub.competitions.services import datasets
+
+    assert "first-q1" in _page(client, phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        datasets.store_file(
+            test_set=test_set,
+            role="gold",
+            filename="gold.tsv",
+            data=bucc_demo.test_sets[0].gold["gold"],
+        )
+    _busy_renders(monkeypatch)
+    assert "first-q1" not in _page(client, phase)
