@@ -266,14 +266,21 @@ def fragment(
     stale) instead of rendering it too, so a busy board is rendered once per
     change rather than once per waiting request. The previous fragment is never
     one drawn before a change that took something off the boards (a run hidden, a
-    team renamed, a Ladder decision: ``invalidate(..., retract=True)``)."""
+    team renamed, a Ladder decision: ``invalidate(..., retract=True)``) or on
+    replaced gold."""
     state = _boards_state(test_sets)
     key = "leaderboard:fragment:" + _digest((vary_on, state))
     html = cache.get(key)
     if html is not None:
         return mark_safe(html)  # noqa: S308 - rendered by the template engine
+    # Replaced gold starts a new fallback too: no board of the old gold is served.
     latest = "leaderboard:fragment-latest:" + _digest(
-        (vary_on, tuple((ts.pk, ts.visibility, ts.revealed) for ts in test_sets))
+        (
+            vary_on,
+            tuple(
+                (ts.pk, ts.visibility, ts.revealed, ts.gold_version) for ts in test_sets
+            ),
+        )
     )
     lock = key + ":rendering"
     if not cache.add(lock, 1, timeout=30):
