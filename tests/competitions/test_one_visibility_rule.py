@@ -67,12 +67,12 @@ def test_every_score_consumer_calls_the_rule():
     for name in (
         "competitions/services/selection.py",
         "competitions/services/overall.py",
+        "competitions/services/compare.py",
         "console/services/disclosure.py",
     ):
         assert "visibility.visible(" in sources[name], name
     for name in (
         "competitions/services/pages.py",
-        "competitions/services/compare.py",
         "rankings/services/statistics.py",
         "api/services/resources.py",
     ):
