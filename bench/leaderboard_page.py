@@ -35,9 +35,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils.safestring import mark_safe
 from evalhub.competitions.models import *
-from evalhub.competitions.services.boards import analyses, leaderboard, pages
-from evalhub.competitions.services.data import taskdata
-from evalhub.competitions.services.runs import scoring, submit
+from evalhub.competitions.services import analyses, board_pages, boardcache, leaderboard, scoring, submit, taskdata
 from evalhub.rankings.services import statistics as stats
 
 phase = Phase.objects.get(task__slug=TASK)
@@ -65,7 +63,7 @@ for ts in test_sets:
     analyses.refresh(test_set_id=ts.pk)
 
 url = f"/tasks/{TASK}/{phase.slug}/leaderboard/"
-real_fragment, real_page = leaderboard.fragment, pages.anonymous_leaderboard
+real_fragment, real_page = boardcache.fragment, board_pages.anonymous_leaderboard
 previous = lambda *, test_sets, vary_on, render: mark_safe(render())
 uncached_page = lambda *, phase, test_sets, path, render: render()
 
@@ -89,7 +87,7 @@ def measure(client, n, before=None):
 
 def bump():
     for ts in test_sets:
-        leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
 
 out = {"rows": len(leaderboard.board(test_set=test_sets[0]).rows)}
 for who in ("anonymous", "participant"):
@@ -97,11 +95,11 @@ for who in ("anonymous", "participant"):
     if who == "participant":
         client.force_login(users[0])
     client.get(url)
-    leaderboard.fragment, pages.anonymous_leaderboard = previous, uncached_page
+    boardcache.fragment, board_pages.anonymous_leaderboard = previous, uncached_page
     try:
         a = measure(client, N)
     finally:
-        leaderboard.fragment, pages.anonymous_leaderboard = real_fragment, real_page
+        boardcache.fragment, board_pages.anonymous_leaderboard = real_fragment, real_page
     b = measure(client, N)
     c = measure(client, max(5, N // 10), before=bump)
     out[who] = {"previous": a, "cached": b, "after_new_score": c,

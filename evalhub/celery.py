@@ -56,7 +56,7 @@ def _yield_cpu_to_the_web(**_: object) -> None:
 @signals.worker_init.connect
 def _render_boards_ahead(**_: object) -> None:
     """Scores change in workers: render the new public boards there, before they
-    show (``leaderboard.render_ahead_with``), rather than in a viewer's request."""
-    from evalhub.competitions.services.boards import leaderboard, pages
+    show (``boardcache.render_ahead_with``), rather than in a viewer's request."""
+    from evalhub.competitions.services import board_pages, boardcache
 
-    leaderboard.render_ahead_with(pages.warm_leaderboard)
+    boardcache.render_ahead_with(board_pages.warm_leaderboard)

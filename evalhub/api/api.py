@@ -17,9 +17,7 @@ from ninja.security import HttpBearer
 
 from evalhub.api.services import resources, tokens
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services.boards import access, pages
-from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import submit
+from evalhub.competitions.services import access, board_pages, submit, tracks
 
 
 class TokenAuth(HttpBearer):
@@ -221,7 +219,9 @@ def leaderboard(
     track_obj = tracks.by_slug(phase=phase_obj, slug=track) if track else None
     if track and track_obj is None:
         raise Http404("No such track.")
-    return pages.leaderboard_export(phase=phase_obj, user=request.auth, track=track_obj)
+    return board_pages.leaderboard_export(
+        phase=phase_obj, user=request.auth, track=track_obj
+    )
 
 
 @api.get(

@@ -1,16 +1,9 @@
 """Boards follow every saved change of what they show, whichever page, admin action
 or script saves it: test sets (visibility, reveal, counted, gold), phases (final-run
 count, dates), tasks (state, gold release, title), gold and input files, and runs
-edited or deleted outside the services (the services invalidate themselves), and
-tracks (names on the boards; the cached list of a phase's tracks). The
-invalidation happens after the transaction commits (``services/boards/boardcache.py``).
-
-A run's scores follow the test data the same way, whichever path changes it: a gold
-file stored or deleted is ``lifecycle.data_changed`` (the gold version is bumped and
-every affected run of the phase is scored again; the gold that completes a new test
-set scores the phase's runs on it).
-
-A successful login is not counted against the login limits (``ratelimit.py``).
+edited or deleted outside the services (the services invalidate themselves),
+tracks (names on the boards; the cached list of a phase's tracks) and team names. The
+invalidation happens after the transaction commits (``services/boardcache.py``).
 Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
@@ -23,6 +16,7 @@ from evalhub.competitions.models import (
     Phase,
     SharedTask,
     Submission,
+    Team,
     TestSet,
     TestSetFile,
     Track,
@@ -75,6 +69,22 @@ def _track(*, instance: Track, **_: object) -> None:
     boardcache.invalidate_phase(phase=instance.phase_id, refresh_statistics=False)
 
 
+def _team(*, instance: Team, created: bool = False, **_: object) -> None:
+    """A renamed team: every board that drew its old name (its runs' phases), none
+    of them served again, not even as a stale fallback; the figures that name it
+    are redrawn."""
+    if created:
+        return
+    for phase_id in (
+        Submission.objects.filter(team_id=instance.pk)
+        .values_list("phase_id", flat=True)
+        .distinct()
+    ):
+        boardcache.invalidate_phase(
+            phase=phase_id, refresh_statistics=False, retract=True
+        )
+
+
 def connect() -> None:
     for model, receiver in (
         (TestSet, _test_set),
@@ -83,6 +93,7 @@ def connect() -> None:
         (TestSetFile, _file),
         (Submission, _run),
         (Track, _track),
+        (Team, _team),
     ):
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")

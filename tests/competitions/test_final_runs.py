@@ -11,8 +11,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services.boards import leaderboard, overall, pages
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services import (
+    board_pages,
+    finals,
+    leaderboard,
+    overall,
+    selection,
+)
 from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db
@@ -178,14 +183,16 @@ def test_public_exports_never_carry_hidden_runs_or_choices(
     private_test_set.save()
     finals.set_final(submission=runs["middle"], user=participant, final=True)
     finals.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
-    public = pages.leaderboard_export(phase=phase, user=AnonymousUser())
+    public = board_pages.leaderboard_export(phase=phase, user=AnonymousUser())
     rows = [row for ts in public["test_sets"] for row in ts["rows"]]
     assert {row["run"] for row in rows} == {runs["middle"].pk}
     assert all("hidden" not in row and "final" not in row for row in rows)
     assert {"interval_low", "interval_high", "band"} <= set(rows[0])
     organiser_rows = [
         row
-        for ts in pages.leaderboard_export(phase=phase, user=organiser)["test_sets"]
+        for ts in board_pages.leaderboard_export(phase=phase, user=organiser)[
+            "test_sets"
+        ]
         for row in ts["rows"]
     ]
     assert {(row["run"], row["hidden"], row["final"]) for row in organiser_rows} == {
@@ -209,7 +216,7 @@ def test_ladder_mode_still_shapes_public_boards_and_ignores_hidden_runs(
     from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 
     ranking = PhaseRanking.objects.create(phase=phase, ladder=True)
-    key = leaderboard.team_key(runs["middle"].team_id, False)
+    key = selection.team_key(runs["middle"].team_id, False)
     TestSetStatistics.objects.create(
         test_set=test_set,
         data={

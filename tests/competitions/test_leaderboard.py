@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Score
-from evalhub.competitions.services import teams
-from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services import boardcache, leaderboard, teams
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +39,7 @@ def test_cache_is_invalidated_by_a_new_score(task, phase, test_set, participant,
     assert leaderboard.board(test_set=test_set).rows == ()
     _scored(phase, team, participant, test_set, 0.3, minutes_ago=1)
     assert leaderboard.board(test_set=test_set).rows == ()  # still the cached board
-    leaderboard.invalidate(test_set_id=test_set.pk)
+    boardcache.invalidate(test_set_id=test_set.pk)
     assert len(leaderboard.board(test_set=test_set).rows) == 1
 
 

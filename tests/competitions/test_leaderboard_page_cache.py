@@ -1,4 +1,4 @@
-"""The leaderboard page's boards fragment is cached (services/leaderboard.fragment):
+"""The leaderboard page's boards fragment is cached (services/boardcache.fragment):
 a new scored run, a reveal or a refreshed analysis shows at once; a score hidden
 from a viewer never reaches that viewer's cached fragment, whoever rendered first;
 a cached page is not rendered again."""
@@ -13,8 +13,9 @@ from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import (
     board_pages,
     boardcache,
-    leaderboard,
-    pages,
+    datasets,
+    scoring,
+    teams,
 )
 from evalhub.competitions.services.boards import refreshes as refreshes_service
 from evalhub.competitions.services.boards.board_pages import (
@@ -102,7 +103,7 @@ def _with_private_score(phase, team, participant, test_set, private_test_set):  
         minutes_ago=0, method="secret-sauce",
     )  # fmt: skip
     for ts in (test_set, private_test_set):
-        leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
     return sub
 
 
@@ -165,11 +166,11 @@ def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
     anonymous = AnonymousUser()
     test_sets = list(phase.test_sets.all())
     old = str(
-        pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)[
+        board_pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)[
             "boards_html"
         ]
     )
-    leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+    boardcache.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     # Another process holds the render lock of the new version.
     real_add = cache.add
     cache_add_calls: list[str] = []
@@ -181,16 +182,16 @@ def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
     cache.add = busy_add
     try:
         stale = str(
-            pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)[
-                "boards_html"
-            ]
+            board_pages.leaderboard_page(
+                phase=phase, test_sets=test_sets, user=anonymous
+            )["boards_html"]
         )
     finally:
         del cache.add
     assert stale == old and renders[0] == 1
     assert any(k.endswith(":rendering") for k in cache_add_calls)
     # Without the lock held, the new version is rendered.
-    pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)
+    board_pages.leaderboard_page(phase=phase, test_sets=test_sets, user=anonymous)
     assert renders[0] == 2
 
 
@@ -207,13 +208,13 @@ def test_anonymous_visitors_share_one_cached_page_until_a_new_score(
     django_capture_on_commit_callbacks,
 ):
     built = [0]
-    real_page = pages.leaderboard_page
+    real_page = board_pages.leaderboard_page
 
     def counting(**kwargs):  # noqa: ANN003, ANN202
         built[0] += 1
         return real_page(**kwargs)
 
-    monkeypatch.setattr(pages, "leaderboard_page", counting)
+    monkeypatch.setattr(board_pages, "leaderboard_page", counting)
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}
     first = submit_run(runs["dictionary"], method="first-method")
     _score(first.pk, django_capture_on_commit_callbacks)
@@ -294,9 +295,9 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
 def render_ahead():  # noqa: ANN201
     """This process renders boards ahead, as worker processes do (evalhub.celery)."""
     board_pages._noted.clear()
-    leaderboard.render_ahead_with(pages.warm_leaderboard)
+    boardcache.render_ahead_with(board_pages.warm_leaderboard)
     yield
-    leaderboard.render_ahead_with(None)
+    boardcache.render_ahead_with(None)
     board_pages._noted.clear()
 
 
@@ -314,7 +315,7 @@ def test_a_worker_renders_the_new_public_boards_before_they_show(
     django_capture_on_commit_callbacks,
 ):
     seen = []
-    real_warm = pages.warm_leaderboard
+    real_warm = board_pages.warm_leaderboard
 
     def stored(test_set_id: int) -> int:
         return (
@@ -329,7 +330,7 @@ def test_a_worker_renders_the_new_public_boards_before_they_show(
         seen.append((stored(test_set_id), _number(boardcache.version(test_set_id))))
         real_warm(test_set_id)
 
-    leaderboard.render_ahead_with(watching)
+    boardcache.render_ahead_with(watching)
     client.get(_url(phase))  # someone reads the board (an empty one)
     assert renders[0] == 1
     sub = submit_run(demo_run, method="warmed-method")
@@ -375,7 +376,7 @@ def test_boards_are_rendered_ahead_only_in_the_zones_viewers_use(
     client.get(_url(phase))  # UTC: a miss
     assert renders[0] == 3
     with django_capture_on_commit_callbacks(execute=True):
-        leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+        boardcache.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     assert renders[0] == 5  # Paris and UTC
     client.get(_url(phase))
     assert renders[0] == 5
@@ -388,12 +389,12 @@ def test_a_failure_to_render_ahead_still_bumps_the_version(
     def broken(test_set_id: int) -> None:
         raise ConnectionError("cache unreachable")
 
-    leaderboard.render_ahead_with(broken)
+    boardcache.render_ahead_with(broken)
     try:
         sub = submit_run(demo_run, method="after-a-failure")
         _score(sub.pk, django_capture_on_commit_callbacks)
     finally:
-        leaderboard.render_ahead_with(None)
+        boardcache.render_ahead_with(None)
     assert "could not render test set" in caplog.text
     assert b"after-a-failure" in client.get(_url(phase)).content
     assert renders[0] == 1  # the viewer rendered it

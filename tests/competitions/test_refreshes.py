@@ -80,7 +80,7 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     bucc_demo,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions.services.boards import leaderboard
+    from evalhub.competitions.services import boardcache, leaderboard
 
     phase.daily_limit = phase.total_limit = 100
     phase.save(update_fields=["daily_limit", "total_limit"])
@@ -89,7 +89,7 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     for i in range(5):
         subs.append(scored(phase, participant, runs[i % len(runs)], f"m{i}"))
         with django_capture_on_commit_callbacks(execute=True):
-            leaderboard.invalidate(test_set_id=test_set.pk)  # as a scored run does
+            boardcache.invalidate(test_set_id=test_set.pk)  # as a scored run does
     assert [(k, pk) for k, pk, _ in sent] == [(STATS, test_set.pk)]
     # The job runs twice (a redelivered message): the second is a no-op refresh.
     assert ranking_jobs.refresh_statistics(test_set.pk) == "refreshed"

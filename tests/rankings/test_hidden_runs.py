@@ -9,7 +9,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services.boards import access, leaderboard, visibility
+from evalhub.competitions.services import (
+    access,
+    boardcache,
+    leaderboard,
+    selection,
+    visibility,
+)
 from evalhub.rankings import jobs
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 
@@ -33,7 +39,7 @@ def test_a_hidden_run_leaves_the_ladder_and_the_matrix(
     chart = reverse("rankings:chart-detail", args=[test_set.pk, "svg"])
     assert client.get(chart).status_code == 200
     _hide(second)
-    leaderboard.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
+    boardcache.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     # Stale statistics (the refresh has not run yet): filtered, no chart.
     runs = [r["run"] for r in client.get(significance).json()["runs"]]
     assert second.pk not in runs and other.pk in runs
@@ -45,7 +51,7 @@ def test_a_hidden_run_leaves_the_ladder_and_the_matrix(
     # the team's released run is still the hidden one and the team has no public
     # row (hiding never releases another run); the hidden run leaves the matrix.
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
-    key = leaderboard.team_key(first.team_id, False)
+    key = selection.team_key(first.team_id, False)
     assert visibility.released(test_set)[key] == second.pk
     matrix_runs = set(test_set.statistics.data["matrix"]["runs"])
     assert second.pk not in matrix_runs and first.pk not in matrix_runs

@@ -16,6 +16,7 @@ from evalhub.competitions.services.boards import (
     compare,
     leaderboard,
     overall,
+    selection,
     visibility,
 )
 from evalhub.competitions.services.data import datasets
@@ -43,7 +44,7 @@ def ladder_runs(task, phase, test_set, private_test_set, bucc_demo, participant,
     for ts in (test_set, private_test_set):
         jobs.refresh_statistics(ts.pk)
     assert visibility.released(test_set) == {
-        leaderboard.team_key(team.pk, False): first.pk
+        selection.team_key(team.pk, False): first.pk
     }
     return first, noisy
 

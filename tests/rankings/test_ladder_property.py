@@ -1,36 +1,52 @@
 """Property: whatever a team does — submit, hide, unhide, choose final runs — and
 whatever the organisers do — replace gold, rescore, reveal — and whenever the
-statistics worker runs, the public never sees a run's public-test-set score that the
-Ladder has not released. The Ladder's releases are computed here independently,
-from the submission history alone (``tasks.common.resampling.ladder`` over every
-run of a team in submission order)."""
+statistics and analyses workers run, the public never sees a run's public-test-set
+score that the Ladder has not released. The Ladder's releases are computed here
+independently, from the submission history alone (``tasks.common.resampling.ladder``
+over every run of a team in submission order).
+
+Every public surface is read as the public reads it (web requests, anonymous): the
+boards and their fragments, the JSON/CSV/LaTeX exports, the API, the analysis and
+every figure with its data CSV and export, and the package. None of them names a run
+the public board does not show now, and the difficulty bins count no run they do not
+list, so no withheld run's number can be derived from them."""
 
 from __future__ import annotations
 
+import csv
+import io
+import zipfile
+
 import pytest
 from django.db import transaction
+from django.test import Client
+from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from evalhub.competitions.models import Phase, Submission
+from evalhub.competitions import jobs as competition_jobs
+from evalhub.competitions.models import Phase, Submission, TaskArtefact
+from evalhub.competitions.services import boardcache, datasets, finals, taskdata
 from evalhub.competitions.services import teams as team_service
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.data import datasets, taskdata
 from evalhub.competitions.services.runs import finals
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
+from evalhub.rankings.services import package
 from tasks.base import ScoreReport
 from tasks.common import resampling as rs
-from tests.rankings.helpers import rescored, scored
+from tests.rankings.helpers import rescored
 from tests.rankings.test_ladder_guarantees import _public_runs
 from tests.rankings.test_statistics import _noisy
+from tests.rankings.test_visibility_rule import scored_by_the_job
 
 pytestmark = pytest.mark.django_db
 
 OPS = st.one_of(
     st.tuples(st.just("submit"), st.integers(0, 3), st.integers(0, 1)),
     st.tuples(st.sampled_from(["hide", "unhide", "final"]), st.integers(0, 20)),
-    st.tuples(st.sampled_from(["gold", "work", "refresh", "reveal"])),
+    st.tuples(st.sampled_from(["gold", "work", "refresh", "reveal", "analyses"])),
 )
 
 
@@ -101,6 +117,20 @@ def _ever_released(history: dict[int, list[tuple[str, rs.ItemStats]]], margin): 
         ("refresh",),
     ]
 )
+# Issue 28: a figure drawn while a run was shown, served after the Ladder stopped
+# showing it; the bins of a withheld run; a hidden run on a cached board.
+@example(
+    ops=[
+        ("submit", 0, 0),
+        ("refresh",),
+        ("analyses",),
+        ("submit", 2, 0),
+        ("refresh",),
+        ("submit", 1, 1),
+        ("analyses",),
+        ("hide", 0),
+    ]
+)
 def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
     phase, test_set = world["phase"], world["test_set"]
     # Nothing cached by an earlier example is read (each example's changes are
@@ -112,7 +142,9 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
         for op in ops:
             if op[0] == "submit":
                 user = world["users"][op[2]]
-                sub = scored(phase, user, world["files"][op[1]], f"m{len(runs)}")
+                sub = scored_by_the_job(
+                    phase, user, world["files"][op[1]], f"meth-{len(runs)}-zq"
+                )
                 runs.append(sub)
                 history.setdefault(op[2], []).append(
                     (str(sub.pk), world["stats"][op[1]])
@@ -142,8 +174,89 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
                 jobs.refresh_statistics(test_set.pk)
             elif op[0] == "reveal":
                 datasets.reveal(test_set=world["private"])
+            elif op[0] == "analyses":
+                competition_jobs.refresh_analyses(test_set.pk)
             test_set.refresh_from_db()
             world["private"].refresh_from_db()
             public = _public_runs(phase, test_set)
-            assert public <= _ever_released(history, world["margin"]), (ops, op)
+            ever = _ever_released(history, world["margin"])
+            assert public <= ever, (ops, op)
+            _surfaces_show_only_the_board(phase, test_set, runs, (ops, op))
+        never = [r for r in runs if r.pk not in ever]
+        _package_holds_nothing_withheld(phase, test_set, never, ops)
         transaction.set_rollback(True)
+
+
+def _names(runs) -> set[str]:  # noqa: ANN001
+    return {r.method_name for r in runs}
+
+
+def _section(page: str, test_set) -> str:  # noqa: ANN001
+    """The public test set's part of the leaderboard page."""
+    start = page.index(f'id="testset-{test_set.pk}"')
+    return page[start : page.index("</section>", start)]
+
+
+def _surfaces_show_only_the_board(phase, test_set, runs, where) -> None:  # noqa: ANN001
+    """What anonymous visitors get of the public test set names no run its public
+    board does not show now (the board read from the JSON export), and its bins
+    count no run they do not list."""
+    client = Client()
+    task = phase.task.slug
+    data = client.get(reverse("competitions:leaderboard-json", args=[task, phase.slug]))
+    board = {
+        row["run"]
+        for ts in data.json()["test_sets"]
+        if ts["test_set"] == test_set.slug
+        for row in ts["rows"]
+    }
+    off_board = _names(r for r in runs if r.pk not in board)
+    texts = {}
+    page = client.get(
+        reverse("competitions:leaderboard-detail", args=[task, phase.slug])
+    ).content.decode()
+    texts["page"] = _section(page, test_set)
+    export = reverse("api:leaderboard-export", args=[task, phase.slug, "csv"])
+    rows = list(csv.reader(io.StringIO(client.get(export).content.decode())))
+    texts["csv"] = repr([r for r in rows[1:] if test_set.slug in r])
+    for artefact in TaskArtefact.objects.filter(test_set=test_set):
+        for name, url in (
+            ("svg", reverse("competitions:testset-plot", args=[test_set.pk, artefact.key, "svg"])),
+            ("csv", reverse("competitions:testset-plot-data", args=[test_set.pk, artefact.key])),
+            ("export", reverse("api:figure-export", args=[test_set.pk, artefact.key, "svg"])),
+        ):  # fmt: skip
+            response = client.get(url)
+            if response.status_code == 200:
+                body = (
+                    b"".join(response.streaming_content)
+                    if response.streaming
+                    else response.content
+                )
+                texts[f"{artefact.key} {name}"] = body.decode()
+    for surface, text in texts.items():
+        assert not {n for n in off_board if n in text}, (where, surface)
+    if "<h3>Analysis</h3>" in texts["page"]:
+        bins = TaskArtefact.objects.get(test_set=test_set, key="analysis").public_data
+        counted = sum(b["n"] * b["size"] for b in bins["bins"])
+        assert counted == sum(sum(b["found"]) for b in bins["bins"]), where
+        assert len(bins["columns"]) == bins["n_runs"], where
+
+
+def _package_holds_nothing_withheld(phase, test_set, never, where) -> None:  # noqa: ANN001
+    """The package (public once every private test set is revealed), drawn by the
+    worker as in production: its public test set's files name no run the Ladder
+    never released."""
+    url = reverse("rankings:package", args=[phase.task.slug, phase.slug])
+    response = Client().get(url)
+    if response.status_code == 404:  # a private test set is not revealed
+        return
+    if response.status_code == 202:  # being prepared: the worker's job
+        package.prepare(phase_id=phase.pk)
+        response = Client().get(url)
+    assert response.status_code == 200, where
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        for name in archive.namelist():
+            if test_set.slug not in name:
+                continue
+            text = archive.read(name).decode("utf-8", "replace")
+            assert not {n for n in _names(never) if n in text}, (where, name)

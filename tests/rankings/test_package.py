@@ -19,10 +19,14 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Score, SharedTask
-from evalhub.competitions.services import teams
-from evalhub.competitions.services.boards import analyses, leaderboard
-from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import submit
+from evalhub.competitions.services import (
+    analyses,
+    boardcache,
+    leaderboard,
+    submit,
+    teams,
+    tracks,
+)
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import package, package_files, statistics
@@ -51,7 +55,7 @@ def world(task, phase, test_set, private_test_set, bucc_demo, django_user_model)
     hidden.hidden = True
     hidden.save()
     for ts in (test_set, private_test_set):
-        leaderboard.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
         assert jobs.refresh_statistics(ts.pk) == "refreshed"
     return {"subs": subs, "hidden": hidden, "users": users}
 

@@ -16,8 +16,8 @@ from django.db import transaction
 
 from evalhub.annotations.services import judgements, systems
 from evalhub.competitions.models import Evaluation, Score, TestSet
-from evalhub.competitions.services.boards import leaderboard
-from evalhub.competitions.services.runs.scoring import store_evaluation
+from evalhub.competitions.services import boardcache
+from evalhub.competitions.services.scoring import store_evaluation
 from tasks.base import ScoreReport
 from tasks.mt_lexicon_probe.tags import JudgementMemory, normalise_translation
 
@@ -71,7 +71,7 @@ def rescore_test_set(*, test_set_id: int) -> list[int]:
 def _after_rescore(test_set_id: int) -> None:
     from evalhub.competitions.services.boards import refreshes
 
-    leaderboard.invalidate(test_set_id=test_set_id)
+    boardcache.invalidate(test_set_id=test_set_id)
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
 

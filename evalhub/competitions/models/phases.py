@@ -106,6 +106,10 @@ class BoardVersion(models.Model):
         related_name="board_version",
     )
     version = models.PositiveBigIntegerField(default=0)
+    #: The version of the last change that took something off the boards (a run
+    #: hidden, a team renamed, a Ladder decision): a board drawn at an earlier
+    #: version is never served again, not even as the fragment's stale fallback.
+    retracted = models.PositiveBigIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"{self.test_set_id}: v{self.version}"

@@ -8,29 +8,38 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from evalhub.competitions.models import Phase
-from evalhub.competitions.services.boards import access, compare, overall, pages
-from evalhub.competitions.services.data import tracks
+from evalhub.competitions.models import Phase, Track
+from evalhub.competitions.services import access, board_pages, compare, overall, tracks
 from evalhub.competitions.views.lookups import task_or_404
+
+
+def _track(request: HttpRequest, phase: Phase) -> Track | None:
+    """``?track=SLUG``: that track of the phase (none: every track); an unknown
+    track is "not found" on every board and ranking (the phase's tracks are
+    cached: no query)."""
+    slug = request.GET.get("track")
+    track = tracks.by_slug(phase=phase, slug=slug)
+    if slug and track is None:
+        raise Http404("No such track.")
+    return track
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     try:
-        phase_obj, test_sets = pages.leaderboard_phase(slug=slug, phase_slug=phase)
+        phase_obj, test_sets = board_pages.leaderboard_phase(
+            slug=slug, phase_slug=phase
+        )
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
     if not access.can_see_task(request.user, phase_obj.task):
         raise Http404("No such task.")
-    # ?track=SLUG: the boards of one track (the phase's tracks are cached: no query).
-    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
-    if request.GET.get("track") and track is None:
-        raise Http404("No such track.")
+    track = _track(request, phase_obj)
 
     def render_page() -> bytes:
         return render(
             request,
             "competitions/phase_leaderboard.html",
-            pages.leaderboard_page(
+            board_pages.leaderboard_page(
                 phase=phase_obj, test_sets=test_sets, user=request.user, track=track
             ),
         ).content
@@ -39,7 +48,7 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     # theirs: no CSRF token, and pages with a message for them are not cached).
     if not request.user.is_authenticated and not len(messages.get_messages(request)):
         return HttpResponse(
-            pages.anonymous_leaderboard(
+            board_pages.anonymous_leaderboard(
                 phase=phase_obj,
                 test_sets=test_sets,
                 path=request.get_full_path(),
@@ -56,7 +65,7 @@ FIGURE_FORMATS = (("svg", "SVG"), ("png", "PNG"), ("pdf", "PDF"), ("csv", "data 
 def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    track = _track(request, phase_obj)
     context = {
         "task": task,
         "phase": phase_obj,
@@ -75,7 +84,7 @@ def phase_ranking_plot(
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     if ext not in ("svg", "png", "pdf", "csv"):
         raise Http404("No such plot.")
-    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
+    track = _track(request, phase_obj)
     if ext == "csv":
         body = overall.overall_csv(phase=phase_obj, user=request.user, track=track)
         response = HttpResponse(body, content_type="text/csv; charset=utf-8")
@@ -97,10 +106,10 @@ def phase_ranking_plot(
 def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    track = tracks.by_slug(phase=phase_obj, slug=request.GET.get("track"))
-    if request.GET.get("track") and track is None:
-        raise Http404("No such track.")
-    data = pages.leaderboard_export(phase=phase_obj, user=request.user, track=track)
+    track = _track(request, phase_obj)
+    data = board_pages.leaderboard_export(
+        phase=phase_obj, user=request.user, track=track
+    )
     return HttpResponse(
         json.dumps(data, indent=2, default=str), content_type="application/json"
     )

@@ -1,6 +1,6 @@
 """Public/private, reveal and gold release as explicit actions: before each one the
 organiser reads who will see what, counted by the leak rules themselves
-(``access.visible_runs`` for a viewer who is not signed in, on the test set as it
+(``visibility.visible`` for a viewer who is not signed in, on the test set as it
 will be), then confirms. The actions are the core's services
 (``datasets.reveal``, ``datasets.release_gold``: release is refused while a private
 test set is unrevealed unless confirmed) and a saved visibility (the core's
@@ -11,12 +11,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 from evalhub.competitions.models import Evaluation, SharedTask, Submission, TestSet
-from evalhub.competitions.services.boards import access
-from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services import datasets, visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +45,7 @@ def _public_runs(test_set: TestSet) -> tuple[int, int, int]:
     """(runs, teams, hidden runs) whose scores on ``test_set`` as it is (or will be,
     for a changed copy) a viewer who is not signed in may see."""
     runs = _runs(test_set)
-    seen = access.visible_runs(user=AnonymousUser(), test_set=test_set, runs=runs)
+    seen = visibility.visible(viewer=visibility.PUBLIC, test_set=test_set, runs=runs)
     teams = {r.team_id for r in runs if r.pk in seen}
     return len(seen), len(teams), sum(1 for r in runs if r.hidden)
 

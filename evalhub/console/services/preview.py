@@ -14,8 +14,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services.boards import pages
-from evalhub.competitions.services.runs.submit import Allowance
+from evalhub.competitions.services import board_pages, pages
+from evalhub.competitions.services.submit import Allowance
 
 VIEWERS = {"participant": "a participant of an approved team", "public": "the public"}
 
@@ -51,8 +51,10 @@ def task_page(*, task: SharedTask, viewer: str) -> dict[str, object]:
 def leaderboard_page(*, task: SharedTask, phase_slug: str) -> dict[str, object]:
     """The public's leaderboard page of a phase (the same boards a participant of
     another team sees). ``Phase.DoesNotExist`` for an unknown phase."""
-    phase, test_sets = pages.leaderboard_phase(slug=task.slug, phase_slug=phase_slug)
-    context = pages.leaderboard_page(
+    phase, test_sets = board_pages.leaderboard_phase(
+        slug=task.slug, phase_slug=phase_slug
+    )
+    context = board_pages.leaderboard_page(
         phase=phase, test_sets=test_sets, user=AnonymousUser()
     )
     context["preview"] = VIEWERS["public"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services import boardcache
 from evalhub.factsheets.models import Answer, Question
 
 #: The demo tasks that get the fact sheet: the term-extraction task ranked in two
@@ -81,4 +81,4 @@ def _seed_task(task: SharedTask) -> None:
                 value=_APPROACHES[index % len(_APPROACHES)],
                 **system,
             )
-        leaderboard.invalidate_task(task=task)
+        boardcache.invalidate_task(task=task)

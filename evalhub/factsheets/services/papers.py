@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services.boards import access, leaderboard
+from evalhub.competitions.services import access, boardcache
 from evalhub.factsheets.models import PaperLink
 from evalhub.factsheets.services import kinds
 
@@ -98,7 +98,7 @@ def attach(
             method_name=submission.method_name,
             defaults={"title": title, "url": url, "doi": doi, "added_by": user},
         )
-        leaderboard.invalidate_phase(phase=submission.phase, refresh_statistics=False)
+        boardcache.invalidate_phase(phase=submission.phase, refresh_statistics=False)
     return paper
 
 
@@ -113,6 +113,6 @@ def remove(*, submission: Submission, user: object) -> None:
             method_name=submission.method_name,
         ).delete()
         if deleted:
-            leaderboard.invalidate_phase(
+            boardcache.invalidate_phase(
                 phase=submission.phase, refresh_statistics=False
             )

@@ -16,7 +16,7 @@ from django.db.models import Max
 from django.utils.text import slugify
 
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services.boards import leaderboard
+from evalhub.competitions.services import boardcache
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import kinds
 
@@ -103,7 +103,7 @@ def add(*, task: SharedTask, data: Mapping[str, object]) -> Question:
         question = Question.objects.create(
             task=task, order=0 if last is None else last + 1, **values
         )
-        leaderboard.invalidate_task(task=task)
+        boardcache.invalidate_task(task=task)
     return question
 
 
@@ -113,7 +113,7 @@ def update(*, question: Question, data: Mapping[str, object]) -> Question:
         for name, value in values.items():
             setattr(question, name, value)
         question.save()
-        leaderboard.invalidate_task(task=question.task_id)
+        boardcache.invalidate_task(task=question.task_id)
     return question
 
 
@@ -121,7 +121,7 @@ def delete(*, question: Question) -> None:
     with transaction.atomic():
         task_id = question.task_id
         question.delete()
-        leaderboard.invalidate_task(task=task_id)
+        boardcache.invalidate_task(task=task_id)
 
 
 def move(*, question: Question, by: int) -> None:
@@ -136,7 +136,7 @@ def move(*, question: Question, by: int) -> None:
         for order, q in enumerate(ordered):
             if q.order != order:
                 Question.objects.filter(pk=q.pk).update(order=order)
-        leaderboard.invalidate_task(task=question.task_id)
+        boardcache.invalidate_task(task=question.task_id)
 
 
 # --- the bundle's section ------------------------------------------------------------

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services.boards import access, leaderboard
+from evalhub.competitions.services import access, boardcache
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import kinds
 
@@ -239,7 +239,7 @@ def save(*, submission: Submission, user: object, data: Mapping[str, object]) ->
             else:
                 Answer.objects.filter(question=q, **system).delete()
         if changed:
-            leaderboard.invalidate_phase(phase=phase, refresh_statistics=False)
+            boardcache.invalidate_phase(phase=phase, refresh_statistics=False)
     return sheet(submission=submission, user=user)
 
 

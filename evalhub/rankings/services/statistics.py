@@ -21,8 +21,14 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services.boards import leaderboard, refreshes
-from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services import (
+    boardcache,
+    leaderboard,
+    refreshes,
+    selection,
+    tracks,
+    visibility,
+)
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder
 from evalhub.rankings.services.ladder import ladder_applies
@@ -177,7 +183,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
         else []
     )
     # Every run counts, hidden or not, in submission order (services/ladder.py).
-    shown, steps = ladder.decide(
+    released, steps = ladder.decide(
         test_set=test_set,
         stats_of={sub.pk: st for sub, st in runs},
         higher_is_better=higher,
@@ -188,8 +194,8 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
 
     def matrix(track_id: int | None) -> dict[str, JSON]:
         """Pairwise tests and rank bands over one board's runs."""
-        board = leaderboard.select_runs(
-            test_set=test_set, shown=shown if applies else None, track_id=track_id
+        board = selection.select_runs(
+            test_set=test_set, released=released if applies else None, track_id=track_id
         )
         board = [pk for pk in board if pk in stats_of]
         result = rs.pairwise(
@@ -229,7 +235,7 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
             "applies": applies,
             "margin": ranking.ladder_margin,
             "gold_version": test_set.gold_version,
-            "shown": shown,  # type: ignore[dict-item]
+            "shown": released,  # type: ignore[dict-item]
             "steps": steps,
         },
         # The board of every track together (a phase without tracks: the board).
@@ -263,13 +269,23 @@ def _refresh(test_set_id: int) -> str:
     TestSetStatistics.objects.get_or_create(test_set=test_set)
     with transaction.atomic():
         row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
+        before = visibility.released(test_set)
         ranking = PhaseRanking.for_phase(test_set.phase)
         data = compute(test_set=test_set, ranking=ranking)
         row.data = data
         row.signature = signature(test_set, ranking)
         _save_chart(row, test_set, data)
         row.save()
-    leaderboard.invalidate(test_set_id=test_set_id, refresh_statistics=False)
+        decided = visibility.released(test_set) != before
+    # A Ladder decision changes which runs the public sees: no page drawn before
+    # it is served again, and the figures drawn from the old board are redrawn.
+    boardcache.invalidate(
+        test_set_id=test_set_id, refresh_statistics=False, retract=decided
+    )
+    if decided:
+        transaction.on_commit(
+            lambda: refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
+        )
     return "refreshed"
 
 

@@ -5,15 +5,13 @@
 - run files and failure messages: the run's team and the organisers;
 - a hidden run (its team's choice): its team and the organisers only, everywhere
   (leaderboards, run pages, plots, comparisons, exports, the API);
-- a run's score: the rule of ``services/boards/visibility.py`` (with the score gate, the
-  Ladder), for this viewer (``can_see_run_scores``, ``visible_runs``)."""
+- a run's score: ``visibility.visible`` (with the score gate, the Ladder); one
+  run's is ``can_see_run_scores``, a call of it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services.boards import visibility
+from evalhub.competitions.services import refreshes, visibility
 
 
 def is_organiser(user: object, task: SharedTask) -> bool:
@@ -44,18 +42,35 @@ def can_see_run_private(user: object, submission: Submission) -> bool:
 
 
 def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
-    """A task-level plot or analysis of a test set: its scores, organiser-only
-    artefacts until gold release, and no plot still drawing a run hidden since
-    (until the worker redraws it)."""
+    """A task-level figure or analysis of a test set (its page, image, data CSV,
+    exports and the package): its scores, organiser-only artefacts until gold
+    release, and only while every run it was drawn from is on the public board of
+    the test set now (``artefact_current``)."""
     test_set = artefact.test_set
     task = test_set.phase.task
     if not can_see_task(user, task) or not can_see_scores(user, test_set):
         return False
     if artefact.organiser_only and not can_see_detail(user, task):
         return False
-    if artefact.runs and not can_see_hidden_runs(user, task):
-        return not Submission.objects.filter(pk__in=artefact.runs, hidden=True).exists()
-    return True
+    return artefact_current(artefact)
+
+
+def artefact_current(artefact: TaskArtefact) -> bool:
+    """Every run ``artefact`` draws is on the public board of its test set now (it
+    is drawn from that board's runs: ``analyses``). A board that changed since (a
+    Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
+    to nobody until the worker redraws it, which this asks for
+    (``refreshes.request``). Organisers see the same public figures."""
+    from evalhub.competitions.services import leaderboard
+
+    drawn = {int(pk) for pk in artefact.runs}
+    if not drawn:
+        return True
+    board = leaderboard.board(test_set=artefact.test_set)
+    if drawn <= {row.submission_id for row in board.rows}:
+        return True
+    refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)
+    return False
 
 
 def can_see_run(user: object, submission: Submission) -> bool:
@@ -80,27 +95,6 @@ def can_manage_run(user: object, submission: Submission) -> bool:
 
 def can_see_run_scores(user: object, submission: Submission, test_set: TestSet) -> bool:
     """One run's scores and plots on a test set, for this viewer."""
-    if not can_see_run(user, submission) or not can_see_scores(user, test_set):
-        return False
-    if is_organiser(user, test_set.phase.task):
-        return True
-    return not visibility.gated(visibility.released(test_set), submission.pk)
-
-
-def visible_runs(
-    *, user: object, test_set: TestSet, runs: Iterable[Submission]
-) -> set[int]:
-    """The runs among ``runs`` whose scores on ``test_set`` this viewer may see (the
-    bulk form of ``can_see_run_scores``, for rankings over many runs)."""
-    runs = list(runs)
-    if not can_see_scores(user, test_set):
-        return set()
-    task = test_set.phase.task
-    if is_organiser(user, task):
-        return {r.pk for r in runs}
-    gate = visibility.released(test_set)
-    return {
-        r.pk
-        for r in runs
-        if not visibility.gated(gate, r.pk) and (not r.hidden or can_see_run(user, r))
-    }
+    return submission.pk in visibility.visible(
+        viewer=user, test_set=test_set, runs=[submission]
+    )

@@ -1,6 +1,9 @@
-"""Task-level results for a test set, refreshed after each scored run: comparison plots
-over the leaderboard's runs and the task type's cross-run analysis (e.g. difficulty
-bins)."""
+"""Task-level results for a test set, refreshed after each scored run and after every
+change of its public board: comparison plots over the public board's best runs and
+the task type's cross-run analysis (e.g. difficulty bins) over the public board's
+runs (baselines aside). Each stored artefact records the runs it was drawn from
+(``TaskArtefact.runs``); it is served only while they are all on the viewer's board
+(``access.can_see_task_artefact``), so nothing a board no longer shows is drawn."""
 
 from __future__ import annotations
 
@@ -14,8 +17,13 @@ from django.db import transaction
 from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services.boards import leaderboard, refreshes, team_colours
-from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services import (
+    boardcache,
+    leaderboard,
+    refreshes,
+    taskdata,
+    team_colours,
+)
 from tasks.base import Analysis, Curve, Plot, RunDetail
 from tasks.common import plotting
 
@@ -40,10 +48,10 @@ def styles(
     )
 
 
-def _run_detail(ev: Evaluation, shown: bool = True) -> RunDetail:
+def _run_detail(ev: Evaluation) -> RunDetail:
     sub = ev.submission
     return RunDetail(
-        shown=shown,
+        shown=True,  # every run analysed is on the public board
         label=run_label(sub),
         detail=ev.detail,
         curves=tuple(Curve.from_json(c) for c in ev.curves),
@@ -75,18 +83,15 @@ def _isolated(
     build: Callable[[list[RunDetail]], T],
     evaluations: list[Evaluation],
     what: str,
-    shown: set[int] | None = None,
 ) -> tuple[T, list[int]] | None:
     """``build`` over every run's detail, and the runs it was built from. A run
     whose stored outcome breaks it is left out (found by building from each run
     alone, only after the whole failed) and logged; None if it fails even then,
-    so the section's previous artefacts are kept. ``shown``: the runs on the public
-    board (``RunDetail.shown``; None: every run)."""
+    so the section's previous artefacts are kept."""
     runs: list[tuple[int, RunDetail]] = []
     for ev in evaluations:
         try:
-            on_board = shown is None or ev.submission_id in shown
-            runs.append((ev.submission_id, _run_detail(ev, on_board)))
+            runs.append((ev.submission_id, _run_detail(ev)))
         except logs.FATAL:
             raise
         except Exception:  # noqa: BLE001 - one run's bad outcome stops nothing else
@@ -133,7 +138,7 @@ def refresh(*, test_set_id: int) -> list[str]:
         if not mine:
             return []
         keys = _refresh(test_set_id)
-    leaderboard.invalidate(test_set_id=test_set_id, refresh_statistics=False)
+    boardcache.invalidate(test_set_id=test_set_id, refresh_statistics=False)
     return keys
 
 
@@ -172,15 +177,12 @@ def _refresh(test_set_id: int) -> list[str]:
                 )
             )
 
-    all_scored = list(
-        Evaluation.objects.filter(
-            test_set=test_set,
-            submission__status=Submission.Status.SCORED,
-            submission__is_baseline=False,
-            submission__hidden=False,
-        )
-        .select_related("submission__team")
-        .order_by("submission_id")
+    # Aggregates over the public board's runs only: a withheld or hidden run's
+    # numbers never enter them, not even as bin sizes (its found pairs would be
+    # the difference between the bins and the shown runs' counts).
+    all_scored = evaluations_of(
+        test_set,
+        sorted(row.submission_id for row in board.rows if not row.is_baseline),
     )
     if all_scored:
         gold = taskdata.load_gold(test_set)
@@ -193,7 +195,6 @@ def _refresh(test_set_id: int) -> list[str]:
                 lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
                 all_scored,
                 f"analysis of test set {test_set.pk}",
-                {row.submission_id for row in board.rows},
             )
         if analysed is None:
             kept.append("analysis")

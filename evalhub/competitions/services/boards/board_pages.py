@@ -22,6 +22,7 @@ from evalhub.competitions.services.boards import (
     access,
     boardcache,
     leaderboard,
+    selection,
     systems,
 )
 from evalhub.competitions.services.data import tracks
@@ -39,6 +40,9 @@ class BoardView:
     #: papers) and each row's cells: run id -> ((text, url), ...).
     system_columns: tuple[systems.SystemColumn, ...] = ()
     cells: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: Figures or the analysis were drawn from runs the board no longer shows: not
+    #: shown until the worker has redrawn them (``access.artefact_current``).
+    redrawing: bool = False
 
     @property
     def system_count(self) -> int:
@@ -108,7 +112,7 @@ def leaderboard_page(
             phase=phase, test_sets=test_sets, user=user, track=track
         ),
         "primary": task.type.metric(task.type.primary_metric),
-        "finals": leaderboard.finals_apply(phase),
+        "finals": selection.finals_apply(phase),
         "has_private": any(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
         ),
@@ -125,7 +129,7 @@ def boards_fragment(
     track: Track | None = None,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
-    zone, from the fragment cache (``leaderboard.fragment``): a hit costs two cache
+    zone, from the fragment cache (``boardcache.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
     of every track, each row marked with its track); part of the fragment's key."""
@@ -153,7 +157,7 @@ def boards_fragment(
         )
 
     track_key = None if track is None else (track.pk, track.slug, track.name)
-    return leaderboard.fragment(
+    return boardcache.fragment(
         test_sets=test_sets,
         vary_on=(phase.pk, zone, audience, track_key),
         render=render,
@@ -174,8 +178,8 @@ def warm_leaderboard(test_set_id: int) -> None:
     viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there
     (the default view: every track together; a track's view is rendered by its
     first request).
-    ``leaderboard.invalidate`` calls it in worker processes, just before a new
-    version of the board shows (see ``leaderboard.render_ahead_with``), so that no
+    ``boardcache.invalidate`` calls it in worker processes, just before a new
+    version of the board shows (see ``boardcache.render_ahead_with``), so that no
     viewer's request renders them; a board nobody reads costs nothing.
 
     Public boards are what anonymous visitors see, and what every signed-in viewer
@@ -232,7 +236,7 @@ def anonymous_leaderboard(
     request, a page served from the cache costs one query and two cache reads."""
     task = phase.task
     _note_view(phase.pk, timezone.get_current_timezone_name())
-    key = leaderboard.page_key(
+    key = boardcache.page_key(
         test_sets=test_sets,
         vary_on=(
             "anonymous",
@@ -249,7 +253,7 @@ def anonymous_leaderboard(
     html = cache.get(key)
     if html is None:
         html = render()
-        cache.set(key, html, leaderboard.FRAGMENT_TIMEOUT)
+        cache.set(key, html, boardcache.FRAGMENT_TIMEOUT)
     return html
 
 
@@ -299,6 +303,7 @@ def _board_views(
                 )
                 if columns
                 else {},
+                redrawing=not all(access.artefact_current(a) for a in artefacts),
             )
         )
     return views

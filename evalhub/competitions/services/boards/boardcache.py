@@ -17,8 +17,11 @@ back.
 
 Every change of what a board shows invalidates it: scored or rescored runs and
 statistics (the services that make them), a run hidden or chosen as final
-(``services/runs/finals.py``), and settings saved from any page or the admin
-(``competitions/receivers.py``: test sets, phases, tasks, gold files)."""
+(``services/finals.py``), and settings saved from any page or the admin
+(``competitions/receivers.py``: test sets, phases, tasks, gold files, team names).
+A change that takes something off the boards (a run hidden, a team renamed, a
+Ladder decision) is a *retraction* (``BoardVersion.retracted``): nothing drawn
+before it is served again, not even as the fragment's stale fallback."""
 
 from __future__ import annotations
 
@@ -43,18 +46,20 @@ log = logging.getLogger(__name__)
 VERSION_FIELD = "board_version__version"
 
 
-def bump(test_set_ids: Iterable[int]) -> None:
+def bump(test_set_ids: Iterable[int], *, retract: bool = False) -> None:
     """Raise the board versions of these test sets by one, atomically (the
-    row's first bump creates it). Call it after the change committed: this is
-    what ``invalidate`` does."""
+    row's first bump creates it); ``retract``: the change took something off the
+    boards, so nothing drawn before it is served again (``BoardVersion.retracted``).
+    Call it after the change committed: this is what ``invalidate`` does."""
     ids = sorted(set(test_set_ids))
+    changes = {"version": F("version") + 1}
+    if retract:
+        changes["retracted"] = F("version") + 1
     with transaction.atomic():
         BoardVersion.objects.bulk_create(
             [BoardVersion(test_set_id=pk) for pk in ids], ignore_conflicts=True
         )
-        BoardVersion.objects.filter(test_set_id__in=ids).update(
-            version=F("version") + 1
-        )
+        BoardVersion.objects.filter(test_set_id__in=ids).update(**changes)
 
 
 def carry(test_set: TestSet, stored: int | None) -> None:
@@ -105,15 +110,18 @@ class _AfterCommit:
     """What ``invalidate`` runs once the transaction commits; until then (or a
     rollback drops it), its test set's boards are keyed by ``token``."""
 
-    def __init__(self, test_set_id: int, refresh_statistics: bool) -> None:
+    def __init__(
+        self, test_set_id: int, refresh_statistics: bool, retract: bool
+    ) -> None:
         self.test_set_id = test_set_id
         self.refresh_statistics = refresh_statistics
+        self.retract = retract
         self.token = secrets.token_hex(8)
         self.ran = False
 
     def __call__(self) -> None:
         self.ran = True
-        _render_then_bump(self.test_set_id)
+        _render_then_bump(self.test_set_id, retract=self.retract)
         if self.refresh_statistics:
             signals.scores_changed.send(sender=TestSet, test_set_id=self.test_set_id)
 
@@ -131,7 +139,9 @@ def _uncommitted() -> dict[int, str]:
     }
 
 
-def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
+def invalidate(
+    *, test_set_id: int, refresh_statistics: bool = True, retract: bool = False
+) -> None:
     """Drop the cached board once the transaction commits (see the module
     docstring). Scores changed (a scored or rescored run, replaced gold, new
     judgements, a run hidden or chosen), so by default ``signals.scores_changed``
@@ -141,13 +151,17 @@ def invalidate(*, test_set_id: int, refresh_statistics: bool = True) -> None:
 
     In a worker process (see ``render_ahead_with``) the public boards are rendered
     as they will be after the bump, before it, so that viewers go on getting the
-    previous page until the new one is ready."""
+    previous page until the new one is ready. ``retract``: the change took
+    something off the boards (a run hidden, a team renamed, a Ladder decision):
+    no page drawn before it is served, not even while the new one renders."""
     # robust: the change is committed; a cache or broker failure here is logged
     # rather than failing the request.
-    transaction.on_commit(_AfterCommit(test_set_id, refresh_statistics), robust=True)
+    transaction.on_commit(
+        _AfterCommit(test_set_id, refresh_statistics, retract), robust=True
+    )
 
 
-def _render_then_bump(test_set_id: int) -> None:
+def _render_then_bump(test_set_id: int, *, retract: bool = False) -> None:
     written: list[str] = []
     if _render_ahead:
         ahead = {test_set_id: _stored([test_set_id])[test_set_id] + 1}
@@ -161,7 +175,7 @@ def _render_then_bump(test_set_id: int) -> None:
         finally:
             _predicted.reset(token)
     try:
-        bump([test_set_id])
+        bump([test_set_id], retract=retract)
     except Exception:
         # Rendered for a version that may never be reached, or reached by a later
         # change: drop it.
@@ -178,16 +192,22 @@ def store(key: str, value: object, timeout: int) -> None:
         ahead[1].append(key)
 
 
-def invalidate_phase(*, phase: Phase | int, refresh_statistics: bool = True) -> None:
+def invalidate_phase(
+    *, phase: Phase | int, refresh_statistics: bool = True, retract: bool = False
+) -> None:
     """Every board of the phase (and its bands, Ladder and comparison plots)
     follows: a team changed its final runs or a run's visibility, or a setting of
-    the phase changed."""
+    the phase changed (``retract``: see ``invalidate``)."""
     phase_id = phase if isinstance(phase, int) else phase.pk
     for test_set_id in TestSet.objects.filter(phase_id=phase_id).values_list(
         "pk", flat=True
     ):
-        invalidate(test_set_id=test_set_id, refresh_statistics=refresh_statistics)
-        if refresh_statistics:
+        invalidate(
+            test_set_id=test_set_id,
+            refresh_statistics=refresh_statistics,
+            retract=retract,
+        )
+        if refresh_statistics or retract:
             transaction.on_commit(
                 lambda pk=test_set_id: queue.job(queue.REFRESH_ANALYSES).delay(pk)
             )
@@ -244,26 +264,54 @@ def fragment(
     After a bump, the first request renders the new version; requests arriving
     while it renders get the previous fragment of the same viewer class (a moment
     stale) instead of rendering it too, so a busy board is rendered once per
-    change rather than once per waiting request."""
-    key = "leaderboard:fragment:" + _digest((vary_on, _boards_state(test_sets)))
+    change rather than once per waiting request. The previous fragment is never
+    one drawn before a change that took something off the boards (a run hidden, a
+    team renamed, a Ladder decision: ``invalidate(..., retract=True)``) or on
+    replaced gold."""
+    state = _boards_state(test_sets)
+    key = "leaderboard:fragment:" + _digest((vary_on, state))
     html = cache.get(key)
     if html is not None:
         return mark_safe(html)  # noqa: S308 - rendered by the template engine
+    # Replaced gold starts a new fallback too: no board of the old gold is served.
     latest = "leaderboard:fragment-latest:" + _digest(
-        (vary_on, tuple((ts.pk, ts.visibility, ts.revealed) for ts in test_sets))
+        (
+            vary_on,
+            tuple(
+                (ts.pk, ts.visibility, ts.revealed, ts.gold_version) for ts in test_sets
+            ),
+        )
     )
     lock = key + ":rendering"
     if not cache.add(lock, 1, timeout=30):
         stale = cache.get(latest)
-        if stale is not None:
-            return mark_safe(stale)  # noqa: S308
+        if isinstance(stale, tuple) and _still_shown(stale[0]):
+            return mark_safe(stale[1])  # noqa: S308
+    drawn = {pk: _number(v) for pk, *_, v in state}
     try:
         html = render()
         store(key, html, FRAGMENT_TIMEOUT)
-        cache.set(latest, html, FRAGMENT_TIMEOUT)
+        cache.set(latest, (drawn, html), FRAGMENT_TIMEOUT)
     finally:
         cache.delete(lock)
     return mark_safe(html)  # noqa: S308
+
+
+def _number(version: int | str) -> int:
+    """The stored version in a key's version (``versions``: "7~token" inside the
+    transaction that changed the board)."""
+    return int(str(version).split("~", 1)[0])
+
+
+def _still_shown(drawn: Mapping[int, int]) -> bool:
+    """A fragment drawn at these board versions shows nothing taken off the boards
+    since (``BoardVersion.retracted``)."""
+    retracted = dict(
+        BoardVersion.objects.filter(test_set_id__in=list(drawn)).values_list(
+            "test_set_id", "retracted"
+        )
+    )
+    return all(v >= retracted.get(pk, 0) for pk, v in drawn.items())
 
 
 def _boards_state(test_sets: Sequence[TestSet]) -> tuple:

@@ -1,8 +1,8 @@
 """Compare 2 to 5 runs of a phase: their metrics per test set side by side (best value
 per column marked, the others' difference to it) and their per-run plots. The leak
-rules are those of the run pages (``services/boards/access.py``): a run the viewer may not
-see makes the page "not found", and a test set's scores appear only where the run
-page would show them."""
+rules are those of the run pages (``services/access.py``): a run the viewer may not
+see makes the page "not found", and a test set's scores appear only where
+``visibility.visible`` lets the viewer see them (as on the run page)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Artefact, Evaluation, Phase, Submission, TestSet
-from evalhub.competitions.services.boards import access
+from evalhub.competitions.services import access, visibility
 from tasks.base import Metric
 
 MIN_RUNS = 2
@@ -96,12 +96,11 @@ def _table(
     metrics = tuple(test_set.phase.task.type.metrics)
     values: dict[int, dict[str, float | None]] = {}
     visible: dict[int, bool] = {}
+    seen = visibility.visible(viewer=user, test_set=test_set, runs=runs)
     for run in runs:
         ev = evaluations.get((run.pk, test_set.pk))
         visible[run.pk] = (
-            run.status == Submission.Status.SCORED
-            and ev is not None
-            and access.can_see_run_scores(user, run, test_set)
+            run.status == Submission.Status.SCORED and ev is not None and run.pk in seen
         )
         values[run.pk] = (
             {

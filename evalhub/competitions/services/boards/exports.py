@@ -23,8 +23,8 @@ from evalhub.competitions.models import (
 )
 from evalhub.competitions.services.boards import (
     access,
+    board_pages,
     leaderboard,
-    pages,
     systems,
     tables,
 )
@@ -68,7 +68,7 @@ def visible_track_boards(
 def leaderboard_json(*, phase: Phase, user: object, track: Track | None = None) -> str:
     if not access.can_see_task(user, phase.task):
         raise NotVisible
-    data = pages.leaderboard_export(phase=phase, user=user, track=track)
+    data = board_pages.leaderboard_export(phase=phase, user=user, track=track)
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 

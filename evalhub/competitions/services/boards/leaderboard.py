@@ -20,27 +20,8 @@ from datetime import datetime
 from django.core.cache import cache
 
 from evalhub.competitions.models import TestSet, Track
-from evalhub.competitions.services.boards import boardcache, visibility
-from evalhub.competitions.services.boards.boardcache import (  # noqa: F401  (the boards' API)
-    FRAGMENT_TIMEOUT,
-    fragment,
-    invalidate,
-    invalidate_phase,
-    invalidate_task,
-    page_key,
-    render_ahead_with,
-)
-from evalhub.competitions.services.boards.selection import (  # noqa: F401
-    final_runs,
-    finals_apply,
-    public_scores,
-    ranked_runs,
-    run_key,
-    scored_runs,
-    select,
-    select_runs,
-    team_key,
-)
+from evalhub.competitions.services import boardcache, visibility
+from evalhub.competitions.services.selection import scored_runs, select
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +122,8 @@ def board(
 def board_for(*, test_set: TestSet, user: object, track: Track | None = None) -> Board:
     """The board this viewer may see (the caller checks the test set's score
     visibility first), in ``track`` (None: every track)."""
-    from evalhub.competitions.services.boards import access
-
-    include = access.can_see_hidden_runs(user, test_set.phase.task)
+    # Organisers see every run, hidden ones marked (``access.can_see_hidden_runs``).
+    include = visibility.is_organiser(user, test_set.phase.task)
     return board(test_set=test_set, include_hidden=include, track=track)
 
 
@@ -171,9 +151,18 @@ def compute(
     track_id = None if track is None else track.pk
 
     cached = statistics_of(test_set, track_id)
-    shown = visibility.released(test_set)
-    subs, values = scored_runs(test_set, include_hidden, track_id)
-    ordered = select(test_set, subs, values, shown)
+    released = visibility.released(test_set)
+    if include_hidden:
+        subs, values = scored_runs(
+            test_set, viewer=visibility.ORGANISERS, track_id=track_id
+        )
+    else:  # the public's, as they will see it (shown only once they may)
+        subs, values = scored_runs(
+            visibility.once_public(test_set),
+            viewer=visibility.PUBLIC,
+            track_id=track_id,
+        )
+    ordered = select(test_set, subs, values, released)
 
     rows: list[Row] = []
     prev: float | None = None
@@ -218,7 +207,7 @@ def compute(
         metric_labels=tuple(m.label for m in task_type.metrics),
         primary_metric=primary,
         rows=tuple(rows),
-        ladder=shown is not None,
+        ladder=released is not None,
         signature=cached.signature,
         has_chart=cached.has_chart,
         track="" if track is None else track.slug,

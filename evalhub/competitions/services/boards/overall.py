@@ -1,9 +1,9 @@
 """The overall ranking of a phase: each run's primary metric averaged over the test
 sets the organiser marks as counted (ARCADE's overall ranking left TECH out), best run
 per team (or, in a phase with final runs, each team's final runs: the leaderboards'
-rule in ``leaderboard.ranked_runs``), competition ranking. Only test sets whose scores the
+rule in ``selection.ranked_runs``), competition ranking. Only test sets whose scores the
 viewer may see are averaged, and the page says which; a run is ranked only if the
-viewer may see its score on every one of them (``services/boards/visibility.py``: hidden
+viewer may see its score on every one of them (``visibility.visible``: hidden
 runs, and in a Ladder phase the runs the Ladder did not release, are left out).
 In a phase with tracks the ranking is of one track (``track``) or of every track,
 each row marked with its track (a team's best or final runs per track)."""
@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
-from evalhub.competitions.services.boards import (
+from evalhub.competitions.services import (
     access,
-    leaderboard,
+    selection,
     tables,
     team_colours,
+    visibility,
 )
 
 
@@ -54,13 +55,15 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
     ).select_related("team", "track")
     if track is not None:
         runs = runs.filter(track=track)
-    if not access.can_see_hidden_runs(user, phase.task):
-        runs = runs.filter(hidden=False)
-    subs = {s.pk: s for s in runs}
+    found = list(runs)
     allowed = {
-        ts.pk: access.visible_runs(user=user, test_set=ts, runs=subs.values())
+        ts.pk: visibility.visible(viewer=user, test_set=ts, runs=found)
         for ts in visible
     }
+    # A run is ranked only if its score is visible on every averaged test set; a
+    # hidden run is listed for organisers only (the boards' rule).
+    shown = access.can_see_hidden_runs(user, phase.task)
+    subs = {s.pk: s for s in found if shown or not s.hidden}
     values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}
     for sub_id, ts_id, value in Score.objects.filter(
         submission_id__in=subs, test_set__in=visible, metric=metric.key
@@ -85,7 +88,7 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
     # leaderboards' rule; a run without a mean over the shown test sets is left out.
     ranked = [
         pk
-        for pk in leaderboard.ranked_runs(
+        for pk in selection.ranked_runs(
             phase=phase, subs=subs, sort_key=key, final=True
         )
         if pk in means

@@ -15,18 +15,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services.boards import access, systems
-from evalhub.competitions.services.boards.board_pages import (  # noqa: F401  (the views' API)
-    BoardView,
-    anonymous_leaderboard,
-    boards_fragment,
-    leaderboard_export,
-    leaderboard_page,
-    leaderboard_phase,
-    warm_leaderboard,
-)
-from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import finals, submit
+from evalhub.competitions.services import access, finals, submit, systems, tracks
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:

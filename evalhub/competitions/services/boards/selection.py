@@ -11,9 +11,13 @@ statistics worker, the overall ranking and every export):
   scores the public may see, so the fallback never reveals a score the Ladder
   withholds; without public test sets, its latest run); with ``max_final_runs`` = 0
   the best run per team;
-- hidden runs: a board for anyone but organisers is computed as if they did not
-  exist (ranks, fallbacks and bands included), so it cannot reveal them. The
-  organisers' board lists them, marked;
+- the runs a board may rank at all are those whose scores its audience may see
+  (``visibility.visible``: ``PUBLIC`` or ``ORGANISERS``): hidden runs and the runs
+  the gate withholds are left out of the public board as if they did not exist
+  (ranks, fallbacks and bands included), so it cannot reveal them. A private test
+  set's public board is prepared before its reveal as the public will see it then
+  (``visibility.once_public``) and shown to organisers only until then. The
+  organisers' board lists hidden runs, marked;
 - tracks (``Track``): a competitor is a team *in a track* (``team_key``), so
   every rule above holds within each track: the best run per team and track, final
   runs and their fallback per track, the Ladder's released run per track. A board
@@ -22,7 +26,7 @@ statistics worker, the overall ranking and every export):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -43,10 +47,16 @@ def run_key(sub: Submission) -> str:
 
 
 def scored_runs(
-    test_set: TestSet, include_hidden: bool = False, track_id: int | None = None
+    test_set: TestSet,
+    *,
+    viewer: object,
+    track_id: int | None = None,
+    gate: object = visibility.ASK,
 ) -> tuple[dict[int, Submission], dict[int, dict[str, float | None]]]:
-    """The scored runs on ``test_set`` and their scores (``track_id``: of that
-    track only; None: of every track)."""
+    """The scored runs on ``test_set`` whose scores ``viewer`` may see
+    (``visibility.visible``: ``PUBLIC`` for the public board, ``ORGANISERS`` for
+    theirs) and their scores (``track_id``: of that track only; None: of every
+    track). ``gate``: see ``visibility.visible`` (the statistics worker only)."""
     runs = Submission.objects.filter(
         phase=test_set.phase,
         status=Submission.Status.SCORED,
@@ -54,9 +64,9 @@ def scored_runs(
     ).select_related("team", "track")
     if track_id is not None:
         runs = runs.filter(track_id=track_id)
-    if not include_hidden:
-        runs = runs.filter(hidden=False)
-    subs = {s.pk: s for s in runs}
+    found = list(runs)
+    seen = visibility.visible(viewer=viewer, test_set=test_set, runs=found, gate=gate)
+    subs = {s.pk: s for s in found if s.pk in seen}
     values: dict[int, dict[str, float | None]] = {pk: {} for pk in subs}
     for sub_id, metric, value in Score.objects.filter(
         test_set=test_set, submission_id__in=subs
@@ -70,10 +80,12 @@ def finals_apply(phase: Phase) -> bool:
     return phase.max_final_runs > 0
 
 
-def public_scores(phase: Phase, run_ids: Iterable[int]) -> dict[int, float | None]:
+def public_scores(
+    phase: Phase, runs: Mapping[int, Submission]
+) -> dict[int, float | None]:
     """Each run's public score: the primary metric averaged over the phase's public
     test sets, signed so that higher is better; None when a value is missing or
-    withheld by the score gate (the Ladder) on one of them."""
+    not visible to the public (``visibility.visible``) on one of them."""
     task_type = phase.task.type
     primary = task_type.primary_metric
     sign = 1.0 if task_type.metric(primary).higher_is_better else -1.0
@@ -82,12 +94,17 @@ def public_scores(phase: Phase, run_ids: Iterable[int]) -> dict[int, float | Non
             "phase__task"
         )
     )
-    gates = {ts.pk: visibility.released(ts) for ts in public}
-    by_run: dict[int, list[float | None]] = {pk: [] for pk in run_ids}
+    seen = {
+        ts.pk: visibility.visible(
+            viewer=visibility.PUBLIC, test_set=ts, runs=runs.values()
+        )
+        for ts in public
+    }
+    by_run: dict[int, list[float | None]] = {pk: [] for pk in runs}
     for sub_id, ts_id, value in Score.objects.filter(
         submission_id__in=list(by_run), test_set__in=public, metric=primary
     ).values_list("submission_id", "test_set_id", "value"):
-        by_run[sub_id].append(None if visibility.gated(gates[ts_id], sub_id) else value)
+        by_run[sub_id].append(value if sub_id in seen[ts_id] else None)
     return {
         pk: sign * sum(v) / len(v)  # type: ignore[arg-type]
         if len(v) == len(public) and public and None not in v
@@ -157,10 +174,10 @@ def select(
     test_set: TestSet,
     subs: Mapping[int, Submission],
     values: Mapping[int, Mapping[str, float | None]],
-    shown: Mapping[str, int] | None,
+    released: Mapping[str, int] | None,
 ) -> list[int]:
     """The runs a board ranks, best first (the rules are in the module docstring).
-    ``shown`` (a score gate applies): the released run per competitor, shown
+    ``released`` (a score gate applies): the released run per competitor, shown
     when it is among ``subs`` (scored, and visible to the board's audience)."""
     task_type = test_set.phase.task.type
     primary = task_type.primary_metric
@@ -171,21 +188,28 @@ def select(
         v = float("-inf") if value is None else (value if higher else -value)
         return (-v, subs[pk].created_at, pk)
 
-    if shown is None:
+    if released is None:
         final = test_set.visibility == TestSet.Visibility.PRIVATE
         return ranked_runs(
             phase=test_set.phase, subs=subs, sort_key=sort_key, final=final
         )
-    return sorted((pk for pk in set(shown.values()) if pk in subs), key=sort_key)
+    return sorted((pk for pk in set(released.values()) if pk in subs), key=sort_key)
 
 
 def select_runs(
     *,
     test_set: TestSet,
-    shown: Mapping[str, int] | None,
+    released: Mapping[str, int] | None,
     track_id: int | None = None,
 ) -> list[int]:
     """Submission ids the public board of ``test_set`` (in ``track_id``; None:
-    every track) shows, best first (see ``select``)."""
-    subs, values = scored_runs(test_set, track_id=track_id)
-    return select(test_set, subs, values, shown)
+    every track) will show once the gate's owner stores ``released``, its new answer
+    (``None``: no gate applies), as the public will see it (``once_public``),
+    best first (see ``select``)."""
+    subs, values = scored_runs(
+        visibility.once_public(test_set),
+        viewer=visibility.PUBLIC,
+        track_id=track_id,
+        gate=released,
+    )
+    return select(test_set, subs, values, released)

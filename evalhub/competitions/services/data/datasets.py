@@ -10,9 +10,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
-from evalhub.competitions.services.boards import leaderboard
-from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.models import Evaluation, SharedTask, TestSet, TestSetFile
+from evalhub.competitions.services import boardcache, taskdata
 from tasks.base import FormatError
 
 
@@ -116,6 +115,29 @@ def store_file(
     return obj, warnings
 
 
+def _gold_replaced(test_set: TestSet) -> None:
+    """Bump the gold version in the database (``F()``: two concurrent replacements
+    give two versions) and rescore every run with scores on the test set, so that
+    intervals, bands and the Ladder (replayed in submission order, see
+    the rankings app's ``services/ladder.py``) cover every run again on the new gold.
+    The runs leave the boards until they are rescored; the old scores are kept
+    (the rescoring page shows both)."""
+    from evalhub.competitions.services import scoring
+
+    TestSet.objects.filter(pk=test_set.pk).update(gold_version=F("gold_version") + 1)
+    test_set.refresh_from_db(fields=["gold_version"])
+    scoring.rescore(
+        submission_ids=sorted(
+            set(
+                Evaluation.objects.filter(test_set=test_set).values_list(
+                    "submission_id", flat=True
+                )
+            )
+        )
+    )
+    boardcache.invalidate_phase(phase=test_set.phase_id)
+
+
 def delete_stored(files: list[TestSetFile]) -> None:
     """Remove the stored files of rows whose transaction rolled back."""
     for f in files:
@@ -132,7 +154,7 @@ def reveal(*, test_set: TestSet) -> None:
     changed = TestSet.objects.filter(pk=test_set.pk, revealed=False).update(
         revealed=True
     )
-    leaderboard.invalidate(test_set_id=test_set.pk)
+    boardcache.invalidate(test_set_id=test_set.pk)
     if changed and test_set.visibility == TestSet.Visibility.PRIVATE:
         pk = test_set.pk
         transaction.on_commit(
@@ -167,7 +189,7 @@ def release_gold(*, task: SharedTask, confirm_unrevealed: bool = False) -> bool:
             raise GoldReleaseRefused(unrevealed)
     if changed:
         pk = task.pk
-        leaderboard.invalidate_task(task=pk)
+        boardcache.invalidate_task(task=pk)
         transaction.on_commit(
             lambda: signals.gold_released.send(sender=SharedTask, task_id=pk)
         )

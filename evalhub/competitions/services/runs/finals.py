@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services.boards import access, leaderboard, systems
+from evalhub.competitions.services import access, boardcache, selection, systems
 
 
 class ChoiceRefused(Exception):
@@ -38,7 +38,7 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
     incomplete fact sheet)."""
     _manageable(submission, user)
     phase = submission.phase
-    if not leaderboard.finals_apply(phase):
+    if not selection.finals_apply(phase):
         raise ChoiceRefused(
             "Every run counts in this phase: there are no final runs to choose."
         )
@@ -88,7 +88,7 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
         Submission.objects.filter(pk=current.pk).update(
             final_selected=final, final_selected_at=timezone.now() if final else None
         )
-        leaderboard.invalidate_phase(phase=phase)
+        boardcache.invalidate_phase(phase=phase)
     current.refresh_from_db()
     return current
 
@@ -105,7 +105,8 @@ def set_hidden(*, submission: Submission, user: object, hidden: bool) -> Submiss
             .update(hidden=hidden)
         )
         if changed:
-            leaderboard.invalidate_phase(phase=submission.phase)
+            # Hiding takes a run off the boards: no page drawn before is served.
+            boardcache.invalidate_phase(phase=submission.phase, retract=True)
     submission.refresh_from_db()
     return submission
 
@@ -134,7 +135,7 @@ def choices(*, phase: Phase, team: Team) -> FinalChoices:
         team=team,
         limit=phase.max_final_runs,
         chosen=chosen,
-        open=leaderboard.finals_apply(phase) and timezone.now() < phase.closes_at,
+        open=selection.finals_apply(phase) and timezone.now() < phase.closes_at,
     )
 
 
