@@ -35,7 +35,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils.safestring import mark_safe
 from evalhub.competitions.models import *
-from evalhub.competitions.services import analyses, board_pages, boardcache, leaderboard, scoring, submit, taskdata
+from evalhub.competitions.services.boards import analyses, board_pages, boardcache, leaderboard
+from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.runs import scoring, submit
 from evalhub.rankings.services import statistics as stats
 
 phase = Phase.objects.get(task__slug=TASK)

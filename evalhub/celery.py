@@ -57,6 +57,6 @@ def _yield_cpu_to_the_web(**_: object) -> None:
 def _render_boards_ahead(**_: object) -> None:
     """Scores change in workers: render the new public boards there, before they
     show (``boardcache.render_ahead_with``), rather than in a viewer's request."""
-    from evalhub.competitions.services import board_pages, boardcache
+    from evalhub.competitions.services.boards import board_pages, boardcache
 
     boardcache.render_ahead_with(board_pages.warm_leaderboard)

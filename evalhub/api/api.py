@@ -17,7 +17,9 @@ from ninja.security import HttpBearer
 
 from evalhub.api.services import resources, tokens
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services import access, board_pages, submit, tracks
+from evalhub.competitions.services.boards import access, board_pages
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import submit
 
 
 class TokenAuth(HttpBearer):

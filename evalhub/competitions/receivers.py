@@ -3,7 +3,14 @@ or script saves it: test sets (visibility, reveal, counted, gold), phases (final
 count, dates), tasks (state, gold release, title), gold and input files, and runs
 edited or deleted outside the services (the services invalidate themselves),
 tracks (names on the boards; the cached list of a phase's tracks) and team names. The
-invalidation happens after the transaction commits (``services/boardcache.py``).
+invalidation happens after the transaction commits (``services/boards/boardcache.py``).
+
+A run's scores follow the test data the same way, whichever path changes it: a gold
+file stored or deleted is ``lifecycle.data_changed`` (the gold version is bumped and
+every affected run of the phase is scored again; the gold that completes a new test
+set scores the phase's runs on it).
+
+A successful login is not counted against the login limits (``ratelimit.py``).
 Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations

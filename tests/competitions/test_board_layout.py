@@ -31,7 +31,7 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
     scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
     baseline = scored(phase, participant, bucc_demo.runs[1][2]["test"], "base")
     type(baseline).objects.filter(pk=baseline.pk).update(is_baseline=True)
-    from evalhub.competitions.services import boardcache
+    from evalhub.competitions.services.boards import boardcache
 
     boardcache.invalidate(test_set_id=test_set.pk)
     html = client.get(

@@ -11,13 +11,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     board_pages,
-    finals,
     leaderboard,
     overall,
     selection,
 )
+from evalhub.competitions.services.runs import finals
 from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Score
-from evalhub.competitions.services import boardcache, leaderboard, teams
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import boardcache, leaderboard
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db

@@ -10,13 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from evalhub.competitions.models import BoardVersion
 from evalhub.competitions.services import teams
-from evalhub.competitions.services.boards import (
-    board_pages,
-    boardcache,
-    datasets,
-    scoring,
-    teams,
-)
+from evalhub.competitions.services.boards import board_pages, boardcache
 from evalhub.competitions.services.boards import refreshes as refreshes_service
 from evalhub.competitions.services.boards.board_pages import (
     render_to_string as real_render,

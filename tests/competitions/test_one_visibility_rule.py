@@ -15,20 +15,20 @@ ROOT = Path(evalhub.__file__).parent
 #: The rule itself, and the gate's owner (the Ladder decides what it releases;
 #: its statistics worker notes when a decision changed the public boards).
 OWNERS = {
-    "competitions/services/visibility.py",
+    "competitions/services/boards/visibility.py",
     "rankings/services/ladder.py",
     "rankings/services/statistics.py",
 }
 #: Where a board picks which of the runs the rule lets it show (the gate's
 #: answer selects the released run per competitor on organisers' boards too).
-SELECTION = {"competitions/services/leaderboard.py"}
+SELECTION = {"competitions/services/boards/leaderboard.py"}
 COPIES = re.compile(
     r"\b(visible_runs|public_score|gated)\(|visibility\.released\(|\.released\(test"
 )
 #: Score filters by a run's hidden flag (counting runs is not showing scores).
 HIDDEN_FILTER = re.compile(r"(?<!\w)(submission__)?hidden\s*=\s*False")
 COUNTS_ONLY = {
-    "competitions/services/home.py",  # how many runs a task has
+    "competitions/services/boards/home.py",  # how many runs a task has
     "factsheets/services/columns.py",  # which systems have a fact sheet
     "console/services/disclosure.py",  # how many runs a gold release concerns
 }
@@ -60,19 +60,19 @@ def test_every_score_consumer_calls_the_rule():
     the API and the console's counts reach ``visibility.visible``, directly or
     through ``access.can_see_run_scores`` (a one-line call of it)."""
     sources = _sources()
-    access = sources["competitions/services/access.py"]
+    access = sources["competitions/services/boards/access.py"]
     body = access[access.index("def can_see_run_scores") :]
     body = body[: body.index("\ndef ") if "\ndef " in body else len(body)]
     assert "visibility.visible(" in body
     for name in (
-        "competitions/services/selection.py",
-        "competitions/services/overall.py",
-        "competitions/services/compare.py",
+        "competitions/services/boards/selection.py",
+        "competitions/services/boards/overall.py",
+        "competitions/services/boards/compare.py",
         "console/services/disclosure.py",
     ):
         assert "visibility.visible(" in sources[name], name
     for name in (
-        "competitions/services/pages.py",
+        "competitions/services/boards/pages.py",
         "rankings/services/statistics.py",
         "api/services/resources.py",
     ):

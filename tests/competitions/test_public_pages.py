@@ -44,7 +44,7 @@ def test_a_hidden_run_is_neither_leader_nor_counted(client, two_runs):  # noqa: 
     best, _ = two_runs
     best.hidden = True
     best.save(update_fields=["hidden"])
-    from evalhub.competitions.services import boardcache
+    from evalhub.competitions.services.boards import boardcache
 
     boardcache.invalidate(test_set_id=best.evaluations.get().test_set_id)
     card = client.get(reverse("competitions:task-list")).content.decode()

@@ -80,7 +80,7 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     bucc_demo,
     django_capture_on_commit_callbacks,
 ):
-    from evalhub.competitions.services import boardcache, leaderboard
+    from evalhub.competitions.services.boards import boardcache, leaderboard
 
     phase.daily_limit = phase.total_limit = 100
     phase.save(update_fields=["daily_limit", "total_limit"])

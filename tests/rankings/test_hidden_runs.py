@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     access,
     boardcache,
     leaderboard,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
@@ -26,7 +27,6 @@ from hypothesis import strategies as st
 
 from evalhub.competitions import jobs as competition_jobs
 from evalhub.competitions.models import Phase, Submission, TaskArtefact
-from evalhub.competitions.services import boardcache, datasets, finals, taskdata
 from evalhub.competitions.services import teams as team_service
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.data import datasets, taskdata
@@ -44,7 +44,11 @@ from tests.rankings.test_visibility_rule import scored_by_the_job
 pytestmark = pytest.mark.django_db
 
 OPS = st.one_of(
-    st.tuples(st.just("submit"), st.integers(0, 3), st.integers(0, 1)),
+    # "late": an upload that started before the team's latest run and committed
+    # after it (its place in the history is its commit order).
+    st.tuples(
+        st.sampled_from(["submit", "late"]), st.integers(0, 3), st.integers(0, 1)
+    ),
     st.tuples(st.sampled_from(["hide", "unhide", "final"]), st.integers(0, 20)),
     st.tuples(st.sampled_from(["gold", "work", "refresh", "reveal", "analyses"])),
 )
@@ -63,18 +67,29 @@ def world(task, phase, test_set, private_test_set, bucc_demo, participant, outsi
     gold = bucc_demo.test_sets[0].gold["gold"]
     files = [runs["roots only"], _noisy(runs["roots only"], gold)]
     files += [runs["dictionary"], runs["random"]]
+    # The "gold" step switches between two golds with different scores: the real
+    # one and its first half.
+    lines = gold.splitlines()
+    golds = [gold, b"\n".join(lines[: len(lines) // 2]) + b"\n"]
     ctx = taskdata.load_inputs(test_set)
-    stats = []
-    for data in files:
-        [run] = ctx.task_type.parse_phase_run(data, "r.tsv", [ctx.inputs], ctx.settings)
-        report = ctx.task_type.score(
-            run, taskdata.load_gold(test_set), ctx.inputs, ctx.settings
-        )
-        stats.append(
-            ctx.task_type.item_statistics(
-                ScoreReport(metrics={}, payload=report.payload, detail=report.detail)
+    task_type, task_settings = ctx.task_type, ctx.settings
+    stats: list[list[rs.ItemStats]] = []
+    for g in golds:
+        parsed = task_type.parse_gold({"gold": g}, ctx.inputs, task_settings)
+        stats.append([])
+        for data in files:
+            [run] = task_type.parse_phase_run(
+                data, "r.tsv", [ctx.inputs], task_settings
             )
-        )
+            report = task_type.score(run, parsed, ctx.inputs, task_settings)
+            stats[-1].append(
+                task_type.item_statistics(
+                    ScoreReport(
+                        metrics={}, payload=report.payload, detail=report.detail
+                    )
+                )
+            )
+    assert stats[0] != stats[1]
     return {
         "phase": phase,
         "test_set": test_set,
@@ -83,14 +98,17 @@ def world(task, phase, test_set, private_test_set, bucc_demo, participant, outsi
         "files": files,
         "stats": stats,
         "margin": ranking.ladder_margin,
-        "gold": gold,
+        "golds": golds,
     }
 
 
-def _ever_released(history: dict[int, list[tuple[str, rs.ItemStats]]], margin):  # noqa: ANN001, ANN202
+def _ever_released(history: dict[int, list[tuple[str, int]]], stats, margin):  # noqa: ANN001, ANN202
+    """Every run the Ladder releases at some step of each team's history (in commit
+    order), on the current gold's statistics (``stats[file]``)."""
     ever: set[int] = set()
     for runs in history.values():
-        ever |= {int(s.shown) for s in rs.ladder(runs, margin=margin)}
+        scored = [(pk, stats[file]) for pk, file in runs]
+        ever |= {int(s.shown) for s in rs.ladder(scored, margin=margin)}
     return ever
 
 
@@ -131,24 +149,42 @@ def _ever_released(history: dict[int, list[tuple[str, rs.ItemStats]]], margin): 
         ("hide", 0),
     ]
 )
+# Issue 28: an upload started before the team's released run but committed after
+# it, then gold changed for real and the runs rescored and replayed on it.
+@example(
+    ops=[
+        ("submit", 0, 0),
+        ("refresh",),
+        ("late", 2, 0),
+        ("refresh",),
+        ("gold",),
+        ("work",),
+        ("refresh",),
+        ("analyses",),
+    ]
+)
 def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
     phase, test_set = world["phase"], world["test_set"]
     # Nothing cached by an earlier example is read (each example's changes are
     # rolled back, the bump is not).
     boardcache.bump([test_set.pk, world["private"].pk])
     with transaction.atomic():
-        history: dict[int, list[tuple[str, rs.ItemStats]]] = {}
+        history: dict[int, list[tuple[str, int]]] = {}
         runs: list[Submission] = []
+        current = 0  # which of world["golds"] is stored
         for op in ops:
-            if op[0] == "submit":
+            if op[0] in ("submit", "late"):
                 user = world["users"][op[2]]
+                started = None
+                if op[0] == "late":
+                    mine = [r for r in runs if r.submitter_id == user.pk]
+                    if mine:
+                        started = min(r.created_at for r in mine) - timedelta(hours=1)
                 sub = scored_by_the_job(
-                    phase, user, world["files"][op[1]], f"meth-{len(runs)}-zq"
+                    phase, user, world["files"][op[1]], f"meth-{len(runs)}-zq", started
                 )
                 runs.append(sub)
-                history.setdefault(op[2], []).append(
-                    (str(sub.pk), world["stats"][op[1]])
-                )
+                history.setdefault(op[2], []).append((str(sub.pk), op[1]))
             elif op[0] in ("hide", "unhide", "final") and runs:
                 sub = runs[op[1] % len(runs)]
                 sub.refresh_from_db()
@@ -161,8 +197,12 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
                 else:
                     finals.set_hidden(submission=sub, user=user, hidden=op[0] == "hide")
             elif op[0] == "gold":
+                current = 1 - current
                 datasets.store_file(
-                    test_set=test_set, role="gold", filename="g.tsv", data=world["gold"]
+                    test_set=test_set,
+                    role="gold",
+                    filename="g.tsv",
+                    data=world["golds"][current],
                 )
             elif op[0] == "work":
                 # The rescoring worker, finishing the latest runs first.
@@ -179,7 +219,7 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
             test_set.refresh_from_db()
             world["private"].refresh_from_db()
             public = _public_runs(phase, test_set)
-            ever = _ever_released(history, world["margin"])
+            ever = _ever_released(history, world["stats"][current], world["margin"])
             assert public <= ever, (ops, op)
             _surfaces_show_only_the_board(phase, test_set, runs, (ops, op))
         never = [r for r in runs if r.pk not in ever]
@@ -198,9 +238,11 @@ def _section(page: str, test_set) -> str:  # noqa: ANN001
 
 
 def _surfaces_show_only_the_board(phase, test_set, runs, where) -> None:  # noqa: ANN001
-    """What anonymous visitors get of the public test set names no run its public
-    board does not show now (the board read from the JSON export), and its bins
-    count no run they do not list."""
+    """What anonymous visitors get of the public test set (the page with its board
+    fragment, the CSV and, before reveal, LaTeX exports, the API's leaderboard, every
+    figure's SVG, data CSV and export) names no run its public board does not show
+    now (the board read from the JSON export), and its bins count no run they do not
+    list."""
     client = Client()
     task = phase.task.slug
     data = client.get(reverse("competitions:leaderboard-json", args=[task, phase.slug]))
@@ -219,6 +261,16 @@ def _surfaces_show_only_the_board(phase, test_set, runs, where) -> None:  # noqa
     export = reverse("api:leaderboard-export", args=[task, phase.slug, "csv"])
     rows = list(csv.reader(io.StringIO(client.get(export).content.decode())))
     texts["csv"] = repr([r for r in rows[1:] if test_set.slug in r])
+    api = client.get(reverse("api:leaderboard-detail", args=[task, phase.slug]))
+    assert api.status_code == 200, where
+    texts["api"] = repr(
+        [b for b in api.json()["test_sets"] if b["test_set"] == test_set.slug]
+    )
+    if not world_private_revealed(phase):
+        # The LaTeX export holds every test set's table: before reveal only the
+        # public test set's is there for the public.
+        tex = reverse("api:leaderboard-export", args=[task, phase.slug, "tex"])
+        texts["tex"] = client.get(tex).content.decode()
     for artefact in TaskArtefact.objects.filter(test_set=test_set):
         for name, url in (
             ("svg", reverse("competitions:testset-plot", args=[test_set.pk, artefact.key, "svg"])),
@@ -240,6 +292,10 @@ def _surfaces_show_only_the_board(phase, test_set, runs, where) -> None:  # noqa
         counted = sum(b["n"] * b["size"] for b in bins["bins"])
         assert counted == sum(sum(b["found"]) for b in bins["bins"]), where
         assert len(bins["columns"]) == bins["n_runs"], where
+
+
+def world_private_revealed(phase) -> bool:  # noqa: ANN001
+    return phase.test_sets.filter(visibility="private", revealed=True).exists()
 
 
 def _package_holds_nothing_withheld(phase, test_set, never, where) -> None:  # noqa: ANN001

@@ -19,14 +19,10 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Score, SharedTask
-from evalhub.competitions.services import (
-    analyses,
-    boardcache,
-    leaderboard,
-    submit,
-    teams,
-    tracks,
-)
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import analyses, boardcache, leaderboard
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import package, package_files, statistics

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import Score, Submission
-from evalhub.competitions.services import (
-    leaderboard,
-    teams,
-)
+from evalhub.competitions.services import teams
+from evalhub.competitions.services.boards import leaderboard
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports, statistics

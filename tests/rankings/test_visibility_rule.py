@@ -15,8 +15,9 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs as competition_jobs
 from evalhub.competitions.models import Phase, TaskArtefact, Team
-from evalhub.competitions.services import analyses, submit, visibility
 from evalhub.competitions.services import teams as team_service
+from evalhub.competitions.services.boards import analyses, visibility
+from evalhub.competitions.services.runs import submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
 from tests.rankings.test_statistics import _noisy
@@ -24,10 +25,16 @@ from tests.rankings.test_statistics import _noisy
 pytestmark = pytest.mark.django_db
 
 
-def scored_by_the_job(phase, user, data: bytes, method: str):  # noqa: ANN001, ANN201
-    """A run submitted as the browser does and scored by the scoring job."""
+def scored_by_the_job(phase, user, data: bytes, method: str, started=None):  # noqa: ANN001, ANN201
+    """A run submitted as the browser does and scored by the scoring job
+    (``started``: when its request started, if not now)."""
     sub = submit.submit_run(
-        phase=phase, user=user, filename="run.tsv", data=data, method_name=method
+        phase=phase,
+        user=user,
+        filename="run.tsv",
+        data=data,
+        method_name=method,
+        now=started,
     )
     assert competition_jobs.score_submission(sub.pk) == "scored"
     sub.refresh_from_db()
@@ -210,7 +217,7 @@ def test_figures_are_not_served_after_the_gold_is_replaced(
 ):
     """Main kept drawing the old board's runs with their AP on the replaced gold
     until the next redraw."""
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     key = f"{analyses.COMPARE_PREFIX}ap"
     data = reverse("competitions:testset-plot-data", args=[test_set.pk, key])
@@ -256,7 +263,7 @@ def test_replaced_gold_is_never_undone_by_the_stale_fallback(
 ):
     """Main served the fragment of the old gold's board while the new one
     rendered; nothing is released on the new gold until the Ladder is replayed."""
-    from evalhub.competitions.services import datasets
+    from evalhub.competitions.services.data import datasets
 
     assert "first-q1" in _page(client, phase)
     with django_capture_on_commit_callbacks(execute=True):

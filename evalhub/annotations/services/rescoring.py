@@ -16,8 +16,8 @@ from django.db import transaction
 
 from evalhub.annotations.services import judgements, systems
 from evalhub.competitions.models import Evaluation, Score, TestSet
-from evalhub.competitions.services import boardcache
-from evalhub.competitions.services.scoring import store_evaluation
+from evalhub.competitions.services.boards import boardcache
+from evalhub.competitions.services.runs.scoring import store_evaluation
 from tasks.base import ScoreReport
 from tasks.mt_lexicon_probe.tags import JudgementMemory, normalise_translation
 

@@ -9,7 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from evalhub.competitions.models import Phase, Track
-from evalhub.competitions.services import access, board_pages, compare, overall, tracks
+from evalhub.competitions.services.boards import access, board_pages, compare, overall
+from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
 
 

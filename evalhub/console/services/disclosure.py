@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from evalhub.competitions.models import Evaluation, SharedTask, Submission, TestSet
-from evalhub.competitions.services import datasets, visibility
+from evalhub.competitions.services.boards import visibility
+from evalhub.competitions.services.data import datasets
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import board_pages, pages
-from evalhub.competitions.services.submit import Allowance
+from evalhub.competitions.services.boards import board_pages, pages
+from evalhub.competitions.services.runs.submit import Allowance
 
 VIEWERS = {"participant": "a participant of an approved team", "public": "the public"}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import boardcache
+from evalhub.competitions.services.boards import boardcache
 from evalhub.factsheets.models import Answer, Question
 
 #: The demo tasks that get the fact sheet: the term-extraction task ranked in two

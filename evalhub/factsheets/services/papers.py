@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import access, boardcache
+from evalhub.competitions.services.boards import access, boardcache
 from evalhub.factsheets.models import PaperLink
 from evalhub.factsheets.services import kinds
 

@@ -16,7 +16,7 @@ from django.db.models import Max
 from django.utils.text import slugify
 
 from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import boardcache
+from evalhub.competitions.services.boards import boardcache
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import kinds
 

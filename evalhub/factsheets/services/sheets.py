@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services import access, boardcache
+from evalhub.competitions.services.boards import access, boardcache
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import kinds
 

@@ -21,14 +21,14 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
     refreshes,
     selection,
-    tracks,
     visibility,
 )
+from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder
 from evalhub.rankings.services.ladder import ladder_applies

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import refreshes, visibility
+from evalhub.competitions.services.boards import refreshes, visibility
 
 
 def is_organiser(user: object, task: SharedTask) -> bool:
@@ -61,7 +61,7 @@ def artefact_current(artefact: TaskArtefact) -> bool:
     Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
     to nobody until the worker redraws it, which this asks for
     (``refreshes.request``). Organisers see the same public figures."""
-    from evalhub.competitions.services import leaderboard
+    from evalhub.competitions.services.boards import leaderboard
 
     drawn = {int(pk) for pk in artefact.runs}
     if not drawn:

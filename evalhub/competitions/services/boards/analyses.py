@@ -17,13 +17,13 @@ from django.db import transaction
 from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
 from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
     refreshes,
-    taskdata,
     team_colours,
 )
+from evalhub.competitions.services.data import taskdata
 from tasks.base import Analysis, Curve, Plot, RunDetail
 from tasks.common import plotting
 

@@ -1,6 +1,6 @@
 """Compare 2 to 5 runs of a phase: their metrics per test set side by side (best value
 per column marked, the others' difference to it) and their per-run plots. The leak
-rules are those of the run pages (``services/access.py``): a run the viewer may not
+rules are those of the run pages (``services/boards/access.py``): a run the viewer may not
 see makes the page "not found", and a test set's scores appear only where
 ``visibility.visible`` lets the viewer see them (as on the run page)."""
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Artefact, Evaluation, Phase, Submission, TestSet
-from evalhub.competitions.services import access, visibility
+from evalhub.competitions.services.boards import access, visibility
 from tasks.base import Metric
 
 MIN_RUNS = 2

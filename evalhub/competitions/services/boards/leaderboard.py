@@ -20,8 +20,8 @@ from datetime import datetime
 from django.core.cache import cache
 
 from evalhub.competitions.models import TestSet, Track
-from evalhub.competitions.services import boardcache, visibility
-from evalhub.competitions.services.selection import scored_runs, select
+from evalhub.competitions.services.boards import boardcache, visibility
+from evalhub.competitions.services.boards.selection import scored_runs, select
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
-from evalhub.competitions.services import (
+from evalhub.competitions.services.boards import (
     access,
     selection,
     tables,

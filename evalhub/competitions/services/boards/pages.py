@@ -15,7 +15,9 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import access, finals, submit, systems, tracks
+from evalhub.competitions.services.boards import access, systems
+from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import finals, submit
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:

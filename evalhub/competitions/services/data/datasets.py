@@ -10,8 +10,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import Evaluation, SharedTask, TestSet, TestSetFile
-from evalhub.competitions.services import boardcache, taskdata
+from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
+from evalhub.competitions.services.boards import boardcache
+from evalhub.competitions.services.data import taskdata
 from tasks.base import FormatError
 
 
@@ -113,29 +114,6 @@ def store_file(
         if old_name and old_name != new_name:
             transaction.on_commit(lambda: storage.delete(old_name))
     return obj, warnings
-
-
-def _gold_replaced(test_set: TestSet) -> None:
-    """Bump the gold version in the database (``F()``: two concurrent replacements
-    give two versions) and rescore every run with scores on the test set, so that
-    intervals, bands and the Ladder (replayed in submission order, see
-    the rankings app's ``services/ladder.py``) cover every run again on the new gold.
-    The runs leave the boards until they are rescored; the old scores are kept
-    (the rescoring page shows both)."""
-    from evalhub.competitions.services import scoring
-
-    TestSet.objects.filter(pk=test_set.pk).update(gold_version=F("gold_version") + 1)
-    test_set.refresh_from_db(fields=["gold_version"])
-    scoring.rescore(
-        submission_ids=sorted(
-            set(
-                Evaluation.objects.filter(test_set=test_set).values_list(
-                    "submission_id", flat=True
-                )
-            )
-        )
-    )
-    boardcache.invalidate_phase(phase=test_set.phase_id)
 
 
 def delete_stored(files: list[TestSetFile]) -> None:

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, Submission, Team
-from evalhub.competitions.services import access, boardcache, selection, systems
+from evalhub.competitions.services.boards import access, boardcache, selection, systems
 
 
 class ChoiceRefused(Exception):

@@ -342,5 +342,7 @@ def data_changed(*, phase_id: int, test_set_id: int | None = None) -> int:
                 gold_version=F("gold_version") + 1
             )
         count = rescore(submission_ids=affected(phase_id).values_list("pk", flat=True))
-    boardcache.invalidate_phase(phase=phase_id)
+    # A retraction: no board drawn on the old gold is served again, not even as
+    # the fragment's stale fallback.
+    boardcache.invalidate_phase(phase=phase_id, retract=True)
     return count

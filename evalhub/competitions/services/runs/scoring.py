@@ -38,8 +38,9 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services import boardcache, refreshes, sweeper, taskdata
-from evalhub.competitions.services.sweeper import sweep  # noqa: F401  (the job's API)
+from evalhub.competitions.services.boards import boardcache, refreshes
+from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.runs import lifecycle
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)

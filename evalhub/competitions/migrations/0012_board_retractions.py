@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competitions", "0009_analysis_figure_pdf"),
+        ("competitions", "0011_rendered_markdown"),
     ]
 
     operations = [
