@@ -4,6 +4,7 @@ action on the ticked runs or on every run matching the filters (POST)."""
 from __future__ import annotations
 
 from django import forms
+from django.db.models import QuerySet
 from django.http import QueryDict
 
 from evalhub.competitions.models import SharedTask, Submission, Team, Track
@@ -119,7 +120,7 @@ class RunActionForm(forms.Form):
             )
         return data
 
-    def selection(self):  # noqa: ANN201
+    def selection(self) -> QuerySet[Submission]:
         """The runs the action is for (a valid form)."""
         data = self.cleaned_data
         return runs.selection(
