@@ -196,6 +196,11 @@ def test_pages_cost_the_same_queries_whatever_the_number_of_runs(
     second = client.get(_url(task, page=2))
     assert _listed(second) == newest[50:] + [first.pk]
     assert "Page 2 of 2" in second.content.decode()
+    # The pages keep the filters: 52 of the 56 runs are still queued.
+    filtered = client.get(_url(task, status="queued", q="m"))
+    assert len(_listed(filtered)) == 50
+    assert 'href="?status=queued&amp;q=m&amp;page=2"' in filtered.content.decode()
+    assert len(_listed(client.get(_url(task, status="queued", q="m", page=2)))) == 2
 
 
 def test_rescore_through_the_confirmation_page(
