@@ -254,6 +254,9 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:preview-participant": ORGANISER_PAGE,
     "console:preview-public": ORGANISER_PAGE,
     "console:preview-leaderboard": ORGANISER_PAGE,
+    # Every run of the task (console/views/runs.py; tests/console/test_runs_page.py
+    # adds organisers of other tasks and the bulk actions' POSTs).
+    "console:runs": ORGANISER_PAGE,
 }
 
 

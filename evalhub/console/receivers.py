@@ -1,5 +1,5 @@
 """The console's place on the core's dashboard: its pages as links
-(``dashboard_links``) and the checklist of what is missing (``dashboard_panels``)."""
+(``dashboard_links``: the set-up pages, and every run of the task) and the checklist of what is missing (``dashboard_panels``)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,12 @@ def console_links(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN2
             ("Preview as the public", url("preview-public")),
         ),
     )
+
+
+@receiver(signals.dashboard_links, dispatch_uid="console-dashboard-runs")
+def console_runs_link(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
+    url = reverse("console:runs", kwargs={"slug": task.slug})
+    return ("Runs", (("Every run: filter, rescore, hide, download", url),))
 
 
 @receiver(signals.dashboard_panels, dispatch_uid="console-checklist")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from evalhub.console.views import gold, people, phases, preview, tasks, testsets
+from evalhub.console.views import gold, people, phases, preview, runs, tasks, testsets
 from evalhub.console.views import tracks as track_views
 
 app_name = "console"
@@ -77,3 +77,6 @@ urlpatterns += [
         name="gold-release",
     ),
 ]
+
+# ---- every run of the task: list, filters, bulk actions (views/runs.py) -----------
+urlpatterns += [path(f"{DASH}runs/", runs.run_list, name="runs")]

@@ -12,6 +12,7 @@ import io
 import json
 import tempfile
 import zipfile
+from collections.abc import Iterable
 from typing import IO
 
 from evalhub.competitions.models import (
@@ -209,9 +210,12 @@ def figure_svg(*, test_set: TestSet, key: str, user: object) -> bytes:
 
 
 # --- all runs ---------------------------------------------------------------------
-def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
-    """Every run file of the phase with a manifest (organisers only); a temporary
-    file positioned at its start. Gold files are never included."""
+def runs_zip(
+    *, phase: Phase, user: object, submission_ids: Iterable[int] | None = None
+) -> IO[bytes]:
+    """Every run file of the phase (or only those of ``submission_ids`` among them)
+    with a manifest (organisers only); a temporary file positioned at its start.
+    Gold files are never included."""
     if not access.is_organiser(user, phase.task):
         raise NotVisible
     metric_keys = [m.key for m in phase.task.type.metrics]
@@ -235,9 +239,11 @@ def runs_zip(*, phase: Phase, user: object) -> IO[bytes]:
     )
     out = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        runs = Submission.objects.filter(phase=phase)
+        if submission_ids is not None:
+            runs = runs.filter(pk__in=submission_ids)
         runs = (
-            Submission.objects.filter(phase=phase)
-            .select_related("team")
+            runs.select_related("team")
             .prefetch_related("scores")
             .order_by("created_at", "pk")
         )

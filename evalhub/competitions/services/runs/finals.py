@@ -1,6 +1,7 @@
 """A team's choices about its runs: which runs are its final runs in a phase (at most
 ``Phase.max_final_runs``, until the phase closes) and which runs are hidden from
-everyone but the team and the organisers. Which runs a leaderboard then ranks is
+everyone but the team and the organisers (the team's choice; the organisers may
+hide or show runs of their task too, from the console's runs page). Which runs a leaderboard then ranks is
 decided in ``services/boards/selection.py``; every change here invalidates the phase's
 boards once its transaction commits (``services/boards/boardcache.py``). Neither choice is an
 input of the Ladder (``services/boards/visibility.py``): hiding or choosing a run never
@@ -8,12 +9,14 @@ releases a score."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from evalhub.competitions.models import Phase, Submission, Team
+from evalhub.competitions.models import Phase, SharedTask, Submission, Team
 from evalhub.competitions.services.boards import access, boardcache, selection, systems
 
 
@@ -98,17 +101,34 @@ def set_hidden(*, submission: Submission, user: object, hidden: bool) -> Submiss
     and the organisers. Allowed at any time: hiding only ever removes a run from
     public view."""
     _manageable(submission, user)
-    with transaction.atomic():
-        changed = (
-            Submission.objects.filter(pk=submission.pk)
-            .exclude(hidden=hidden)
-            .update(hidden=hidden)
-        )
-        if changed:
-            # Hiding takes a run off the boards: no page drawn before is served.
-            boardcache.invalidate_phase(phase=submission.phase, retract=True)
+    _write_hidden(Submission.objects.filter(pk=submission.pk), hidden=hidden)
     submission.refresh_from_db()
     return submission
+
+
+def set_hidden_by_organiser(
+    *, task: SharedTask, user: object, submission_ids: Iterable[int], hidden: bool
+) -> int:
+    """The organisers show or hide runs of their task (the console's bulk action;
+    baselines included): the same write as a team's own choice. Returns how many
+    runs changed; ids of other tasks' runs are ignored."""
+    if not access.is_organiser(user, task):
+        raise ChoiceRefused("Only the task's organisers can change this.")
+    runs = Submission.objects.filter(phase__task=task, pk__in=list(submission_ids))
+    return _write_hidden(runs, hidden=hidden)
+
+
+def _write_hidden(runs: QuerySet[Submission], *, hidden: bool) -> int:
+    """Set ``hidden`` on ``runs``; the boards of every phase concerned follow once
+    the transaction commits. Returns how many runs changed."""
+    with transaction.atomic():
+        changing = runs.exclude(hidden=hidden)
+        phase_ids = set(changing.values_list("phase_id", flat=True))
+        changed = changing.update(hidden=hidden)
+        for phase_id in sorted(phase_ids):
+            # Hiding takes a run off the boards: no page drawn before is served.
+            boardcache.invalidate_phase(phase=phase_id, retract=True)
+    return changed
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,9 @@ TRANSITIONS: Mapping[str | None, frozenset[str]] = {
     S.REJECTED: frozenset(),
 }
 
+#: The runs ``rescore`` queues again; a run in any other state is left as it is.
+RESCORABLE = (S.SCORED, S.FAILED)
+
 #: Failed runs that new data may fix (a format error is the file's own).
 _RETRIABLE_FAILED = ~Q(failure_category=Submission.Failure.FORMAT)
 
@@ -308,7 +311,7 @@ def rescore(*, submission_ids: Iterable[int]) -> int:
     for pk in ids:
         if _move(
             Submission.objects.filter(pk=pk),
-            (S.SCORED, S.FAILED),
+            RESCORABLE,
             S.QUEUED,
             attempts=0,
             enqueued_at=timezone.now(),
