@@ -15,6 +15,7 @@ import pytest
 from django.apps import apps
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 
 from evalhub.competitions.models import CreatorChange, SharedTask
 from tests.competitions.test_bundles import MANIFEST, demo_files  # noqa: F401
@@ -280,3 +281,18 @@ def test_nobody_else_decides_who_may_create_tasks():
         for line in path.read_text(encoding="utf-8").splitlines():
             if "is_staff" in line:
                 assert "competitions:creator-list" in line, (path, line)
+
+
+def test_the_command_grants_and_withdraws_as_the_page_does(client, carol, capsys):
+    call_command("task_creators", "grant", "carol")
+    assert "is granted to carol" in capsys.readouterr().out
+    assert _statuses(client, carol) == [200, 200]
+    change = CreatorChange.objects.get()
+    assert (change.user, change.granted, change.by) == (carol, True, None)
+    call_command("task_creators", "list")
+    assert "carol: granted by site staff" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no such user: nobody"):
+        call_command("task_creators", "withdraw", "carol", "nobody")
+    assert _statuses(client, carol) == [200, 200]  # nothing changed
+    call_command("task_creators", "withdraw", "carol")
+    assert _statuses(client, carol) == [404, 404]
