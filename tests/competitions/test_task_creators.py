@@ -18,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
 from evalhub.competitions.models import CreatorChange, SharedTask
+from evalhub.competitions.services.data import demo
 from tests.competitions.test_bundles import MANIFEST, demo_files  # noqa: F401
 from tests.console.test_setup_tasks import _term_extraction_post
 from tests.zips import zip_bytes
@@ -296,3 +297,15 @@ def test_the_command_grants_and_withdraws_as_the_page_does(client, carol, capsys
     assert _statuses(client, carol) == [200, 200]  # nothing changed
     call_command("task_creators", "withdraw", "carol")
     assert _statuses(client, carol) == [404, 404]
+
+
+def test_the_demo_organiser_creates_tasks_and_grants_the_right(
+    client, carol, isolated_storage
+):
+    demo.seed_demo(slugs=["term_extraction"], with_runs=False)
+    assert client.login(username="organiser", password=demo.DEMO_PASSWORD)
+    assert [client.get(url).status_code for url in CREATE_PAGES] == [200, 200]
+    html = client.get("/").content.decode()
+    assert 'href="/staff/creators/">Task creators</a>' in html
+    client.post(STAFF_PAGE, {"user": carol.pk, "action": "grant"})
+    assert _statuses(client, carol) == [200, 200]
