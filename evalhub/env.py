@@ -46,3 +46,29 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+#: The values of ``EVALHUB_TASK_CREATORS`` besides ``group:<name>``.
+TASK_CREATOR_RULES = ("staff", "verified")
+
+
+def parse_task_creators(raw: str, *, name: str = "EVALHUB_TASK_CREATORS") -> str:
+    """``staff``, ``verified`` or ``group:<name>`` (the group's name trimmed, at most
+    150 characters as Django's ``Group.name``); ``ImproperlyConfigured`` otherwise."""
+    value = raw.strip()
+    if value in TASK_CREATOR_RULES:
+        return value
+    kind, colon, group = value.partition(":")
+    group = group.strip()
+    if kind.strip() == "group" and colon and group and len(group) <= 150:
+        return f"group:{group}"
+    raise ImproperlyConfigured(
+        f"{name} must be staff, verified or group:<name of a group>, got {raw!r}"
+    )
+
+
+def env_task_creators(name: str, default: str = "staff") -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return parse_task_creators(raw, name=name)

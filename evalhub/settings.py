@@ -11,7 +11,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from evalhub.env import env_bool, env_int, env_list, env_str
+from evalhub.env import env_bool, env_int, env_list, env_str, env_task_creators
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EVALHUB_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -291,6 +291,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Who may create tasks besides site staff and the users granted the right on the
+# staff page /staff/creators/ (competitions/services/roles.py, may_create_tasks):
+# "staff" (nobody else), "verified" (every user with a verified e-mail address) or
+# "group:<name>" (the members of that Django group).
+TASK_CREATORS = env_task_creators("EVALHUB_TASK_CREATORS")
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "competitions:task-list"
 LOGOUT_REDIRECT_URL = "competitions:task-list"

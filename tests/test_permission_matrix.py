@@ -190,6 +190,11 @@ TABLE: dict[str, tuple[int, ...]] = {
     "competitions:task-dashboard": ORGANISER_PAGE,
     "competitions:task-rescoring": ORGANISER_PAGE,
     "competitions:registration-decide": POST_ONLY,
+    # Creating tasks and site staff's page of who may (the world's organiser is a
+    # staff user; tests/competitions/test_task_creators.py covers granted users and
+    # every EVALHUB_TASK_CREATORS value).
+    "competitions:bundle-import": ORGANISER_PAGE,
+    "competitions:creator-list": ORGANISER_PAGE,
     "competitions:baseline-create": (302, 404, 404, 200),
     "teams:team-list": LOGIN_FIRST,
     "teams:team-create": POST_ONLY,

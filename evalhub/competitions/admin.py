@@ -110,6 +110,13 @@ class SharedTaskAdmin(OrganisedQuerysetMixin, admin.ModelAdmin):
     readonly_fields = ["gold_released", "owner"]
     actions = ["release_gold", "release_gold_unrevealed"]
 
+    def has_add_permission(self, request, obj=None) -> bool:  # noqa: ANN001
+        """Who may create tasks is ``roles.may_create_tasks``'s answer (every staff
+        user may; the admin is for staff only)."""
+        return super().has_add_permission(request, obj) and roles.may_create_tasks(
+            request.user
+        )
+
     def has_delete_permission(self, request, obj=None) -> bool:  # noqa: ANN001
         """A co-organiser deletes no task: only its owner (or a superuser)."""
         if obj is None or request.user.is_superuser:

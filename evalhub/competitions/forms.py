@@ -63,3 +63,11 @@ class BundleForm(forms.Form):
     bundle = forms.FileField(
         label="Task bundle (.zip)", help_text="task.yaml and the data files it names"
     )
+
+
+class CreatorChangeForm(forms.Form):
+    """Site staff grant or withdraw a user's right to create tasks."""
+
+    user = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    action = forms.ChoiceField(choices=[("grant", "Grant"), ("withdraw", "Withdraw")])
+    q = forms.CharField(required=False, max_length=150, widget=forms.HiddenInput)

@@ -8,6 +8,7 @@ from evalhub.competitions.views import (
     files,
     organisers,
     runs,
+    staff,
     submitting,
     tasks,
 )
@@ -38,6 +39,7 @@ urlpatterns = [
         name="baseline-create",
     ),
     path("new/bundle/", organisers.bundle_import, name="bundle-import"),
+    path("staff/creators/", staff.creator_list, name="creator-list"),
     path(
         "tasks/<slug:slug>/<slug:phase>/submit/",
         submitting.run_submit,

@@ -14,6 +14,7 @@ from evalhub.competitions.models.artefacts import (
     _plot_path,
     _task_artefact_path,
 )
+from evalhub.competitions.models.creators import CreatorChange
 from evalhub.competitions.models.phases import (
     BoardVersion,
     Phase,
@@ -34,6 +35,7 @@ from evalhub.competitions.models.tracks import Track
 __all__ = [
     "Artefact",
     "BoardVersion",
+    "CreatorChange",
     "Evaluation",
     "Phase",
     "Registration",

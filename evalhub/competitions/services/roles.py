@@ -16,16 +16,108 @@ test_organisers_never_compete.py`` checks the callers).
 **The owner stays**: a task's owner (``SharedTask.owner``, its creator until they hand
 it over) is removed from its organisers by no one, the owner included, while owner
 (``refuse_removal``; the console's Organisers page and the admin ask it).
+
+**Who may create tasks** (``may_create_tasks``): site staff, the users granted the
+right by site staff (members of the group ``GRANTED_GROUP``; ``services/creators.py``,
+the page ``/staff/creators/``, ``manage.py task_creators``) and, by the setting
+``EVALHUB_TASK_CREATORS``: ``staff`` (nobody else; the default), ``verified`` (every
+user with a verified e-mail address, ``has_verified_email``) or ``group:<name>`` (the
+members of that Django group). The console's ``/new/task/``, the bundle import, the
+admin's "add task", the header and the home page ask it; nobody else decides it
+(``tests/competitions/test_task_creators.py`` checks the callers).
 """
 
 from __future__ import annotations
 
+from django.apps import apps
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from evalhub.cache import forget, kept
 from evalhub.competitions.models import Registration, SharedTask, Team
+from evalhub.env import parse_task_creators
 
+#: The group whose members site staff granted the right to create tasks.
+GRANTED_GROUP = "task creators"
+HEADER_CACHE_SECONDS = 60
 WHY = "organisers cannot be in a competing team (an organiser sees the hidden gold)"
+
+
+def may_create_tasks(user: object) -> bool:
+    """May ``user`` create tasks (``/new/task/``, a bundle, the admin's "add task")?
+    Yes when :func:`creation_grounds` names a ground (site staff without a query)."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:  # type: ignore[attr-defined]
+        return False
+    return bool(user.is_staff or creation_grounds(user))  # type: ignore[attr-defined]
+
+
+def creation_grounds(user: object) -> list[str]:
+    """Why ``user`` may create tasks, in plain words (empty: they may not): site
+    staff; granted by site staff (a member of ``GRANTED_GROUP``); and, by
+    ``settings.TASK_CREATORS``, a verified e-mail address (``verified``) or
+    membership of the group it names (``group:<name>``). Anonymous and inactive
+    users never. Creating a task makes its creator its organiser and owner; losing
+    the right later leaves the tasks they organise as they are."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:  # type: ignore[attr-defined]
+        return []
+    rule = parse_task_creators(settings.TASK_CREATORS, name="TASK_CREATORS")
+    named = rule.removeprefix("group:") if rule.startswith("group:") else None
+    groups = {GRANTED_GROUP, named} - {None}
+    member = set(user.groups.filter(name__in=groups).values_list("name", flat=True))  # type: ignore[attr-defined]
+    grounds = ["site staff"] if user.is_staff else []  # type: ignore[attr-defined]
+    if GRANTED_GROUP in member:
+        grounds.append("granted by site staff")
+    if named in member and named != GRANTED_GROUP:
+        grounds.append(f"member of the group {named}")
+    if rule == "verified" and has_verified_email(user):
+        grounds.append("verified e-mail address")
+    return grounds
+
+
+def creators_rule() -> str:
+    """Who may create tasks on this site, in a sentence (plain text)."""
+    rule = parse_task_creators(settings.TASK_CREATORS, name="TASK_CREATORS")
+    who = "Site staff and the users granted the right here"
+    if rule == "verified":
+        who = f"{who}, and every user with a verified e-mail address,"
+    elif rule.startswith("group:"):
+        group = rule.removeprefix("group:")
+        who = f"{who}, and the members of the group “{group}”,"
+    return f"{who} may create tasks (EVALHUB_TASK_CREATORS={rule})."
+
+
+def has_verified_email(user: object) -> bool:
+    """``user`` has a verified e-mail address: a verified ``EmailAddress`` of
+    django-allauth's account app. Without that app installed no address is verified,
+    so ``EVALHUB_TASK_CREATORS=verified`` lets nobody but staff and granted users
+    create tasks."""
+    if not apps.is_installed("allauth.account"):
+        return False
+    from allauth.account.models import EmailAddress
+
+    return EmailAddress.objects.filter(user=user, verified=True).exists()
+
+
+def header_may_create_tasks(user: object) -> bool:
+    """:func:`may_create_tasks` for the site header and the home page's link, kept in
+    the cache per user for a minute (the header is on every page). Only the links are
+    cached: the pages that create tasks ask the rule afresh."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:  # type: ignore[attr-defined]
+        return False
+    if user.is_staff:  # type: ignore[attr-defined]
+        return True
+    key = _header_key(user.pk)  # type: ignore[attr-defined]
+    return kept(key, lambda: may_create_tasks(user), HEADER_CACHE_SECONDS)
+
+
+def forget_header(user_id: int) -> None:
+    """The right of ``user_id`` changed: the header shows it at once."""
+    forget([_header_key(user_id)])
+
+
+def _header_key(user_id: int) -> str:
+    return f"roles:may-create-tasks:{user_id}"
 
 
 class Refused(Exception):
