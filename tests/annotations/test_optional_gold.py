@@ -19,9 +19,7 @@ from evalhub.competitions.services.teams import register
 pytestmark = pytest.mark.django_db
 
 
-def test_references_added_then_removed_rescore_the_runs(
-    mt_task, mt_demo, participant
-):
+def test_references_added_then_removed_rescore_the_runs(mt_task, mt_demo, participant):
     now = timezone.now()
     phase = Phase.objects.create(
         task=mt_task,

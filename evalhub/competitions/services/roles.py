@@ -13,6 +13,9 @@ joining a team by invitation or link (``evalhub.teams``) and adding an organiser
 (``admin_forms.py``). Nobody else writes the rule (``tests/competitions/
 test_organisers_never_compete.py`` checks the callers).
 
+**Who may create tasks** (``may_create_tasks``): the one rule every way of making a
+task asks (the console's form, the bundle import page, the organiser API).
+
 **The owner stays**: a task's owner (``SharedTask.owner``, its creator until they hand
 it over) is removed from its organisers by no one, the owner included, while owner
 (``refuse_removal``; the console's Organisers page and the admin ask it).
@@ -35,6 +38,12 @@ class Refused(Exception):
 
 class OrganiserCompetes(Refused):
     """The change would make an organiser of a task compete in it."""
+
+
+def may_create_tasks(user: object) -> bool:
+    """Whether ``user`` may create a task (and so become its organiser): staff
+    users."""
+    return bool(getattr(user, "is_authenticated", False) and user.is_staff)  # type: ignore[attr-defined]
 
 
 def refuse_removal(*, task: SharedTask, user_id: int, acting: object | None) -> None:

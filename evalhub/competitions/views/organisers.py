@@ -19,8 +19,8 @@ from evalhub.competitions.views.lookups import organised_task_or_404, task_or_40
 
 @login_required
 def bundle_import(request: HttpRequest) -> HttpResponse:
-    """Create a task from a bundle (staff users become its organisers)."""
-    if not request.user.is_staff:
+    """Create a task from a bundle (its importer becomes its organiser)."""
+    if not roles.may_create_tasks(request.user):
         raise Http404("No such page.")
     form = BundleForm(request.POST or None, request.FILES or None)
     problems: list = []

@@ -7,18 +7,14 @@ from collections.abc import Mapping
 from django.db import transaction
 
 from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import roles
 
 #: The task's own fields the console's task form edits.
 FIELDS = ("title", "description", "requires_approval", "state")
 
 
-def may_create_tasks(user: object) -> bool:
-    """The rule of the bundle import: staff users create tasks."""
-    return bool(getattr(user, "is_authenticated", False) and user.is_staff)  # type: ignore[attr-defined]
-
-
 def may_preview_markdown(user: object) -> bool:
-    return may_create_tasks(user) or bool(
+    return roles.may_create_tasks(user) or bool(
         getattr(user, "is_authenticated", False) and user.organised_tasks.exists()  # type: ignore[attr-defined]
     )
 

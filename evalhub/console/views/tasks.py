@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions import markdown
+from evalhub.competitions.services import roles
 from evalhub.console.forms import TaskForm
 from evalhub.console.services import tasks
 from evalhub.console.views.access import organised_task
@@ -16,7 +17,7 @@ from evalhub.console.views.access import organised_task
 
 @login_required
 def task_create(request: HttpRequest) -> HttpResponse:
-    if not tasks.may_create_tasks(request.user):
+    if not roles.may_create_tasks(request.user):
         raise Http404("No such page.")
     form = TaskForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
