@@ -265,6 +265,7 @@ def stage(
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    role: str
     label: str
     private: bool
     name: str
@@ -292,6 +293,7 @@ def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
     stored = {f.role: f for f in test_set.files.all()}
     changes = tuple(
         Change(
+            role=f.role,
             label=labels.get(f.role, f.role),
             private=f.private,
             name=f.name,
