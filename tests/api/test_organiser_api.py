@@ -18,8 +18,7 @@ from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens as token_service
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services.data import bundles
-from tests.api.fixtures import body
+from tests.api.fixtures import body, bundle_of
 from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db
@@ -74,21 +73,10 @@ REFUSED = {
 
 
 # --- a bundle -----------------------------------------------------------------------
-def _bundle(task) -> bytes:  # noqa: ANN001
-    """The test task's own export, under another slug."""
-    task.refresh_from_db()
-    exported = zipfile.ZipFile(io.BytesIO(bundles.export_bundle(task=task)))
-    files = {n: exported.read(n) for n in exported.namelist()}
-    manifest = files["task.yaml"].decode()
-    files["task.yaml"] = manifest.replace("slug: bucc-test", "slug: bucc-pushed", 1)
-    files["task.yaml"] = files["task.yaml"].encode()
-    return zip_bytes(files)
-
-
 def test_bundle_import_creates_the_task_for_its_importer(
     client, task, phase, test_set, organiser, tokens
 ):
-    data = _bundle(task)
+    data = bundle_of(task, "bucc-pushed")
     response = client.post(
         "/api/bundles",
         {"bundle": SimpleUploadedFile("b.zip", data)},
@@ -120,7 +108,7 @@ def test_a_bad_bundle_is_refused_with_file_and_line(client, task, tokens):
 def test_only_those_who_may_create_tasks_import_bundles(
     client, task, phase, test_set, tokens, revoked
 ):
-    data = _bundle(task)
+    data = bundle_of(task, "bucc-pushed")
     for who, secret in (
         ("participant", tokens["participant"]),
         ("revoked", revoked),
