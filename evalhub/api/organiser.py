@@ -266,12 +266,11 @@ def gold_draft_create(
         for f in files
     ]
     try:
-        draft = gold.stage(test_set=ts, user=request.auth, uploads=uploads)
+        preview = organiser.stage_gold(test_set=ts, user=request.auth, uploads=uploads)
     except gold.UploadRejected as exc:
         detail = "The files were not accepted; nothing was kept."
         return Status(422, _problems(detail, exc.problems, exc.total))
-    preview = gold.preview(test_set=ts, draft=draft)
-    return Status(201, organiser.gold_preview(test_set=ts, preview=preview))
+    return Status(201, preview)
 
 
 @router.get(
@@ -285,15 +284,10 @@ def gold_draft_detail(
     """Your draft's preview again (404: expired, discarded or stored)."""
     ts = _test_set(request, slug, phase, test_set)
     try:
-        draft = gold_drafts.load(
-            test_set_id=ts.pk,
-            user_id=request.auth.pk,  # type: ignore[union-attr]
-            token=token,
-        )
+        preview = organiser.gold_draft(test_set=ts, user=request.auth, token=token)
     except gold_drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
-    preview = gold.preview(test_set=ts, draft=draft)
-    return Status(200, organiser.gold_preview(test_set=ts, preview=preview))
+    return Status(200, preview)
 
 
 @router.post(
@@ -309,20 +303,12 @@ def gold_draft_confirm(
     since the check (upload again); 404: no such draft."""
     ts = _test_set(request, slug, phase, test_set)
     try:
-        stored = gold.confirm(test_set=ts, user=request.auth, token=token)
+        stored = organiser.confirm_gold(test_set=ts, user=request.auth, token=token)
     except gold_drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     except gold.DraftStale as exc:
         return Status(409, {"detail": str(exc)})
-    ts.refresh_from_db(fields=["gold_version"])
-    return Status(
-        200,
-        {
-            "files": stored.files,
-            "rescored": stored.rescored,
-            "gold_version": ts.gold_version,
-        },
-    )
+    return Status(200, stored)
 
 
 @router.delete(
