@@ -1,7 +1,8 @@
 """The REST API under ``/api/`` (OpenAPI schema at ``/api/openapi.json``, docs at
 ``/api/docs``). Authentication: ``Authorization: Bearer <token>`` with a token made on
 the API-token page. Reading works anonymously with the public's view; writing needs a
-token. Each endpoint: authentication, one service call, the response."""
+token. The *organisers* calls (``organiser.py``) need a token of one of the task's
+organisers. Each endpoint: authentication, one service call, the response."""
 
 from __future__ import annotations
 
