@@ -6,10 +6,16 @@
   [--wait]``: upload a run through the REST API (token from ``EVALHUB_TOKEN`` when
   ``--token`` is not given), with a progress bar on stderr.
 - ``evalhub status --url URL --token T RUN [--wait]``: a run's status and scores.
+- Organisers (``cli_organiser.py``): ``evalhub task push BUNDLE`` creates a task
+  from a bundle; ``evalhub gold push --task --phase --test-set ROLE=FILE ...``
+  uploads a test set's files, shows the preview and asks (or ``--yes``) before they
+  are stored; ``evalhub runs pull --task SLUG DIR`` downloads the runs and their
+  scores into a folder.
 
 Exit status of ``submit``/``status``: 0 queued (without ``--wait``) or scored, 1 failed,
 2 rejected (the errors are printed with file and line), 3 refused, unauthorised or
-unreachable.
+unreachable. The organisers' commands: 0 done, 1 not stored (the preview declined),
+2 rejected (file and line), 3 refused, unauthorised or unreachable.
 """
 
 from __future__ import annotations
@@ -20,8 +26,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_REFUSED = 0, 1, 2, 3
-CLIENT_COMMANDS = ("submit", "status")
+from evalhub import cli_organiser
+from evalhub.cli_shared import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_REJECTED,
+    ProgressBar,
+    add_connection,
+    detail,
+    print_problems,
+)
+
+CLIENT_COMMANDS = ("submit", "status", *cli_organiser.COMMANDS)
 
 
 def build_parser(
@@ -45,7 +62,7 @@ def build_parser(
     submit = commands.add_parser(
         "submit", help="submit a run to an evalhub server (REST API)"
     )
-    _add_connection(submit)
+    add_connection(submit)
     submit.add_argument("--task", required=True, help="task slug")
     submit.add_argument("--phase", required=True, help="phase slug")
     submit.add_argument("--method", required=True, help="method name shown on boards")
@@ -66,17 +83,11 @@ def build_parser(
     submit.add_argument("file", type=Path, help="the run file")
     _add_wait(submit)
     status = commands.add_parser("status", help="show a run's status and scores")
-    _add_connection(status)
+    add_connection(status)
     status.add_argument("run", type=int, help="run number")
     _add_wait(status)
+    cli_organiser.add_commands(commands)
     return parser
-
-
-def _add_connection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", required=True, help="server, e.g. https://host")
-    parser.add_argument(
-        "--token", default=None, help="API token (default: $EVALHUB_TOKEN)"
-    )
 
 
 def _add_wait(parser: argparse.ArgumentParser) -> None:
@@ -121,9 +132,11 @@ def _main(argv: list[str]) -> int:
     try:
         if args.command == "submit":
             return _submit(api, args)
+        if args.command in cli_organiser.COMMANDS:
+            return cli_organiser.run(api, args)
         return _status(api, args, args.run)
     except client.ApiError as exc:
-        print(f"error: {_detail(exc.status, exc.payload)}", file=sys.stderr)
+        print(f"error: {detail(exc.status, exc.payload)}", file=sys.stderr)
         return EXIT_REFUSED
     except OSError as exc:
         print(f"error: cannot reach {args.url}: {exc}", file=sys.stderr)
@@ -131,42 +144,6 @@ def _main(argv: list[str]) -> int:
     except TimeoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-
-
-def _detail(status: int, payload: dict[str, object]) -> str:
-    if status == 401:
-        return "the token was not accepted (revoked or mistyped?)"
-    return f"{payload.get('detail', 'request failed')} (HTTP {status})"
-
-
-class ProgressBar:
-    """``Uploading run.tsv [#####     ] 50% 1.0/2.0 MB`` on stderr (redrawn in place
-    on a terminal; one final line otherwise)."""
-
-    WIDTH = 30
-
-    def __init__(self, name: str, stream=None):  # noqa: ANN001
-        self.name = name
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.done = False
-
-    def __call__(self, sent: int, total: int) -> None:
-        if self.tty or sent >= total:
-            share = 1.0 if total == 0 else sent / total
-            filled = int(self.WIDTH * share)
-            bar = "#" * filled + " " * (self.WIDTH - filled)
-            line = (
-                f"Uploading {self.name} [{bar}] {share:4.0%} "
-                f"{sent / 1e6:.1f}/{total / 1e6:.1f} MB"
-            )
-            end = "\n" if sent >= total else ""
-            if sent >= total:
-                if self.done:
-                    return
-                self.done = True
-            print(("\r" if self.tty else "") + line, end=end, file=self.stream)
-            self.stream.flush()
 
 
 def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
@@ -185,18 +162,9 @@ def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         progress=ProgressBar(path.name),
     )
     if response.status == 422:
-        payload = response.payload
-        print(f"rejected: {payload.get('detail')}", file=sys.stderr)
-        for problem in payload.get("errors", []):  # type: ignore[union-attr]
-            where = problem["file"] + (
-                f", line {problem['line']}" if problem.get("line") else ""
-            )
-            print(f"error: {where}: {problem['message']}", file=sys.stderr)
-        more = int(payload.get("total", 0)) - len(payload.get("errors", []))  # type: ignore[arg-type]
-        if more > 0:
-            print(f"... and {more} more problems", file=sys.stderr)
+        print_problems(response.payload)
         if args.json:
-            print(json.dumps(payload, indent=2, ensure_ascii=False))
+            print(json.dumps(response.payload, indent=2, ensure_ascii=False))
         return EXIT_REJECTED
     if response.status == 403:
         print(f"refused: {response.payload.get('detail')}", file=sys.stderr)

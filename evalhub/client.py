@@ -1,5 +1,6 @@
 """A small HTTP client of the evalhub REST API (standard library only), used by
-``evalhub submit`` and ``evalhub status``."""
+``evalhub submit`` and ``evalhub status`` and by the organisers' ``evalhub task
+push``, ``evalhub gold push`` and ``evalhub runs pull``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 CHUNK = 64 * 1024
 TERMINAL_STATES = frozenset({"scored", "failed", "rejected"})
@@ -86,19 +87,87 @@ class Client:
             raw = response.read()
         finally:
             conn.close()
-        try:
-            payload = json.loads(raw.decode("utf-8")) if raw else {}
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            payload = {"detail": raw[:500].decode("utf-8", "replace")}
-        if not isinstance(payload, dict):
-            payload = {"items": payload}
-        return Response(response.status, payload)
+        return Response(response.status, _payload(raw))
 
     def get(self, path: str) -> dict[str, object]:
         response = self.request("GET", path)
         if response.status != 200:
             raise ApiError(response.status, response.payload)
         return response.payload
+
+    def upload(
+        self,
+        path: str,
+        *,
+        fields: dict[str, str] | None = None,
+        files: list[tuple[str, Path]],
+        progress: Progress | None = None,
+        method: str = "POST",
+    ) -> Response:
+        """A multipart request: the form ``fields`` and each ``(part name, file)``
+        streamed from disk; ``progress(sent, total)`` counts the files' bytes."""
+        boundary = f"evalhub-{uuid.uuid4().hex}"
+        head = b"".join(
+            _field(boundary, name, value) for name, value in (fields or {}).items()
+        )
+        parts = [(_file_head(boundary, name, file), file) for name, file in files]
+        tail = f"--{boundary}--\r\n".encode()
+        total = sum(file.stat().st_size for _, file in files)
+        length = len(head) + len(tail)
+        length += sum(len(part) + file.stat().st_size + 2 for part, file in parts)
+
+        def body() -> Iterator[bytes]:
+            sent = 0
+            yield head
+            for part, file in parts:
+                yield part
+                with file.open("rb") as fh:
+                    while chunk := fh.read(CHUNK):
+                        sent += len(chunk)
+                        yield chunk
+                        if progress:
+                            progress(sent, total)
+                yield b"\r\n"
+            if progress and total == 0:
+                progress(0, 0)
+            yield tail
+
+        return self.request(
+            method,
+            path,
+            body=body(),
+            length=length,
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        )
+
+    def download(
+        self, path: str, dest: Path, *, progress: Progress | None = None
+    ) -> int:
+        """Stream ``path`` into ``dest`` (written beside it first, then renamed, so
+        an interrupted download leaves no partial file under its name); returns the
+        bytes written. ApiError for any answer but 200."""
+        conn = self._connection()
+        part = dest.with_name(dest.name + ".part")
+        try:
+            conn.request("GET", self.base + path, headers=self._headers())
+            response = conn.getresponse()
+            if response.status != 200:
+                raise ApiError(response.status, _payload(response.read()))
+            total = int(response.headers.get("Content-Length") or 0)
+            received = 0
+            with part.open("wb") as out:
+                while chunk := response.read(CHUNK):
+                    out.write(chunk)
+                    received += len(chunk)
+                    if progress:
+                        progress(received, max(total, received))
+            if progress and received == 0:
+                progress(0, 0)
+            os.replace(part, dest)
+            return received
+        finally:
+            conn.close()
+            part.unlink(missing_ok=True)
 
     # --- endpoints -----------------------------------------------------------
     def submit(
@@ -116,46 +185,84 @@ class Client:
         """Upload a run (multipart). Returns 201, 422 (rejected: ``errors``) or 403
         responses; other statuses raise ApiError. ``track``: the slug of the
         phase's track the run enters (required when the phase has tracks)."""
-        boundary = f"evalhub-{uuid.uuid4().hex}"
         fields = {"method_name": method_name, "method_description": method_description}
         if hidden:
             fields["hidden"] = "true"
         if track:
             fields["track"] = track
-        head = b"".join(_field(boundary, name, value) for name, value in fields.items())
-        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        head += (
-            f"--{boundary}\r\n"
-            f'Content-Disposition: form-data; name="file"; filename="{_quote_name(path.name)}"\r\n'
-            f"Content-Type: {content_type}\r\n\r\n"
-        ).encode()
-        tail = f"\r\n--{boundary}--\r\n".encode()
-        size = path.stat().st_size
-        length = len(head) + size + len(tail)
-
-        def body() -> Iterator[bytes]:
-            sent = 0
-            yield head
-            with path.open("rb") as fh:
-                while chunk := fh.read(CHUNK):
-                    sent += len(chunk)
-                    yield chunk
-                    if progress:
-                        progress(sent, size)
-            if progress and size == 0:
-                progress(0, 0)
-            yield tail
-
-        response = self.request(
-            "POST",
+        response = self.upload(
             f"/api/tasks/{quote(task)}/phases/{quote(phase)}/runs",
-            body=body(),
-            length=length,
-            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+            fields=fields,
+            files=[("file", path)],
+            progress=progress,
         )
-        if response.status not in (201, 403, 422):
-            raise ApiError(response.status, response.payload)
-        return response
+        return _expect(response, 201, 403, 422)
+
+    # --- the organiser API ---------------------------------------------------
+    def import_bundle(
+        self, path: Path, *, progress: Progress | None = None
+    ) -> Response:
+        """Create a task from a bundle: 201 (the task), 403 or 422 (``errors``)."""
+        response = self.upload(
+            "/api/bundles", files=[("bundle", path)], progress=progress
+        )
+        return _expect(response, 201, 403, 422)
+
+    def push_gold(
+        self,
+        *,
+        task: str,
+        phase: str,
+        test_set: str,
+        files: list[tuple[str, Path]],
+        progress: Progress | None = None,
+    ) -> Response:
+        """Upload a test set's files (``(role, path)``) as a draft: 201 (the
+        preview, with the ``token`` that confirms or discards it) or 422."""
+        response = self.upload(
+            _gold_path(task, phase, test_set), files=files, progress=progress
+        )
+        return _expect(response, 201, 422)
+
+    def confirm_gold(
+        self, *, task: str, phase: str, test_set: str, token: str
+    ) -> Response:
+        """Store a draft: 200, or 409 (the test set changed since the check)."""
+        path = f"{_gold_path(task, phase, test_set)}/{quote(token)}"
+        return _expect(self.request("POST", path), 200, 409)
+
+    def discard_gold(self, *, task: str, phase: str, test_set: str, token: str) -> None:
+        path = f"{_gold_path(task, phase, test_set)}/{quote(token)}"
+        _expect(self.request("DELETE", path), 204)
+
+    def task_runs(
+        self, *, task: str, phase: str = "", status: str = "", track: str = ""
+    ) -> dict[str, object]:
+        """Every run of the task with every score (organisers)."""
+        query = urlencode(
+            {
+                k: v
+                for k, v in (("phase", phase), ("status", status), ("track", track))
+                if v
+            }
+        )
+        return self.get(
+            f"/api/tasks/{quote(task)}/runs" + (f"?{query}" if query else "")
+        )
+
+    def download_run(
+        self, *, task: str, run_id: int, dest: Path, progress: Progress | None = None
+    ) -> int:
+        """A run's file as submitted (organisers)."""
+        path = f"/api/tasks/{quote(task)}/runs/{int(run_id)}/file"
+        return self.download(path, dest, progress=progress)
+
+    def download_runs_zip(
+        self, *, task: str, phase: str, dest: Path, progress: Progress | None = None
+    ) -> int:
+        """Every run file of a phase and ``manifest.csv``, as one zip (organisers)."""
+        path = f"/api/tasks/{quote(task)}/phases/{quote(phase)}/runs.zip"
+        return self.download(path, dest, progress=progress)
 
     def run(self, run_id: int) -> dict[str, object]:
         return self.get(f"/api/runs/{int(run_id)}")
@@ -179,6 +286,38 @@ class Client:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} is still {run.get('status')}")
             time.sleep(interval)
+
+
+def _gold_path(task: str, phase: str, test_set: str) -> str:
+    return (
+        f"/api/tasks/{quote(task)}/phases/{quote(phase)}/testsets/"
+        f"{quote(test_set)}/gold"
+    )
+
+
+def _payload(raw: bytes) -> dict[str, object]:
+    try:
+        payload = json.loads(raw.decode("utf-8")) if raw else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        payload = {"detail": raw[:500].decode("utf-8", "replace")}
+    return payload if isinstance(payload, dict) else {"items": payload}
+
+
+def _expect(response: Response, *statuses: int) -> Response:
+    """``response`` if its status is one the caller handles; ApiError otherwise."""
+    if response.status not in statuses:
+        raise ApiError(response.status, response.payload)
+    return response
+
+
+def _file_head(boundary: str, name: str, path: Path) -> bytes:
+    content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return (
+        f"--{boundary}\r\n"
+        f'Content-Disposition: form-data; name="{_quote_name(name)}"; '
+        f'filename="{_quote_name(path.name)}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode()
 
 
 def _field(boundary: str, name: str, value: str) -> bytes:

@@ -52,6 +52,8 @@ TEAM_ONLY = (404, 200, 404, 200)
 #: Organiser pages behind login: anonymous users are sent to log in first.
 ORGANISER_PAGE = (302, 404, 404, 200)
 GONE = (404, 404, 404, 404)
+#: The organiser API: a token is required, and it must be an organiser's.
+ORGANISER_API = (401, 403, 403, 200)
 #: Responses that may quote gold because they are the team's own run file.
 OWN_RUN_FILES = {"competitions:run-file"}
 TEXT_TYPES = ("text/", "application/json", "application/x-tex", "image/svg")
@@ -124,6 +126,8 @@ class World:
             return [("run", self.run.pk)]
         if param == "pk" and "tokens/" in route:
             return [("token", self.token.pk)]
+        if param == "test_set" and "/testsets/<test_set>/" in route:
+            return [(k, v.slug) for k, v in ts.items()]  # the organiser API's
         if param in ("pk", "test_set"):
             return [(k, v.pk) for k, v in ts.items()]
         if param == "artefact":
@@ -173,6 +177,15 @@ TABLE: dict[str, tuple[int, ...]] = {
     "api:api-v1:run-create": (401, 200, 200, 200),  # GET on the shared path
     "api:api-v1:run-detail": ALL_200,
     "api:api-v1:api-root": GONE,
+    # The organiser API (tests/api/test_organiser_api.py adds revoked tokens,
+    # organisers of other tasks and every POST and DELETE).
+    "api:api-v1:bundle-import": (405, 405, 405, 405),  # POST only
+    "api:api-v1:task-run-list": ORGANISER_API,
+    "api:api-v1:task-run-file": ORGANISER_API,
+    "api:api-v1:phase-runs-zip": ORGANISER_API,
+    "api:api-v1:gold-draft-create": (405, 405, 405, 405),  # POST only
+    # No such draft ("x"): not found, for the organiser too.
+    "api:api-v1:gold-draft-detail": (401, 403, 403, 404),
     "api:token-list": LOGIN_FIRST,
     "api:token-revoke": POST_ONLY,
     "api:runs-export": ORGANISER_ONLY,

@@ -1,42 +1,27 @@
 """The REST API under ``/api/`` (OpenAPI schema at ``/api/openapi.json``, docs at
 ``/api/docs``). Authentication: ``Authorization: Bearer <token>`` with a token made on
 the API-token page. Reading works anonymously with the public's view; writing needs a
-token. Each endpoint: authentication, one service call, the response."""
+token. The *organisers* calls (``organiser.py``) need a token of one of the task's
+organisers. Each endpoint: authentication, one service call, the response."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
-from ninja.security import HttpBearer
 
-from evalhub.api.services import resources, tokens
+from evalhub.api import organiser
+from evalhub.api.auth import OptionalTokenAuth, TokenAuth
+from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
+from evalhub.api.services import resources
 from evalhub.competitions.models import Phase, SharedTask, Submission
 from evalhub.competitions.services.boards import access, board_pages
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import submit
-
-
-class TokenAuth(HttpBearer):
-    """A valid token is required."""
-
-    def authenticate(self, request: HttpRequest, token: str) -> object | None:
-        return tokens.authenticate(secret=token)
-
-
-class OptionalTokenAuth(TokenAuth):
-    """No header: the anonymous public. A header with a bad token: 401."""
-
-    def __call__(self, request: HttpRequest) -> object | None:
-        if not request.headers.get(self.header):
-            return AnonymousUser()
-        return super().__call__(request)
-
 
 api = NinjaAPI(
     title="evalhub API",
@@ -45,31 +30,7 @@ api = NinjaAPI(
     auth=OptionalTokenAuth(),
     description=__doc__,
 )
-
-
-class ErrorOut(Schema):
-    detail: str
-
-
-class ProblemOut(Schema):
-    file: str
-    line: int | None
-    message: str
-
-
-class ProblemsOut(Schema):
-    detail: str
-    errors: list[ProblemOut]
-    total: int
-    run: int | None
-
-
-class TaskOut(Schema):
-    slug: str
-    title: str
-    task_type: str
-    state: str
-    url: str
+api.add_router("", organiser.router)
 
 
 class MetricOut(Schema):

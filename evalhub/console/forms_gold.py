@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.competitions.services.gold import Upload, roles
 from evalhub.console.services import testsets
-from evalhub.console.services.gold import Upload, roles
 
 
 class TestSetForm(forms.ModelForm):

@@ -108,3 +108,21 @@ def body(response) -> bytes:  # noqa: ANN001
     if hasattr(response, "streaming_content"):
         return b"".join(response.streaming_content)
     return response.content
+
+
+def bundle_of(task, slug: str) -> bytes:  # noqa: ANN001
+    """The task's own bundle (``bundles.export_bundle``), under another slug."""
+    import io
+    import zipfile
+
+    from evalhub.competitions.services.data import bundles
+    from tests.zips import zip_bytes
+
+    task.refresh_from_db()
+    exported = zipfile.ZipFile(io.BytesIO(bundles.export_bundle(task=task)))
+    files = {n: exported.read(n) for n in exported.namelist()}
+    manifest = files["task.yaml"].decode()
+    assert f"slug: {task.slug}\n" in manifest
+    files["task.yaml"] = manifest.replace(f"slug: {task.slug}", f"slug: {slug}", 1)
+    files["task.yaml"] = files["task.yaml"].encode()
+    return zip_bytes(files)

@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
-from evalhub.console.services import drafts, gold
+from evalhub.competitions.services import gold
+from evalhub.competitions.services.data import gold_drafts
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +89,7 @@ def test_nobody_but_the_tasks_organisers_gets_in(
             assert client.post(url, data).status_code == want, (who, url)
     assert _state(task, test_set, private_test_set) == before
     # The draft is still there for its organiser, untouched.
-    assert drafts.load(test_set_id=pk, user_id=organiser.pk, token=token).files
+    assert gold_drafts.load(test_set_id=pk, user_id=organiser.pk, token=token).files
     # Another organiser's task slug does not reach this task's test sets either.
     client.force_login(other_organiser)
     assert (

@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Submission, TestSet, TestSetFile
-from evalhub.console.services import drafts, gold
+from evalhub.competitions.services import gold
+from evalhub.competitions.services.data import gold_drafts
 
 pytestmark = pytest.mark.django_db
 
@@ -32,10 +33,10 @@ def _upload(client, task, ts, **files):  # noqa: ANN001, ANN003, ANN202
 def _area_files() -> list[str]:
     out = []
     try:
-        dirs, _ = default_storage.listdir(drafts.AREA)
+        dirs, _ = default_storage.listdir(gold_drafts.AREA)
     except FileNotFoundError:
         return out
-    stack = [f"{drafts.AREA}/{d}" for d in dirs]
+    stack = [f"{gold_drafts.AREA}/{d}" for d in dirs]
     while stack:
         folder = stack.pop()
         sub, files = default_storage.listdir(folder)
@@ -115,8 +116,8 @@ def test_preview_then_replace_gold_rescores_the_runs(
     assert _area_files() == []
     # The draft is gone: confirming twice is "not found".
     assert client.post(response["Location"]).status_code == 404
-    with pytest.raises(drafts.DraftGone):
-        drafts.load(test_set_id=test_set.pk, user_id=organiser.pk, token=token)
+    with pytest.raises(gold_drafts.DraftGone):
+        gold_drafts.load(test_set_id=test_set.pk, user_id=organiser.pk, token=token)
 
 
 def test_discard_and_a_stale_draft(client, organiser, task, test_set, bucc_demo):
@@ -242,7 +243,7 @@ def test_expired_drafts_leave_no_files(
     # The co-organiser's draft expires in the cache; the next upload sweeps its file.
     from django.core.cache import cache
 
-    cache.delete(drafts._key(test_set.pk, co.pk, old.token))
+    cache.delete(gold_drafts._key(test_set.pk, co.pk, old.token))
     newer = gold.stage(test_set=test_set, user=organiser, uploads=upload)
     assert _area_files() == [newer.files[0].path]
     assert kept.token != newer.token

@@ -22,8 +22,8 @@ right by site staff (members of the group ``GRANTED_GROUP``; ``services/creators
 the page ``/staff/creators/``, ``manage.py task_creators``) and, by the setting
 ``EVALHUB_TASK_CREATORS``: ``staff`` (nobody else; the default), ``verified`` (every
 user with a verified e-mail address, ``has_verified_email``) or ``group:<name>`` (the
-members of that Django group). The console's ``/new/task/``, the bundle import, the
-admin's "add task", the header and the home page ask it; nobody else decides it
+members of that Django group). The console's ``/new/task/``, the bundle import (page
+and organiser API), the admin's "add task", the header and the home page ask it; nobody else decides it
 (``tests/competitions/test_task_creators.py`` checks the callers).
 """
 

@@ -9,8 +9,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from evalhub.competitions.services import gold
+from evalhub.competitions.services.data import gold_drafts
 from evalhub.console.forms_gold import FilesForm
-from evalhub.console.services import drafts, gold
 from evalhub.console.views.testsets import organised_test_set
 
 
@@ -51,10 +52,10 @@ def gold_draft(request: HttpRequest, slug: str, pk: int, token: str) -> HttpResp
                 text += f" {stored.rescored} run(s) are being rescored on the new gold."
             messages.success(request, text)
             return redirect("console:testsets", slug)
-        draft = drafts.load(
+        draft = gold_drafts.load(
             test_set_id=test_set.pk, user_id=request.user.pk, token=token
         )
-    except drafts.DraftGone:
+    except gold_drafts.DraftGone:
         raise Http404("This upload has expired or was discarded.") from None
     except gold.DraftStale as exc:
         messages.error(request, str(exc))
@@ -74,8 +75,10 @@ def gold_draft_discard(
 ) -> HttpResponse:
     test_set = organised_test_set(request, slug, pk)
     try:
-        drafts.discard(test_set_id=test_set.pk, user_id=request.user.pk, token=token)
-    except drafts.DraftGone:
+        gold_drafts.discard(
+            test_set_id=test_set.pk, user_id=request.user.pk, token=token
+        )
+    except gold_drafts.DraftGone:
         raise Http404("This upload has expired or was discarded.") from None
     messages.success(request, "Discarded the upload; nothing was stored.")
     return redirect("console:testset-files", slug, test_set.pk)

@@ -1,7 +1,7 @@
-"""The organiser's drafts: uploaded files that parsed, kept in a temporary area of
-private storage (``console/drafts/<test set>/<organiser>/<token>/``) and described
-in the cache for :data:`DRAFT_SECONDS` until the organiser confirms or discards
-them. One draft per organiser and test set: keeping a new one deletes whatever
+"""The organiser's gold drafts (``services/gold.py``: the console's page and the
+organiser API): uploaded files that parsed, kept in a temporary area of private
+storage (``console/drafts/<test set>/<organiser>/<token>/``) and described in the
+cache for :data:`DRAFT_SECONDS` until the organiser confirms or discards them. One draft per organiser and test set: keeping a new one deletes whatever
 is left of the last, and the files of any draft of the test set whose description
 expired."""
 
@@ -19,6 +19,8 @@ from django.core.files.storage import default_storage
 from tasks.base import GoldSummary
 
 DRAFT_SECONDS = 24 * 3600
+#: The storage folder (and the cache key's name below) kept from when only the
+#: console made drafts, so drafts kept before an upgrade are still found and swept.
 AREA = "console/drafts"
 
 

@@ -1,5 +1,6 @@
-"""A test set's files from the organiser console, in two steps, so that nothing is
-used for scoring before the organiser has seen what the task type understood.
+"""A test set's files from its organisers, in two steps, so that nothing is used
+for scoring before the organiser has seen what the task type understood. The one
+path for both the console's pages and the organiser API (``evalhub gold push``).
 
 1. :func:`stage` (the upload request, bounded work): the upload handler caps each
    file's size while it streams (``upload_limits``), a zip's directory and members
@@ -12,12 +13,12 @@ used for scoring before the organiser has seen what the task type understood.
    large runs are. Every problem names the uploaded file and its line, and nothing
    is kept. A file that parses goes to a temporary area of private storage, tied
    to the test set and the organiser (one draft each: a new upload replaces the
-   last), described in the cache for :data:`DRAFT_SECONDS`.
+   last), described in the cache for ``gold_drafts.DRAFT_SECONDS``.
 2. :func:`preview` shows the draft: files replaced, counts before and after,
    examples, warnings, the runs that will be rescored. :func:`confirm` stores it
    through ``datasets.store_file`` (inputs first) if the test set's files are still
    those it was checked with: adding or replacing gold bumps the gold version and
-   scores every affected run of the phase again (``competitions/services/
+   scores every affected run of the phase again (``services/runs/
    lifecycle.data_changed``), which replays the Ladder.
 """
 
@@ -35,9 +36,8 @@ from django.db import transaction
 
 from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Evaluation, Submission, TestSet, TestSetFile
-from evalhub.competitions.services.data import datasets
+from evalhub.competitions.services.data import datasets, gold_drafts
 from evalhub.competitions.services.runs import lifecycle
-from evalhub.console.services import drafts
 from tasks.base import FileRole, FormatError, GoldSummary, Problem, SettingsError
 
 log = logging.getLogger(__name__)
@@ -167,7 +167,9 @@ def _read(f: TestSetFile) -> bytes:
         return handle.read()
 
 
-def stage(*, test_set: TestSet, user: object, uploads: list[Upload]) -> drafts.Draft:
+def stage(
+    *, test_set: TestSet, user: object, uploads: list[Upload]
+) -> gold_drafts.Draft:
     """Check ``uploads`` with the test set's stored files and keep them as the
     organiser's draft; UploadRejected lists every problem."""
     task = test_set.phase.task
@@ -247,7 +249,7 @@ def stage(*, test_set: TestSet, user: object, uploads: list[Upload]) -> drafts.D
             [_rename(p, names) for p in after["problems"]], after["total"]
         )
     before = answers.get("before", {})
-    return drafts.keep(
+    return gold_drafts.keep(
         test_set_id=test_set.pk,
         user_id=user.pk,  # type: ignore[attr-defined]
         uploads=[(u.role, u.name, u.data) for u in uploads],
@@ -263,6 +265,7 @@ def stage(*, test_set: TestSet, user: object, uploads: list[Upload]) -> drafts.D
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    role: str
     label: str
     private: bool
     name: str
@@ -273,7 +276,7 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Preview:
-    draft: drafts.Draft
+    draft: gold_drafts.Draft
     changes: tuple[Change, ...]
     #: (label, count before or None, count after or None)
     counts: tuple[tuple[str, int | None, int | None], ...]
@@ -285,11 +288,12 @@ class Preview:
     scored_on_old_inputs: int
 
 
-def preview(*, test_set: TestSet, draft: drafts.Draft) -> Preview:
+def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
     labels = {r.key: r.label for r, _ in roles(test_set)}
     stored = {f.role: f for f in test_set.files.all()}
     changes = tuple(
         Change(
+            role=f.role,
             label=labels.get(f.role, f.role),
             private=f.private,
             name=f.name,
@@ -336,13 +340,13 @@ class Stored:
 def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
     """Store the draft (inputs first, then gold) if the test set's files are those
     it was checked with; DraftGone or DraftStale otherwise."""
-    draft = drafts.load(test_set_id=test_set.pk, user_id=user.pk, token=token)  # type: ignore[attr-defined]
+    draft = gold_drafts.load(test_set_id=test_set.pk, user_id=user.pk, token=token)  # type: ignore[attr-defined]
     contents = {}
     for f in draft.files:
         with default_storage.open(f.path, "rb") as handle:
             data = handle.read()
         if hashlib.sha256(data).hexdigest() != f.sha256:
-            raise drafts.DraftGone(
+            raise gold_drafts.DraftGone(
                 "the uploaded file changed in storage; upload it again"
             )
         contents[f.role] = data
@@ -367,5 +371,5 @@ def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
                 checked=True,
             )
     pk, user_id = test_set.pk, user.pk  # type: ignore[attr-defined]
-    transaction.on_commit(lambda: drafts.clear_area(pk, user_id))
+    transaction.on_commit(lambda: gold_drafts.clear_area(pk, user_id))
     return Stored(files=len(draft.files), rescored=rescored)

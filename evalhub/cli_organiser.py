@@ -1,0 +1,276 @@
+"""The organisers' commands of ``evalhub`` (the organiser API, ``evalhub/api/
+organiser.py``), with the token of one of the task's organisers:
+
+- ``evalhub task push BUNDLE.zip``: create a task from a bundle;
+- ``evalhub gold push --task T --phase P --test-set S ROLE=FILE ...``: upload a test
+  set's files (e.g. ``gold=gold.tsv``), print what the task type understood (counts
+  before and after, warnings, the runs scored again) and ask before storing them
+  (``--yes``: store without asking; declined: the draft is discarded);
+- ``evalhub runs pull --task T [--phase P] [--status S] [--run ID ...] DIR``: every
+  run's file into ``DIR/<phase>/`` and ``DIR/runs.json`` (every run with every
+  score); files already there with the same sha256 are kept; ``--zip`` saves the
+  phase's archive (run files and ``manifest.csv``) instead.
+
+Exit status: 0 done, 1 not stored (declined), 2 rejected (every problem with file and
+line), 3 refused, unauthorised or unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+from evalhub.cli_shared import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_REJECTED,
+    ProgressBar,
+    add_connection,
+    print_problems,
+)
+
+COMMANDS = ("task", "gold", "runs")
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """``task push``, ``gold push`` and ``runs pull`` on ``evalhub``'s parser."""
+    task = commands.add_parser("task", help="organisers: create a task from a bundle")
+    push = task.add_subparsers(dest="action", required=True).add_parser(
+        "push", help="create a task from a bundle (task.yaml and its data files)"
+    )
+    add_connection(push)
+    push.add_argument("bundle", type=Path, help="the bundle (.zip)")
+    push.add_argument("--json", action="store_true", help="print the task as JSON")
+
+    gold = commands.add_parser("gold", help="organisers: upload a test set's files")
+    push = gold.add_subparsers(dest="action", required=True).add_parser(
+        "push",
+        help="upload gold or input files, see the preview, confirm",
+        description="Upload a test set's files as a draft, print what the task "
+        "type understood and the runs that will be scored again, then store them "
+        "once you confirm. Nothing is used for scoring before that.",
+    )
+    add_connection(push)
+    push.add_argument("--task", required=True, help="task slug")
+    push.add_argument("--phase", required=True, help="phase slug")
+    push.add_argument("--test-set", required=True, help="test set slug")
+    push.add_argument(
+        "files",
+        nargs="+",
+        metavar="ROLE=FILE",
+        help="a file per role of the task type, e.g. gold=gold.tsv "
+        "(`/api/tasks/SLUG` and the console's Test sets page name the roles)",
+    )
+    push.add_argument(
+        "--yes", action="store_true", help="store without asking after the preview"
+    )
+    push.add_argument("--json", action="store_true", help="print the preview as JSON")
+
+    runs = commands.add_parser("runs", help="organisers: download a task's runs")
+    pull = runs.add_subparsers(dest="action", required=True).add_parser(
+        "pull", help="download run files and every score into a folder"
+    )
+    add_connection(pull)
+    pull.add_argument("--task", required=True, help="task slug")
+    pull.add_argument("--phase", default="", help="only this phase's runs")
+    pull.add_argument("--status", default="", help="only runs in this state")
+    pull.add_argument("--track", default="", help="only this track's (with --phase)")
+    pull.add_argument(
+        "--run", type=int, action="append", default=[], help="only this run (again)"
+    )
+    pull.add_argument(
+        "--zip",
+        action="store_true",
+        help="save the phase's archive (run files and manifest.csv; needs --phase)",
+    )
+    pull.add_argument("folder", type=Path, help="where the files go")
+
+
+def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    """One organiser command; ApiError and OSError are the caller's to report."""
+    return {"task": _task_push, "gold": _gold_push, "runs": _runs_pull}[args.command](
+        api, args
+    )
+
+
+def _task_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    path: Path = args.bundle
+    if not path.is_file():
+        print(f"error: {path}: no such file", file=sys.stderr)
+        return EXIT_REFUSED
+    response = api.import_bundle(path, progress=ProgressBar(path.name))
+    if response.status == 422:
+        print_problems(response.payload)
+        return EXIT_REJECTED
+    if response.status == 403:
+        print(f"refused: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REFUSED
+    task = response.payload
+    url = args.url.rstrip("/")
+    print(f"created task {task['slug']} ({task['state']}): {url}{task['url']}")
+    if args.json:
+        print(json.dumps(task, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _role_files(specs: list[str]) -> list[tuple[str, Path]] | str:
+    """``ROLE=FILE`` arguments as (role, path), or what is wrong with them."""
+    files = []
+    for spec in specs:
+        role, equals, name = spec.partition("=")
+        if not equals or not role or not name:
+            return f"{spec}: write ROLE=FILE, e.g. gold=gold.tsv"
+        if not Path(name).is_file():
+            return f"{name}: no such file"
+        files.append((role, Path(name)))
+    roles = [role for role, _ in files]
+    if len(set(roles)) != len(roles):
+        return "each role may be given once"
+    return files
+
+
+def _gold_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    files = _role_files(args.files)
+    if isinstance(files, str):
+        print(f"error: {files}", file=sys.stderr)
+        return EXIT_REFUSED
+    names = ", ".join(path.name for _, path in files)
+    where = {"task": args.task, "phase": args.phase, "test_set": args.test_set}
+    response = api.push_gold(**where, files=files, progress=ProgressBar(names))
+    if response.status == 422:
+        print_problems(response.payload)
+        return EXIT_REJECTED
+    draft = response.payload
+    if args.json:
+        print(json.dumps(draft, indent=2, ensure_ascii=False))
+    else:
+        _print_preview(draft)
+    rescored = len(draft["rescored"])  # type: ignore[arg-type]
+    question = "Store these files" + (
+        f" and score {rescored} run{'s' if rescored != 1 else ''} again"
+        if draft["changes_gold"] and rescored
+        else ""
+    )
+    if not args.yes and not _ask(f"{question}? [y/N] "):
+        api.discard_gold(**where, token=draft["token"])
+        print("Nothing stored (the upload was discarded).", file=sys.stderr)
+        return EXIT_FAILED
+    stored = api.confirm_gold(**where, token=draft["token"])
+    if stored.status == 409:
+        print(f"refused: {stored.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REFUSED
+    done = stored.payload
+    print(
+        f"stored {done['files']} file{'s' if done['files'] != 1 else ''}; "
+        f"gold version {done['gold_version']}; {done['rescored']} run(s) are "
+        "scored again"
+    )
+    return EXIT_OK
+
+
+def _ask(question: str) -> bool:
+    print(question, end="", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _print_preview(draft: dict) -> None:
+    print(f"test set\t{draft['task']} / {draft['phase']} / {draft['test_set']}")
+    for f in draft["files"]:
+        kind = "hidden gold" if f["private"] else "public input"
+        replaces = f"replaces {f['replaces']}" if f["replaces"] else "new"
+        print(
+            f"file\t{f['label']} ({kind})\t{f['name']}\t{f['size']} bytes\t{replaces}"
+        )
+    for c in draft["counts"]:
+        before = "-" if c["before"] is None else c["before"]
+        after = "-" if c["after"] is None else c["after"]
+        print(f"count\t{c['label']}\t{before} -> {after}")
+    for example in draft["examples"]:
+        print(f"example\t{example}")
+    for warning in draft["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not draft["has_gold"]:
+        print("note: the test set still has no gold after these files", file=sys.stderr)
+    if draft["changes_gold"]:
+        for r in draft["rescored"]:
+            hidden = " (hidden)" if r["hidden"] else ""
+            print(f"rescored\t{r['id']}\t{r['team']}\t{r['method_name']}{hidden}")
+    if draft["scored_on_old_inputs"]:
+        print(
+            f"note: {draft['scored_on_old_inputs']} run(s) scored on the inputs "
+            "being replaced keep their scores (rescore them on the rescoring page)",
+            file=sys.stderr,
+        )
+
+
+def _safe(name: str) -> str:
+    """A file name from user text: no folders, no leading dots, plain characters."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name.rsplit("/", 1)[-1]).lstrip(".")
+    return name[:100] or "run"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _runs_pull(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    folder: Path = args.folder
+    if args.zip and not args.phase:
+        print("error: --zip needs --phase", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.zip:
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{_safe(args.task)}-{_safe(args.phase)}-runs.zip"
+        size = api.download_runs_zip(
+            task=args.task,
+            phase=args.phase,
+            dest=folder / name,
+            progress=ProgressBar(name, verb="Downloading"),
+        )
+        print(f"saved {folder / name} ({size:,} bytes)")
+        return EXIT_OK
+    listing = api.task_runs(
+        task=args.task, phase=args.phase, status=args.status, track=args.track
+    )
+    runs = [r for r in listing["runs"] if not args.run or r["id"] in args.run]
+    folder.mkdir(parents=True, exist_ok=True)
+    fetched = kept = 0
+    for index, r in enumerate(runs, 1):
+        if not r["file_url"]:
+            continue
+        target = folder / _safe(r["phase"]) / f"{r['id']:06d}-{_safe(r['file_name'])}"
+        r["path"] = str(target.relative_to(folder))
+        if target.is_file() and _sha256(target) == r["sha256"]:
+            kept += 1
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        label = f"[{index}/{len(runs)}] {target.name}"
+        api.download_run(
+            task=args.task,
+            run_id=int(r["id"]),
+            dest=target,
+            progress=ProgressBar(label, verb="Downloading"),
+        )
+        fetched += 1
+    (folder / "runs.json").write_text(
+        json.dumps({**listing, "runs": runs}, indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {fetched} downloaded, "
+        f"{kept} already there; scores in {folder / 'runs.json'}"
+    )
+    return EXIT_OK
