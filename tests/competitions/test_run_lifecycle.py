@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from evalhub.competitions.models import Evaluation, Score, Submission, TestSet
@@ -23,26 +22,9 @@ from evalhub.competitions.services.runs import (
     sweeper,
     validation,
 )
+from tests.concurrency import WAIT, in_thread
 
-WAIT = 60  # seconds: a deadline, not a pause
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _in_thread(body):  # noqa: ANN001, ANN202
-    """Run ``body`` on its own database connection and wait for it."""
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            body()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, errors
 
 
 def _smaller_gold(bucc_demo) -> bytes:  # noqa: ANN001
@@ -78,7 +60,7 @@ def test_gold_replaced_while_the_run_is_scored_is_never_kept_as_current(
             gold = load_gold(ts)
         if not replaced:
             replaced.append(True)
-            thread, errors = _in_thread(replace)
+            thread, errors = in_thread(replace)
             thread.join(WAIT)
             assert not errors, errors
         return gold if when == "after" else load_gold(ts)
@@ -174,7 +156,7 @@ def test_the_ladder_history_is_the_commit_order(
             method_name=name,
         ).pk
 
-    slow, errors = _in_thread(lambda: upload("slow.tsv"))
+    slow, errors = in_thread(lambda: upload("slow.tsv"))
     assert slow_started.wait(WAIT)
     upload("fast.tsv")
     fast_done.set()

@@ -7,33 +7,16 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from evalhub.competitions.models import TestSet
 from evalhub.competitions.services.boards import leaderboard
 from evalhub.competitions.services.data import datasets
 from evalhub.competitions.services.runs import finals
+from tests.concurrency import WAIT, in_thread
 from tests.rankings.helpers import scored
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT = 60  # seconds: a deadline, not a pause
-
-
-def _in_thread(body):  # noqa: ANN001, ANN202
-    """Run ``body`` on its own database connection; returns (thread, errors)."""
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            body()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, errors
 
 
 def _rows(test_set_id: int) -> list[int]:
@@ -59,7 +42,7 @@ def test_a_viewer_between_hiding_and_the_commit_does_not_keep_the_run_public(
         finally:
             viewed.set()
 
-    thread, errors = _in_thread(viewer)
+    thread, errors = in_thread(viewer)
     with transaction.atomic():
         finals.set_hidden(submission=sub, user=participant, hidden=True)
         changed.set()
@@ -80,7 +63,7 @@ def test_two_gold_replacements_at_once_give_two_versions(test_set, bucc_demo):
         start.wait()
         datasets.store_file(test_set=ts, role="gold", filename="g.tsv", data=gold)
 
-    threads = [_in_thread(replace) for _ in range(2)]
+    threads = [in_thread(replace) for _ in range(2)]
     for thread, _ in threads:
         thread.join(WAIT)
     assert all(not errors for _, errors in threads)
@@ -102,7 +85,7 @@ def test_board_versions_bumped_at_once_all_count(test_set):
         for _ in range(10):
             boardcache.bump([test_set.pk])
 
-    threads = [_in_thread(bump) for _ in range(2)]
+    threads = [in_thread(bump) for _ in range(2)]
     for thread, _ in threads:
         thread.join(WAIT)
     assert all(not errors for _, errors in threads)

@@ -118,6 +118,10 @@ class _AfterCommit:
         self.retract = retract
         self.token = secrets.token_hex(8)
         self.ran = False
+        # Django's robust ``on_commit`` logs a failing callback by its
+        # ``__qualname__``: without one the logging itself raised, and every hook
+        # still waiting after it was dropped.
+        self.__qualname__ = f"boardcache.invalidate(test_set_id={test_set_id})"
 
     def __call__(self) -> None:
         self.ran = True
