@@ -14,7 +14,7 @@ Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
 
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.db.models.signals import post_delete, post_save
 
 from evalhub.competitions import ratelimit
@@ -95,3 +95,4 @@ def connect() -> None:
     post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
     post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")
     user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")
+    user_login_failed.connect(ratelimit.login_failed, dispatch_uid="ratelimit-failed")
