@@ -309,6 +309,8 @@ ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True
+# After following a verification link, a signed-in user sees the address verified.
+ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "account_email"
 ACCOUNT_EMAIL_NOTIFICATIONS = True  # "your password / address was changed"
 ACCOUNT_SESSION_REMEMBER = True  # sessions last as before; no "remember me" box
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
