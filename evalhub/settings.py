@@ -342,6 +342,9 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = "evalhub.accounts.mail.ConsoleAndFileBackend"
 DEFAULT_FROM_EMAIL = env_str("EVALHUB_EMAIL_FROM", "evalhub <noreply@localhost>")
+# The site's address for links in mails sent by workers (notification e-mails), where
+# no request tells the host; account mails use the request's host.
+SITE_URL = env_str("EVALHUB_SITE_URL", "http://127.0.0.1:8000")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 LANGUAGE_CODE = "en"

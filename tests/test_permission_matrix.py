@@ -223,6 +223,7 @@ TABLE: dict[str, tuple[int, ...]] = {
     "notifications:notification-bell": LOGIN_FIRST,
     "notifications:notification-read-all": POST_ONLY,
     "notifications:notification-open": POST_ONLY,
+    "notifications:mail-settings": LOGIN_FIRST,
     "competitions:run-final": POST_ONLY,
     "competitions:run-visibility": POST_ONLY,
     "factsheets:question-list": ORGANISER_PAGE,
