@@ -226,3 +226,17 @@ def test_an_account_without_address_logs_in_and_adds_one(
     assert address.verified and address.primary
     participant.refresh_from_db()
     assert participant.email == "alice@example.org"
+
+
+def test_reset_mails_to_one_address_are_limited(client, participant, isolated_storage):
+    """allauth's own limit on reset mails stays on (5 a minute per address): the
+    form cannot be used to flood someone's inbox."""
+    EmailAddress.objects.create(
+        user=participant, email="alice@example.org", verified=True, primary=True
+    )
+    url = reverse("account_reset_password")
+    codes = [
+        client.post(url, {"email": "alice@example.org"}).status_code for _ in range(6)
+    ]
+    assert codes == [302] * 5 + [429]
+    assert len(mail.outbox) == 5
