@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "evalhub.apps.EvalhubConfig",  # project wiring: the Celery app
+    "allauth",  # accounts with e-mail: sign-up, verification, reset, change
+    "allauth.account",
     "evalhub.accounts",
     "evalhub.competitions",
     "evalhub.annotations",
@@ -67,6 +69,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "evalhub.competitions.ratelimit.RateLimitMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -296,9 +299,58 @@ AUTH_PASSWORD_VALIDATORS = [
 # "staff" (nobody else), "verified" (every user with a verified e-mail address) or
 # "group:<name>" (the members of that Django group).
 TASK_CREATORS = env_task_creators("EVALHUB_TASK_CREATORS")
-LOGIN_URL = "accounts:login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "competitions:task-list"
 LOGOUT_REDIRECT_URL = "competitions:task-list"
+
+# Accounts (django-allauth, evalhub/accounts/): a user name and an e-mail address at
+# sign-up, the address verified by a link (optional: accounts without an address,
+# such as older ones, still log in and can add one), password reset by a link,
+# a change of address takes effect once the new one is verified. Logins are by
+# user name, NFKC-normalised as Django's own forms do (accounts/adapter.py).
+ACCOUNT_ADAPTER = "evalhub.accounts.adapter.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_CHANGE_EMAIL = True
+# After following a verification link, a signed-in user sees the address verified.
+ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "account_email"
+ACCOUNT_EMAIL_NOTIFICATIONS = True  # "your password / address was changed"
+ACCOUNT_SESSION_REMEMBER = True  # sessions last as before; no "remember me" box
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
+# Failed logins are limited by evalhub's own rule (competitions/ratelimit.py: 429
+# with Retry-After, per address and per normalised name, only failures counted), the
+# one rule for every login form; allauth's limits of the other actions (reset
+# mails, sign-ups, verification mails) stay as they are.
+ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None}
+
+# --- e-mail ---------------------------------------------------------------------------
+# With EVALHUB_EMAIL_HOST set, mail goes out by SMTP. Without it (``manage.py up``, a
+# laptop) every message is logged to the console and written as a file of its own
+# to ``mail/`` in the data folder, so a reset or verification link can be followed.
+EMAIL_HOST = env_str("EVALHUB_EMAIL_HOST")
+EMAIL_FILE_PATH = VAR_DIR / "mail"
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EVALHUB_EMAIL_PORT", 587, minimum=1)
+    EMAIL_HOST_USER = env_str("EVALHUB_EMAIL_USER")
+    EMAIL_HOST_PASSWORD = env_str("EVALHUB_EMAIL_PASSWORD")
+    EMAIL_USE_TLS = env_bool("EVALHUB_EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_bool("EVALHUB_EMAIL_USE_SSL", False)
+    if EMAIL_USE_TLS and EMAIL_USE_SSL:
+        raise ImproperlyConfigured(
+            "EVALHUB_EMAIL_USE_TLS and EVALHUB_EMAIL_USE_SSL exclude each other: "
+            "STARTTLS (usually port 587) or TLS from the start (usually port 465)."
+        )
+    EMAIL_TIMEOUT = env_int("EVALHUB_EMAIL_TIMEOUT", 10, minimum=1)
+else:
+    EMAIL_BACKEND = "evalhub.accounts.mail.ConsoleAndFileBackend"
+DEFAULT_FROM_EMAIL = env_str("EVALHUB_EMAIL_FROM", "evalhub <noreply@localhost>")
+# The site's address for links in mails sent by workers (notification e-mails), where
+# no request tells the host; account mails use the request's host.
+SITE_URL = env_str("EVALHUB_SITE_URL", "http://127.0.0.1:8000")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
@@ -319,6 +371,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+# Links in mails (verification, reset) use the scheme the site is served with.
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE else "http"
 X_FRAME_OPTIONS = "DENY"
 
 LOGGING = {

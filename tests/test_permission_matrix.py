@@ -165,9 +165,26 @@ class World:
 
 
 TABLE: dict[str, tuple[int, ...]] = {
-    "accounts:signup": ALL_200,
-    "accounts:login": ALL_200,
-    "accounts:logout": (405, 405, 405, 405),
+    # Accounts (django-allauth, evalhub/accounts/): the entrance pages send a
+    # signed-in user on, the account's own pages ask for a login first.
+    "account_login": (200, 302, 302, 302),
+    "account_signup": (200, 302, 302, 302),
+    "account_logout": (302, 200, 200, 200),  # a page to confirm; logging out is a POST
+    "account_inactive": ALL_200,
+    "account_reauthenticate": LOGIN_FIRST,
+    "account_email": LOGIN_FIRST,
+    "account_email_verification_sent": ALL_200,
+    "account_change_password": LOGIN_FIRST,
+    # Users who have a password are sent to change it instead.
+    "account_set_password": (302, 302, 302, 302),
+    "account_reset_password": ALL_200,
+    "account_reset_password_done": ALL_200,
+    # An unknown key or token: a page saying the link is invalid or has expired.
+    "account_confirm_email": ALL_200,
+    "account_reset_password_from_key": ALL_200,
+    "account_reset_password_from_key_done": ALL_200,
+    # Logins by code are off: no code was asked for, back to the login page.
+    "account_confirm_login_code": (302, 302, 302, 302),
     "api:api-v1:openapi-json": ALL_200,
     "api:api-v1:openapi-view": ALL_200,
     "api:api-v1:task-list": ALL_200,
@@ -224,6 +241,7 @@ TABLE: dict[str, tuple[int, ...]] = {
     "notifications:notification-bell": LOGIN_FIRST,
     "notifications:notification-read-all": POST_ONLY,
     "notifications:notification-open": POST_ONLY,
+    "notifications:mail-settings": LOGIN_FIRST,
     "competitions:run-final": POST_ONLY,
     "competitions:run-visibility": POST_ONLY,
     "factsheets:question-list": ORGANISER_PAGE,

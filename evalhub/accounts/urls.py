@@ -1,18 +1,9 @@
+"""Accounts are django-allauth's (``/accounts/login/``, ``signup/``, ``logout/``,
+``email/``, ``password/reset/``, ``confirm-email/<key>/`` and the rest of
+``allauth.account.urls``); evalhub adds its templates and the adapter only."""
+
 from __future__ import annotations
 
-from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
-from evalhub.accounts import views
-
-app_name = "accounts"
-
-urlpatterns = [
-    path("signup/", views.signup, name="signup"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(template_name="accounts/login.html"),
-        name="login",
-    ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-]
+urlpatterns = [path("", include("allauth.account.urls"))]

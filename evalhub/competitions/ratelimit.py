@@ -2,14 +2,18 @@
 
 Fixed windows:
 
-- **Logins**: failed ones only. At most ``LOGIN_RATE`` failures per client address and
+- **Logins**: failed ones only, on every login form (``LOGIN_FORMS``: the accounts'
+  and the admin's). At most ``LOGIN_RATE`` failures per client address and
   user name, the name normalised as Django authenticates it (NFKC, so a fullwidth
   ``ｏrganiser`` is ``organiser``; case-folded too), and at most
   ``LOGIN_ADDRESS_RATE`` per client address across all names (one password tried on
   many names). Every attempt is counted when it arrives (so parallel guesses cannot
-  slip past the limit) and a successful one is taken back afterwards: a lab behind
-  one address logs in as often as it likes, and a correct login clears its name's
-  failures (``user_logged_in`` marks the request, ``login_succeeded``).
+  slip past the limit) and taken back afterwards unless a password was checked and
+  found wrong (Django's ``user_login_failed`` marks the request, ``login_failed``):
+  a lab behind one address logs in as often as it likes, a form sent without a
+  password or by someone already signed in costs nothing, and a correct login
+  clears its name's failures (``user_logged_in`` marks the request,
+  ``login_succeeded``).
 - **Submissions**: ``SUBMIT_RATE`` per user, the browser's session user or the API
   token's user (an API app registers how a token names its user: the core does not
   know tokens), so users behind one address or proxy have their own budgets; per
@@ -37,7 +41,10 @@ from django.http import HttpRequest, HttpResponse
 
 log = logging.getLogger(__name__)
 
-LOGIN_PATHS = re.compile(r"^/(accounts|admin)/login/$")
+#: Login forms -> the POST field holding the user name: the accounts' (allauth's
+#: ``login``) and the admin's (Django's ``username``). A path's own field only, so a
+#: request cannot pick the name it is counted under with a second field.
+LOGIN_FORMS = {"/accounts/login/": "login", "/admin/login/": "username"}
 SUBMIT_PATHS = re.compile(
     r"^/(tasks/[-\w]+/[-\w]+/submit/|api/tasks/[-\w]+/phases/[-\w]+/runs/?)$"
 )
@@ -120,21 +127,31 @@ Rule = tuple[str, str, str]
 
 #: Set on a request by ``login_succeeded``: its login attempt was not a failure.
 _LOGGED_IN = "_evalhub_login_succeeded"
+#: Set on a request by ``login_failed``: a password was checked and was wrong.
+_FAILED = "_evalhub_login_failed"
 
 
 def login_succeeded(*, request: HttpRequest | None = None, **_: object) -> None:
     """Receiver of ``user_logged_in`` (connected in ``receivers.connect``): the
-    middleware takes this request's attempt back once the view returns."""
+    middleware clears the name's failures once the view returns."""
     if request is not None:
         setattr(request, _LOGGED_IN, True)
+
+
+def login_failed(*, request: HttpRequest | None = None, **_: object) -> None:
+    """Receiver of ``user_login_failed`` (connected in ``receivers.connect``): this
+    request's attempt stays counted."""
+    if request is not None:
+        setattr(request, _FAILED, True)
 
 
 def _rules(request: HttpRequest) -> list[Rule]:
     if request.method != "POST":
         return []
-    if LOGIN_PATHS.match(request.path_info):
+    field = LOGIN_FORMS.get(request.path_info)
+    if field is not None:
         address = client_address(request)
-        name = normalised_username(request.POST.get("username", ""))
+        name = normalised_username(request.POST.get(field, ""))
         return [
             ("login", f"{address}|{name}", settings.LOGIN_RATE),
             ("login-address", address, settings.LOGIN_ADDRESS_RATE),
@@ -193,18 +210,20 @@ class RateLimitMiddleware:
             return response
         response = self.get_response(request)
         if getattr(request, _LOGGED_IN, False):
-            _not_a_failure(rules, now=now)
+            _not_a_failure(rules, now=now, succeeded=True)
+        elif not getattr(request, _FAILED, False):
+            _not_a_failure(rules, now=now, succeeded=False)
         return response
 
 
-def _not_a_failure(rules: list[Rule], *, now: float) -> None:
-    """A login succeeded: its name's failures are cleared, and the address's count
-    takes this attempt back."""
+def _not_a_failure(rules: list[Rule], *, now: float, succeeded: bool) -> None:
+    """A login attempt was no failure: the counts take it back, and a successful
+    one clears its name's failures."""
     for scope, ident, rate in rules:
         try:
-            if scope == "login":
+            if scope == "login" and succeeded:
                 forget(scope, ident, rate, now=now)
-            elif scope == "login-address":
+            elif scope in ("login", "login-address"):
                 take_back(scope, ident, rate, now=now)
         except Exception:  # noqa: BLE001 - Redis down: the limits fail open
             log.warning("rate limit refund failed for %s", scope)

@@ -15,7 +15,8 @@ Connected in ``CompetitionsConfig.ready``."""
 
 from __future__ import annotations
 
-from django.contrib.auth.signals import user_logged_in
+from allauth.account.signals import email_confirmed
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.db.models.signals import post_delete, post_save
 
 from evalhub.competitions import ratelimit
@@ -28,6 +29,7 @@ from evalhub.competitions.models import (
     TestSetFile,
     Track,
 )
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import lifecycle
@@ -92,6 +94,12 @@ def _team(*, instance: Team, created: bool = False, **_: object) -> None:
         )
 
 
+def _email_confirmed(*, email_address: object, **_: object) -> None:
+    """A verified address may give the right to create tasks
+    (``EVALHUB_TASK_CREATORS=verified``): the header's link follows at once."""
+    roles.forget_header(email_address.user_id)  # type: ignore[attr-defined]
+
+
 def connect() -> None:
     for model, receiver in (
         (TestSet, _test_set),
@@ -108,3 +116,5 @@ def connect() -> None:
     post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
     post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")
     user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")
+    email_confirmed.connect(_email_confirmed, dispatch_uid="creators-email-confirmed")
+    user_login_failed.connect(ratelimit.login_failed, dispatch_uid="ratelimit-failed")

@@ -1,4 +1,6 @@
-"""On-site notifications (no email): a short text and a link for one user."""
+"""Notifications: a short text and a link for one user, on the site; those of a few
+events (announcements, private results revealed, gold released) also by e-mail,
+unless the user opted out."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ class Notification(models.Model):
     key = models.CharField(max_length=200)
     created = models.DateTimeField(default=timezone.now, db_index=True)
     read = models.BooleanField(default=False)
+    #: Its e-mail was taken care of (sent, or not to be sent): events mailed once.
+    mailed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -32,3 +36,15 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.recipient}: {self.text}"
+
+
+class MailOptOut(models.Model):
+    """A user who wants no notification e-mails; the site's notifications stay."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.user}: no notification e-mails"

@@ -11,4 +11,5 @@ urlpatterns = [
     path("bell/", views.notification_bell, name="notification-bell"),
     path("read/", views.notification_read_all, name="notification-read-all"),
     path("<int:pk>/open/", views.notification_open, name="notification-open"),
+    path("mail/", views.mail_settings, name="mail-settings"),
 ]

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from evalhub.notifications.services import notify
+from evalhub.notifications.services import mail, notify
 
 
 @login_required
@@ -47,3 +47,18 @@ def notification_open(request: HttpRequest, pk: int) -> HttpResponse:
     if n.link and url_has_allowed_host_and_scheme(n.link, allowed_hosts=None):
         return redirect(n.link)
     return redirect("notifications:notification-list")
+
+
+@login_required
+def mail_settings(request: HttpRequest) -> HttpResponse:
+    """Whether announcements and results releases also come by e-mail."""
+    if request.method == "POST":
+        wanted = request.POST.get("mail") == "on"
+        mail.set_wants_mail(user=request.user, wanted=wanted)
+        messages.success(
+            request,
+            "You will get these e-mails." if wanted else "No more of these e-mails.",
+        )
+        return redirect("notifications:mail-settings")
+    context = {"wants_mail": mail.wants_mail(user=request.user)}
+    return render(request, "notifications/mail_settings.html", context)

@@ -37,7 +37,7 @@ def _ranked_primary(test_set, submission_id: int) -> float | None:  # noqa: ANN0
 
 def _log_in(page, live_server, username: str, password: str) -> None:  # noqa: ANN001
     page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
+    page.fill("input[name=login]", username)
     page.fill("input[name=password]", password)
     page.press("input[name=password]", "Enter")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)

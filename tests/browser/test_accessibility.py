@@ -49,8 +49,8 @@ def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]
         ("significance", f"/rankings/testsets/{test_set.pk}/significance/"),
         ("team", reverse("teams:team-detail", args=[run.team_id])),
         ("compare", _compare_url(phase, run, others)),
-        ("login", reverse("accounts:login")),
-        ("signup", reverse("accounts:signup")),
+        ("login", reverse("account_login")),
+        ("signup", reverse("account_signup")),
     ]
     participant = [
         ("register", reverse("competitions:task-register", args=[task.slug])),
@@ -128,7 +128,7 @@ def test_main_pages_pass_axe_and_fit_a_phone(
         page.set_default_timeout(30_000)
         if role in credentials:
             username, password = credentials[role]
-            page.goto(live_server.url + reverse("accounts:login"))
+            page.goto(live_server.url + reverse("account_login"))
             page.get_by_label("Username").fill(username)
             page.get_by_label("Password").fill(password)
             page.get_by_role("button", name="Log in").click()

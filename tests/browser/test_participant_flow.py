@@ -18,8 +18,9 @@ def test_sign_up_register_submit_watch_and_rank(
 
     page.goto(f"{live_server.url}/accounts/signup/")
     page.get_by_label("Username").fill("newcomer")
+    page.get_by_label("Email").fill("newcomer@example.org")
     page.get_by_label("Password:", exact=True).fill("a-long-passphrase-42")
-    page.get_by_label("Password confirmation").fill("a-long-passphrase-42")
+    page.get_by_label("Password (again)").fill("a-long-passphrase-42")
     page.get_by_role("button", name="Create account").click()
     page.get_by_text("Signed in as").wait_for()
 

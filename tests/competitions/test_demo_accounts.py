@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def _login(client, username: str) -> int:  # noqa: ANN001
     response = client.post(
-        "/accounts/login/", {"username": username, "password": demo.DEMO_PASSWORD}
+        "/accounts/login/", {"login": username, "password": demo.DEMO_PASSWORD}
     )
     return response.status_code
 

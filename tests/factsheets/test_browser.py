@@ -26,7 +26,7 @@ def _login(browser, live_server, username: str, password: str):  # noqa: ANN001,
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(live_server.url + reverse("accounts:login"))
+    page.goto(live_server.url + reverse("account_login"))
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()

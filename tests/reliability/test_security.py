@@ -122,15 +122,15 @@ def test_login_attempts_are_rate_limited_per_address_and_name(
     client, settings, participant, outsider, isolated_storage
 ):
     settings.LOGIN_RATE = "3/600"
-    url = reverse("accounts:login")
+    url = reverse("account_login")
     for _ in range(3):
-        r = client.post(url, {"username": "alice", "password": "wrong"})
+        r = client.post(url, {"login": "alice", "password": "wrong"})
         assert r.status_code == 200  # the form with an error
-    r = client.post(url, {"username": "alice", "password": "pw-alice-1"})
+    r = client.post(url, {"login": "alice", "password": "pw-alice-1"})
     assert r.status_code == 429 and int(r["Retry-After"]) > 0
     assert "_auth_user_id" not in client.session  # the right password did not help
     # Another account from the same address is not locked out by alice's attempts.
-    r = client.post(url, {"username": "mallory", "password": "pw-mallory-1"})
+    r = client.post(url, {"login": "mallory", "password": "pw-mallory-1"})
     assert r.status_code == 302
 
 

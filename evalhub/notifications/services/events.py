@@ -118,6 +118,7 @@ def test_set_revealed(*, test_set_id: int) -> int:
         text=f"The private results of {ts.name} ({task.title} / {phase.name}) are "
         "now public.",
         link=reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug]),
+        mail=True,
     )
 
 
@@ -131,6 +132,7 @@ def gold_released(*, task_id: int) -> int:
         text=f"The organisers of {task.title} released the gold standard: per-item "
         "results are now on the run pages.",
         link=task.get_absolute_url(),
+        mail=True,
     )
 
 
@@ -182,4 +184,5 @@ def announcement_posted(*, announcement_id: int) -> int:
         key=f"announcement:{ann.pk}",
         text=f"Announcement ({task.title[:60]}): {ann.text}",
         link=task.get_absolute_url(),
+        mail=True,
     )

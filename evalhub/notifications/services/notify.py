@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from evalhub.cache import forget, kept
+from evalhub.notifications import jobs
 from evalhub.notifications.models import Notification
 
 PAGE_SIZE = 50
@@ -18,9 +19,17 @@ PAGE_SIZE = 50
 UNREAD_CACHE_SECONDS = 60
 
 
-def notify(*, recipients: Iterable[object], key: str, text: str, link: str) -> int:
+def notify(
+    *,
+    recipients: Iterable[object],
+    key: str,
+    text: str,
+    link: str,
+    mail: bool = False,
+) -> int:
     """One notification per recipient for the event ``key``; repeated calls with the
-    same key add nothing (idempotent). Returns how many were new."""
+    same key add nothing (idempotent). With ``mail``, a job mails the new ones after
+    commit (``services/mail.py``). Returns how many were new."""
     users = {getattr(u, "pk", u) for u in recipients}
     users.discard(None)
     if not users:
@@ -31,12 +40,20 @@ def notify(*, recipients: Iterable[object], key: str, text: str, link: str) -> i
         )
     )
     rows = [
-        Notification(recipient_id=pk, key=key[:200], text=text[:300], link=link)
+        Notification(
+            recipient_id=pk,
+            key=key[:200],
+            text=text[:300],
+            link=link,
+            mailed=not mail,  # nothing to mail: settled at once
+        )
         for pk in sorted(users - existing)
     ]
     # ignore_conflicts: a concurrent delivery of the same event wins the race.
     Notification.objects.bulk_create(rows, ignore_conflicts=True)
     _forget_unread(row.recipient_id for row in rows)
+    if mail and rows:
+        transaction.on_commit(lambda: jobs.mail_notifications.delay(key[:200]))
     return len(rows)
 
 

@@ -81,6 +81,12 @@ class Command(BaseCommand):
                 f"evalhub is up: http://{bind}/  (Ctrl-C stops everything)"
             )
         )
+        if not settings.EMAIL_HOST:
+            self.stdout.write(
+                "no SMTP server set (EVALHUB_EMAIL_HOST): mails (sign-up "
+                "verification, password reset) are logged here and written to "
+                f"{settings.EMAIL_FILE_PATH}"
+            )
 
     def _log(self, message: str) -> None:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")

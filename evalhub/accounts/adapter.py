@@ -1,0 +1,28 @@
+"""How allauth treats user names here: as Django's own forms do.
+
+Django's ``UsernameField`` NFKC-normalises a name before it is stored or
+authenticated, so a fullwidth ``ｏrganiser`` is ``organiser``; allauth's forms take the
+name as typed. The adapter normalises at sign-up (a name cannot be registered twice
+in two spellings) and at login (the name the login rate limit counts,
+``competitions.ratelimit.normalised_username``, is the one authenticated)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from allauth.account.adapter import DefaultAccountAdapter
+from django.http import HttpRequest
+
+
+def nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
+class AccountAdapter(DefaultAccountAdapter):
+    def clean_username(self, username: str, shallow: bool = False) -> str:
+        return super().clean_username(nfkc(username), shallow=shallow)
+
+    def authenticate(self, request: HttpRequest, **credentials: str):  # noqa: ANN201
+        if "username" in credentials:
+            credentials["username"] = nfkc(credentials["username"])
+        return super().authenticate(request, **credentials)

@@ -1,0 +1,85 @@
+"""Notification e-mails: the notifications of a few events (announcements, private
+results revealed, gold released) also go by e-mail to recipients with a verified
+primary address who have not opted out (``MailOptOut``). The mail carries the
+notification's text (plain text, as on the site) and its link, nothing more: no
+score, no gold, as the texts never do."""
+
+from __future__ import annotations
+
+import logging
+
+from allauth.account.models import EmailAddress
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+from django.urls import reverse
+
+from evalhub.notifications.models import MailOptOut, Notification
+
+log = logging.getLogger(__name__)
+
+
+def wants_mail(*, user: object) -> bool:
+    return not MailOptOut.objects.filter(user=user).exists()
+
+
+def set_wants_mail(*, user: object, wanted: bool) -> None:
+    if wanted:
+        MailOptOut.objects.filter(user=user).delete()
+    else:
+        MailOptOut.objects.get_or_create(user=user)
+
+
+def _subject(text: str) -> str:
+    line = " ".join(text.split())  # a header is one line, whatever the text holds
+    return f"[evalhub] {line[:90]}{'…' if len(line) > 90 else ''}"
+
+
+def _body(notification: Notification) -> str:
+    site = settings.SITE_URL.rstrip("/")
+    link = f"{site}{notification.link}" if notification.link.startswith("/") else ""
+    stop = site + reverse("notifications:mail-settings")
+    return (
+        f"{notification.text}\n\n{link}\n\n"
+        "You receive this as a member of a team registered for the task.\n"
+        f"To stop these e-mails: {stop}\n"
+    )
+
+
+def send_for(*, key: str) -> int:
+    """Mail the notifications of the event ``key`` not mailed yet. Each one is
+    claimed (``mailed`` false to true) by exactly one caller before it is sent, so
+    a job delivered twice mails nobody twice. Returns how many mails were sent."""
+    pending = list(
+        Notification.objects.filter(key=key, mailed=False).values_list(
+            "pk", "recipient_id"
+        )
+    )
+    if not pending:
+        return 0
+    users = {user for _, user in pending}
+    addresses = dict(
+        EmailAddress.objects.filter(
+            user_id__in=users, verified=True, primary=True
+        ).values_list("user_id", "email")
+    )
+    opted_out = set(
+        MailOptOut.objects.filter(user_id__in=users).values_list("user_id", flat=True)
+    )
+    messages = []
+    for pk, user in pending:
+        if Notification.objects.filter(pk=pk, mailed=False).update(mailed=True) != 1:
+            continue  # another delivery of this job took it
+        if user in opted_out or user not in addresses:
+            continue
+        notification = Notification.objects.get(pk=pk)
+        messages.append(
+            EmailMessage(
+                _subject(notification.text),
+                _body(notification),
+                to=[addresses[user]],
+            )
+        )
+    if messages:
+        get_connection().send_messages(messages)
+        log.info("mailed %d notifications of %s", len(messages), key)
+    return len(messages)
