@@ -527,8 +527,11 @@ def test_console_posts_by_role(
         reverse("console:organiser-remove", args=[slug, organiser.pk]): {},
         reverse("console:announcements", args=[slug]): {"text": "hello"},
         reverse("console:ranking", args=[slug, phase.slug]): {
-            "ladder": "on", "ladder_margin": "1", "bootstrap_samples": "1000",
-            "seed": "0", "alpha": "0.05",
+            "ladder": "on",
+            "ladder_margin": "1",
+            "bootstrap_samples": "1000",
+            "seed": "0",
+            "alpha": "0.05",
         },  # fmt: skip
     }
     for url, data in posts.items():
