@@ -160,7 +160,6 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     context = {
         "task": task,
         "phase": phase_obj,
-        "phases": task.phases.order_by("order", "opens_at"),
         "form": form,
         "saved": ranking.pk is not None,
     }

@@ -50,7 +50,7 @@ def console_nav(context, task) -> list[NavLink]:  # noqa: ANN001
     request = context.get("request")
     here = request.path if request is not None else ""
     phase = context.get("phase")
-    if getattr(phase, "task_id", None) != task.pk:
+    if getattr(phase, "task_id", None) != task.pk or phase.pk is None:
         phase = task.phases.order_by("order", "opens_at").first()
     links = []
     for label, name, takes in _NAV:
@@ -66,3 +66,13 @@ def console_nav(context, task) -> list[NavLink]:  # noqa: ANN001
                 continue
         links.append(NavLink(label, url, url == here))
     return links
+
+
+@register.simple_tag
+def phase_links(task, phase, url_name: str) -> list[NavLink]:  # noqa: ANN001
+    """The page ``url_name`` of each of the task's phases, ``phase``'s marked (the
+    switch between phases of a per-phase console page)."""
+    return [
+        NavLink(p.name, reverse(url_name, args=[task.slug, p.slug]), p.pk == phase.pk)
+        for p in task.phases.order_by("order", "opens_at")
+    ]
