@@ -42,6 +42,14 @@ def _dashboard_links(*, task: SharedTask, **_: object) -> tuple[str, list] | Non
     return ("Overview paper", links) if links else None
 
 
+def _settings_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None:  # type: ignore[type-arg]
+    links = [
+        (phase.name, reverse("console:ranking", args=[task.slug, phase.slug]))
+        for phase in task.phases.all()
+    ]
+    return ("Ranking settings (Ladder, intervals)", links) if links else None
+
+
 def _bundle_export(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
     section = phase_settings.export_section(task=task)
     return None if section is None else (phase_settings.SECTION, section)
@@ -63,6 +71,7 @@ def connect() -> None:
 
     package.register_preparer(lambda pk: jobs.prepare_package.delay(pk))
     signals.dashboard_links.connect(_dashboard_links, dispatch_uid="rk-package")
+    signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
     visibility.register_score_gate(ladder.LadderGate())
     leaderboard.register_statistics(
         lambda ts, track_id: statistics.cached(test_set=ts, track_id=track_id)

@@ -154,3 +154,9 @@ def test_only_the_tasks_organisers_get_in(
         assert client.get(url).status_code == 404, user
         assert client.post(url, {**DEFAULTS, "ladder": "on"}).status_code == 404
     assert not PhaseRanking.objects.exists()
+
+
+def test_the_dashboard_links_each_phases_ranking_page(client, organiser, task, phase):
+    client.force_login(organiser)
+    page = client.get(reverse("competitions:task-dashboard", args=[task.slug]))
+    assert f'href="{_url(task, phase)}"' in page.content.decode()
