@@ -211,6 +211,8 @@ class PhaseForm(forms.ModelForm):
         required=False, label="Save although runs already made are affected"
     )
 
+    field_order = ["name", "slug", "time_zone"]
+
     class Meta:
         model = Phase
         fields = [
