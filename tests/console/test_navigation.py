@@ -98,6 +98,18 @@ def test_every_console_page_has_the_same_navigation(
         assert marked == ([label for label, href in links.items() if href == url])
 
 
+def test_the_answers_page_has_it_for_organisers_only(
+    client, organiser, task, phase, participant, team
+):
+    url = reverse("factsheets:team-sheets", args=[task.slug, phase.slug])
+    client.force_login(organiser)
+    assert [label for label, _, _ in _nav(client, url)] == _expected()
+    client.force_login(participant)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Organiser console" not in page.content.decode()
+
+
 def test_the_probe_set_and_annotator_pages_have_it(client, organiser, mt_test_set):  # noqa: F811
     task = mt_test_set.phase.task
     client.force_login(organiser)
