@@ -110,6 +110,7 @@ def test_console_pages_pass_axe_and_fit_a_phone(
         "ranking": f"/tasks/{slug}/dashboard/phases/{phase.slug}/ranking/",
         "tracks": f"/tasks/{slug}/dashboard/phases/{phase.slug}/tracks/",
         "testsets": f"/tasks/{slug}/dashboard/testsets/",
+        "gold-files": f"/tasks/{slug}/dashboard/testsets/{test_set.pk}/files/",
         "factsheet": f"/tasks/{slug}/dashboard/factsheet/",
         "organisers": f"/tasks/{slug}/dashboard/organisers/",
         "announcements": f"/tasks/{slug}/dashboard/announcements/",
