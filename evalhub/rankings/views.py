@@ -162,6 +162,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "phase": phase_obj,
         "form": form,
         "saved": ranking.pk is not None,
+        "computed": phase_settings.computed(phase=phase_obj),
     }
     status = 422 if form.errors else 200
     return render(request, "rankings/phase_ranking.html", context, status=status)

@@ -111,6 +111,8 @@ def test_seed_and_samples_reach_the_intervals(
     data = TestSetStatistics.objects.get(test_set=test_set).data
     (interval,) = data["intervals"].values()
     assert (interval["samples"], interval["seed"]) == (500, 7)
+    page = client.get(_url(task, phase)).content.decode()
+    assert "bootstrap:500|seed:7" in page  # the signature the page lists
 
 
 @pytest.mark.parametrize(

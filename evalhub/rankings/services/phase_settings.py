@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 
-from evalhub.competitions.models import Phase, SharedTask
-from evalhub.rankings.models import PhaseRanking
+from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 
 #: The settings, in the order the page and the bundle list them, with their labels.
 LABELS = {
@@ -40,6 +40,19 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
 def current(*, phase: Phase) -> PhaseRanking:
     """The phase's settings (the defaults, unsaved, when it has none)."""
     return PhaseRanking.for_phase(phase)
+
+
+def computed(*, phase: Phase) -> list[tuple[TestSet, TestSetStatistics | None]]:
+    """Each test set of the phase with its statistics as last computed (``None``
+    before the first refresh): when, and under which settings (the signature)."""
+    test_sets = list(phase.test_sets.order_by("order", "pk"))
+    rows = {
+        row.test_set_id: row
+        for row in TestSetStatistics.objects.filter(test_set__in=test_sets).only(
+            "test_set_id", "signature", "updated_at"
+        )
+    }
+    return [(ts, rows.get(ts.pk)) for ts in test_sets]
 
 
 def changed(*, before: PhaseRanking, after: Mapping[str, object]) -> list[str]:
