@@ -6,6 +6,13 @@ from django.urls import include, path
 from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
+from evalhub.console import urls as console_urls
+from evalhub.rankings import urls as rankings_urls
+
+#: The organiser console: its own pages and those feature apps provide under its
+#: look (they may not import the console, nor it them: the wiring joins them).
+console = (console_urls.urlpatterns + rankings_urls.console_urlpatterns, "console")
+
 urlpatterns = [
     # Browsers and crawlers ask for /favicon.ico whatever the pages link to.
     path(
@@ -19,7 +26,7 @@ urlpatterns = [
     path("rankings/", include("evalhub.rankings.urls")),
     path("teams/", include("evalhub.teams.urls")),
     path("notifications/", include("evalhub.notifications.urls")),
-    path("", include("evalhub.console.urls")),
+    path("", include(console)),
     path("", include("evalhub.factsheets.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

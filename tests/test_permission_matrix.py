@@ -293,6 +293,7 @@ TABLE: dict[str, tuple[int, ...]] = {
     # Every run of the task (console/views/runs.py; tests/console/test_runs_page.py
     # adds organisers of other tasks and the bulk actions' POSTs).
     "console:runs": ORGANISER_PAGE,
+    "console:ranking": ORGANISER_PAGE,
 }
 
 
@@ -549,6 +550,7 @@ def test_console_posts_by_role(
     (staff) changes nothing; anonymous users are sent to log in."""
     from evalhub.competitions.models import SharedTask
     from evalhub.console.models import Announcement
+    from evalhub.rankings.models import PhaseRanking
 
     stranger = django_user_model.objects.create_user("org-other", is_staff=True)
     SharedTask.objects.create(
@@ -563,6 +565,13 @@ def test_console_posts_by_role(
         reverse("console:organisers", args=[slug]): {"username": "mallory"},
         reverse("console:organiser-remove", args=[slug, organiser.pk]): {},
         reverse("console:announcements", args=[slug]): {"text": "hello"},
+        reverse("console:ranking", args=[slug, phase.slug]): {
+            "ladder": "on",
+            "ladder_margin": "1",
+            "bootstrap_samples": "1000",
+            "seed": "0",
+            "alpha": "0.05",
+        },  # fmt: skip
     }
     for url, data in posts.items():
         assert client.post(url, data).status_code == 302, url  # to the login page
@@ -576,6 +585,7 @@ def test_console_posts_by_role(
     assert list(task.phases.values_list("slug", flat=True)) == ["evaluation"]
     assert list(task.organisers.all()) == [organiser]
     assert not Announcement.objects.exists()
+    assert not PhaseRanking.objects.exists()
 
 
 # ---- MT probing: annotation URLs, gold and private scores, with the annotator role ----

@@ -30,6 +30,13 @@ dashboard_links = Signal()
 #: bound to ``context`` (e.g. the console's checklist of what is missing before the
 #: task can open). Receivers must not write.
 dashboard_panels = Signal()
+#: Sent (when the page is built; not after a commit) with ``task`` and ``viewer`` (a
+#: user, possibly anonymous) while the public task page (or its preview) is rendered.
+#: A receiver returns ``None`` or ``(template_name, context)``: a panel shown below
+#: the task's description, the template included with ``panel`` bound to
+#: ``context`` (e.g. the console's announcements, newest first). Only what this
+#: viewer may see; plain text. Receivers must not write.
+task_page_panels = Signal()
 #: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
 #: scores a test set's boards rank may have changed (a run scored or rescored,
 #: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by

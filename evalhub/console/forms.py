@@ -10,6 +10,8 @@ import zoneinfo
 
 from django import forms
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.text import slugify
 
 from evalhub.competitions import markdown
 from evalhub.competitions.models import Phase, SharedTask
@@ -176,16 +178,40 @@ class TaskForm(forms.Form):
         return data
 
 
+class ZoneInput(forms.TextInput):
+    """A text field searched through a list of every time zone (a ``datalist``:
+    typing part of a name, e.g. "Paris", offers the matches), ``first`` on top."""
+
+    def __init__(self, attrs: dict | None = None) -> None:
+        super().__init__({"list": "time-zones", "autocomplete": "off", **(attrs or {})})
+        self.first = "UTC"
+
+    def render(self, name, value, attrs=None, renderer=None):  # noqa: ANN001, ANN201
+        names = [self.first, *(n for n in zone_names() if n != self.first)]
+        options = format_html_join("", '<option value="{}">', ((n,) for n in names))
+        field = super().render(name, value, attrs, renderer)
+        return format_html('{}<datalist id="time-zones">{}</datalist>', field, options)
+
+
+def zone_names() -> list[str]:
+    return sorted(zoneinfo.available_timezones() | {"UTC"})
+
+
 class PhaseForm(forms.ModelForm):
     """A phase; opening and closing times are read in ``time_zone`` (the
-    organiser's, from the browser, or one they choose) and stored in UTC."""
+    organiser's, from the browser, or one they choose) and stored in UTC. An empty
+    slug is made from the name, as a test set's."""
 
-    time_zone = forms.ChoiceField(
-        help_text="Times below are in this zone; they are stored in UTC."
+    time_zone = forms.CharField(
+        widget=ZoneInput,
+        help_text="Times below are in this zone; they are stored in UTC. Type part "
+        "of a city or region to search, e.g. Paris.",
     )
     confirm = forms.BooleanField(
         required=False, label="Save although runs already made are affected"
     )
+
+    field_order = ["name", "slug", "time_zone"]
 
     class Meta:
         model = Phase
@@ -211,11 +237,16 @@ class PhaseForm(forms.ModelForm):
     def __init__(self, *args, task: SharedTask, **kwargs):  # noqa: ANN002, ANN003
         super().__init__(*args, **kwargs)
         self.task = task
-        zone = (self.data.get("time_zone") if self.is_bound else None) or str(
-            timezone.get_current_timezone()
+        self.fields["slug"].required = False
+        self.fields["slug"].help_text = (
+            "The phase's address in URLs: letters, digits and hyphens. Left empty: "
+            "made from the name."
         )
-        names = sorted(zoneinfo.available_timezones() | {"UTC"})
-        self.fields["time_zone"].choices = [(n, n) for n in names]
+        names = set(zone_names())
+        own = str(timezone.get_current_timezone())
+        own = own if own in names else "UTC"
+        self.fields["time_zone"].widget.first = own
+        zone = (self.data.get("time_zone") if self.is_bound else None) or own
         self.fields["time_zone"].initial = zone if zone in names else "UTC"
         self.zone = zoneinfo.ZoneInfo(self.fields["time_zone"].initial)
         for name in ("opens_at", "closes_at"):
@@ -238,8 +269,20 @@ class PhaseForm(forms.ModelForm):
     def clean_closes_at(self):  # noqa: ANN201
         return self._in_zone("closes_at")
 
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data["time_zone"].strip()
+        if zone not in set(zone_names()):
+            raise forms.ValidationError(
+                f"“{zone}” is not a time zone: type part of a city or region and "
+                "choose one of the list (e.g. Europe/Paris)."
+            )
+        return zone
+
     def clean_slug(self) -> str:
-        slug = self.cleaned_data["slug"]
+        slug = self.cleaned_data["slug"] or slugify(self.cleaned_data.get("name", ""))
+        slug = slug[:50]
+        if not slug:
+            raise forms.ValidationError("Give the phase a name or an address.")
         if slug == "new":
             raise forms.ValidationError("'new' is reserved: choose another address.")
         others = Phase.objects.filter(task=self.task, slug=slug)

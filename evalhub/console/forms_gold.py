@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.html import escape
 from django.utils.text import slugify
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
@@ -76,9 +77,11 @@ class FilesForm(forms.Form):
             now = stored.get(role.key)
             state = f" Now: {now.original_name}." if now else ""
             optional = "" if role.required else " Optional."
+            # Django prints help texts unescaped: the type's help (term<TAB>label)
+            # and a stored file's name are text.
             self.fields[f"file_{role.key}"] = forms.FileField(
                 label=f"{role.label} ({kind})",
-                help_text=f"{role.help}{optional}{state}",
+                help_text=escape(f"{role.help}{optional}{state}"),
                 required=False,
             )
 

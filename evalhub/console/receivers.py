@@ -1,5 +1,7 @@
-"""The console's place on the core's dashboard: its pages as links
-(``dashboard_links``: the set-up pages, and every run of the task) and the checklist of what is missing (``dashboard_panels``)."""
+"""The console's place on the core's pages: its pages as links on the dashboard
+(``dashboard_links``: the set-up pages, and every run of the task), the checklist of
+what is missing (``dashboard_panels``) and the announcements on the public task page
+(``task_page_panels``)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from django.dispatch import receiver
 from django.urls import reverse
 
 from evalhub.competitions import signals
-from evalhub.console.services import checklist
+from evalhub.console.services import checklist, people
 
 
 @receiver(signals.dashboard_links, dispatch_uid="console-dashboard-links")
@@ -38,3 +40,9 @@ def console_runs_link(sender: object, task, **kwargs: object):  # noqa: ANN001, 
 @receiver(signals.dashboard_panels, dispatch_uid="console-checklist")
 def console_checklist(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
     return ("console/task_checklist.html", {"items": checklist.checklist(task=task)})
+
+
+@receiver(signals.task_page_panels, dispatch_uid="console-announcements")
+def task_announcements(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
+    shown = people.public_announcements(task=task)
+    return ("console/task_announcements.html", {"items": shown}) if shown else None

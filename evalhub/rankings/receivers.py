@@ -1,8 +1,9 @@
 """How rankings plugs into the core's flows (connected in ``RankingsConfig.ready``):
 the Ladder as the core's score gate, the board statistics source, the statistics
 refresh after every change of a test set's scores, the boards following a
-change of the phase's ranking settings, and the overview-paper package (its
-figures drawn by a worker; a link per phase on the organiser dashboard)."""
+change of the phase's ranking settings, the bundle's ``ranking:`` section, and the
+overview-paper package (its figures drawn by a worker; a link per phase on the
+organiser dashboard)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from evalhub.competitions.services.boards import (
     visibility,
 )
 from evalhub.rankings.models import PhaseRanking
+from evalhub.rankings.services import phase_settings
 
 
 def _scores_changed(*, test_set_id: int, **_: object) -> None:
@@ -40,17 +42,43 @@ def _dashboard_links(*, task: SharedTask, **_: object) -> tuple[str, list] | Non
     return ("Overview paper", links) if links else None
 
 
+def _settings_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None:  # type: ignore[type-arg]
+    links = [
+        (phase.name, reverse("console:ranking", args=[task.slug, phase.slug]))
+        for phase in task.phases.all()
+    ]
+    return ("Ranking settings (Ladder, intervals)", links) if links else None
+
+
+def _bundle_export(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
+    section = phase_settings.export_section(task=task)
+    return None if section is None else (phase_settings.SECTION, section)
+
+
+def _bundle_import(
+    *, task: SharedTask, sections: dict, **_: object
+) -> list[tuple[int, str]] | None:  # type: ignore[type-arg]
+    if phase_settings.SECTION not in sections:
+        return None
+    return phase_settings.import_section(
+        task=task, section=sections[phase_settings.SECTION]
+    )
+
+
 def connect() -> None:
     from evalhub.rankings import jobs
     from evalhub.rankings.services import ladder, package, statistics
 
     package.register_preparer(lambda pk: jobs.prepare_package.delay(pk))
     signals.dashboard_links.connect(_dashboard_links, dispatch_uid="rk-package")
+    signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
     visibility.register_score_gate(ladder.LadderGate())
     leaderboard.register_statistics(
         lambda ts, track_id: statistics.cached(test_set=ts, track_id=track_id)
     )
     refreshes.register(refreshes.STATISTICS, jobs.refresh_statistics)
     signals.scores_changed.connect(_scores_changed, dispatch_uid="rankings-refresh")
+    signals.bundle_export.connect(_bundle_export, dispatch_uid="rk-bundle-export")
+    signals.bundle_import.connect(_bundle_import, dispatch_uid="rk-bundle-import")
     post_save.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-save")
     post_delete.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-del")

@@ -33,3 +33,13 @@ urlpatterns = [
         name="package",
     ),
 ]
+
+#: Pages of the organiser console that rankings provides; the project's URLs
+#: (``evalhub/urls.py``) serve them in the console's namespace, beside its own.
+console_urlpatterns = [
+    path(
+        "tasks/<slug:slug>/dashboard/phases/<slug:phase>/ranking/",
+        views.phase_ranking,
+        name="ranking",
+    ),
+]

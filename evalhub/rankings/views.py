@@ -1,21 +1,26 @@
-"""Significance pages and exports. Each view: authentication, one service call,
-render."""
+"""Significance pages and exports, and the console's page of a phase's ranking
+settings. Each view: authentication, one service call, render."""
 
 from __future__ import annotations
 
 import json
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.models import Phase, TestSet
 from evalhub.competitions.services.boards import access
+from evalhub.competitions.views.lookups import organised_task_or_404
+from evalhub.rankings.forms import RankingForm
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import (
     charts,
     exports,
     package,
     package_files,
+    phase_settings,
     statistics,
 )
 
@@ -132,3 +137,32 @@ def package_download(request: HttpRequest, slug: str, phase: str) -> HttpRespons
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+@login_required
+def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The console's ranking settings of a phase (organisers only, 404 otherwise)."""
+    task = organised_task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    ranking = phase_settings.current(phase=phase_obj)
+    form = RankingForm(request.POST or None, instance=ranking)
+    if request.method == "POST" and form.is_valid():
+        before = phase_settings.current(phase=phase_obj)
+        changed = phase_settings.changed(before=before, after=form.cleaned_data)
+        phase_settings.save(phase=phase_obj, values=form.cleaned_data)
+        what = ", ".join(changed) if changed else "nothing changed"
+        messages.success(
+            request,
+            f"Ranking settings of {phase_obj.name} saved ({what}): the statistics "
+            "of its test sets are being computed again.",
+        )
+        return redirect("console:ranking", slug=task.slug, phase=phase_obj.slug)
+    context = {
+        "task": task,
+        "phase": phase_obj,
+        "form": form,
+        "saved": ranking.pk is not None,
+        "computed": phase_settings.computed(phase=phase_obj),
+    }
+    status = 422 if form.errors else 200
+    return render(request, "rankings/phase_ranking.html", context, status=status)

@@ -23,7 +23,9 @@ as a warning); ``casefold`` folds case on both sides. In default mode gold lines
 become the same term merge; :attr:`formats.GoldList.merged_lines` /
 ``merge_warnings()`` tell the organiser which (real ACTER en htfl: lines 954/959 and
 2140/2145, ``heart  failure``). Invalid UTF-8, a NUL byte (binary), a line over 1,000
-characters, malformed ``term<TAB>score`` lines, or more terms than ``max_terms`` raise
+characters, malformed ``term<TAB>score`` lines, a gold line of only a tab, a gold
+label that is not one of ACTER's four (:data:`formats.LABELS`; the type's labels), or
+more terms than ``max_terms`` raise
 :class:`tasks.base.FormatError` naming the file and line; nothing is scored. ``cap``
 (CESART) evaluates only the first N distinct terms of a run.
 

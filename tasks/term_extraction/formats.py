@@ -15,6 +15,9 @@ from tasks.common.textio import Line, decode_text, read_lines
 
 MAX_LINE_CHARS = 1000
 RUN_FORMATS = ("csv", "json")
+#: The gold labels the type knows (ACTER's): per-label recall and ``exclude_labels``
+#: name them; a gold line with another label is refused.
+LABELS = ("Specific_Term", "Common_Term", "OOD_Term", "Named_Entity")
 _CSV_LINE = re.compile(r"^\s*\d+\s*,(.*)$")
 
 
@@ -110,8 +113,9 @@ class RunList:
 
 
 def parse_gold(data: bytes, file: str, settings: TermExtractionSettings) -> GoldList:
-    """``term`` or ``term<TAB>label`` per line; empty lines ignored."""
-    lines = read_lines(data, file, max_chars=MAX_LINE_CHARS, keep_empty=False)
+    """``term`` or ``term<TAB>label`` per line, ``label`` one of :data:`LABELS`;
+    blank lines ignored, a line of only tabs and spaces refused."""
+    lines = read_lines(data, file, max_chars=MAX_LINE_CHARS, keep_empty=True)
     problems = ProblemCollector()
     excluded = set(settings.exclude_labels)
     first: dict[str, int] = {}
@@ -122,6 +126,14 @@ def parse_gold(data: bytes, file: str, settings: TermExtractionSettings) -> Gold
     written: dict[str, str | None] = {}
     n_excluded = 0
     for line in lines:
+        if not line.text.strip():
+            if "\t" in line.text:
+                problems.add(
+                    file,
+                    line.number,
+                    "a line of only a tab: expected 'term' or 'term<TAB>label'",
+                )
+            continue
         fields = line.text.split("\t")
         if len(fields) > 2:
             problems.add(file, line.number, "expected 'term' or 'term<TAB>label'")
@@ -129,6 +141,14 @@ def parse_gold(data: bytes, file: str, settings: TermExtractionSettings) -> Gold
         label = fields[1].strip() or None if len(fields) == 2 else None
         if not fields[0].strip():
             problems.add(file, line.number, "empty term")
+            continue
+        if label is not None and label not in LABELS:
+            problems.add(
+                file,
+                line.number,
+                f"label {label!r} is not one of the task type's labels: "
+                f"{', '.join(LABELS)}",
+            )
             continue
         if label in excluded:
             n_excluded += 1

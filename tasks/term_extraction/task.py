@@ -118,7 +118,7 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
             "exclude_labels",
             "Drop gold terms labelled",
             'Gold terms with these labels are not scored (TermEval\'s "without named entities").',
-            choices=("Specific_Term", "Common_Term", "OOD_Term", "Named_Entity"),
+            choices=formats.LABELS,
         ),
         SettingField(
             "accept_formats",

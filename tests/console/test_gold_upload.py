@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.files.storage import default_storage
 from django.urls import reverse
+from django.utils.html import escape
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Submission, TestSet, TestSetFile
@@ -50,7 +51,7 @@ def test_one_field_per_role_named_by_the_task_type(client, organiser, task, test
     page = client.get(_files_url(task, test_set)).content.decode()
     for role in task.type.input_roles + task.type.gold_roles:
         assert f'name="file_{role.key}"' in page
-        assert role.label in page and role.help in page
+        assert role.label in page and escape(role.help) in page
     assert page.count('type="file"') == 3
     assert "hidden gold, organisers only" in page
 

@@ -97,6 +97,7 @@ def test_console_pages_pass_axe_and_fit_a_phone(
     pages; at phone width none scrolls sideways."""
     from axe_playwright_python.sync_playwright import Axe
 
+    from evalhub.console.services import people
     from tests.browser.test_accessibility import AXE_OPTIONS, PHONE, _serious
 
     base, slug = live_server.url, task.slug
@@ -105,12 +106,22 @@ def test_console_pages_pass_axe_and_fit_a_phone(
         "settings": f"/tasks/{slug}/dashboard/settings/",
         "phases": f"/tasks/{slug}/dashboard/phases/",
         "phase-edit": f"/tasks/{slug}/dashboard/phases/{phase.slug}/",
+        "phase-create": f"/tasks/{slug}/dashboard/phases/new/",
+        "ranking": f"/tasks/{slug}/dashboard/phases/{phase.slug}/ranking/",
+        "tracks": f"/tasks/{slug}/dashboard/phases/{phase.slug}/tracks/",
+        "testsets": f"/tasks/{slug}/dashboard/testsets/",
+        "gold-files": f"/tasks/{slug}/dashboard/testsets/{test_set.pk}/files/",
+        "factsheet": f"/tasks/{slug}/dashboard/factsheet/",
         "organisers": f"/tasks/{slug}/dashboard/organisers/",
         "announcements": f"/tasks/{slug}/dashboard/announcements/",
         "preview-participant": f"/tasks/{slug}/dashboard/preview/participant/",
         "preview-public": f"/tasks/{slug}/dashboard/preview/public/",
         "dashboard": f"/tasks/{slug}/dashboard/",
+        "task-page": f"/tasks/{slug}/",
     }
+    people.post_announcement(
+        task=task, author=organiser, text="Test data is out: see <the page>."
+    )
     axe, problems = Axe(), []
     for size in ({"width": 1280, "height": 900}, PHONE):
         context = browser.new_context(timezone_id="Europe/Paris", viewport=size)
@@ -123,7 +134,9 @@ def test_console_pages_pass_axe_and_fit_a_phone(
         for name, path in paths.items():
             assert page.goto(base + path).status == 200, path
             width = size["width"]
-            page.screenshot(path=str(screenshots / f"console-{name}-{width}.png"))
+            page.screenshot(
+                path=str(screenshots / f"console-{name}-{width}.png"), full_page=True
+            )
             problems += [
                 f"{name} @ {width}: {p}"
                 for p in _serious(axe.run(page, options=AXE_OPTIONS))

@@ -3,6 +3,7 @@ UTC, reordering, and the confirmation a change needs when runs are affected."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -146,3 +147,40 @@ def test_phase_pages_are_for_the_tasks_organisers_only(
         move = reverse("console:phase-move", args=[task.slug, phase.slug])
         assert client.post(move, {"direction": "down"}).status_code == 404
     assert list(task.phases.values_list("slug", flat=True)) == ["evaluation"]
+
+
+def test_an_empty_slug_is_made_from_the_name(client, organiser, task):
+    client.force_login(organiser)
+    url = reverse("console:phase-create", args=[task.slug])
+    response = client.post(url, _post(name="Final Évaluation 2", slug=""))
+    assert response.status_code == 302
+    assert Phase.objects.filter(task=task, slug="final-evaluation-2").exists()
+    # The same name again: the made slug is taken, said at the slug.
+    response = client.post(url, _post(name="Final Évaluation 2", slug=""))
+    assert response.status_code == 422
+    assert "has a phase with this address" in str(response.context["form"].errors)
+    response = client.post(url, _post(name="!!!", slug=""))
+    assert response.status_code == 422
+    assert "Give the phase a name or an address" in str(
+        response.context["form"].errors["slug"]
+    )
+
+
+def test_the_time_zone_is_searchable_with_the_organisers_zone_first(
+    client, organiser, task
+):
+    client.force_login(organiser)
+    client.cookies["tz"] = "Asia/Tokyo"
+    page = client.get(reverse("console:phase-create", args=[task.slug]))
+    text = page.content.decode()
+    field = re.search(r'<input[^>]*name="time_zone"[^>]*>', text).group(0)
+    assert 'list="time-zones"' in field and 'value="Asia/Tokyo"' in field
+    options = re.findall(r'<option value="([^"]+)">', text.split('id="time-zones"')[1])
+    assert options[0] == "Asia/Tokyo" and "Europe/Paris" in options
+    assert len(options) == len(set(options)) > 300
+    response = client.post(
+        reverse("console:phase-create", args=[task.slug]),
+        _post(time_zone="Mars/Olympus"),
+    )
+    assert response.status_code == 422
+    assert "time_zone" in response.context["form"].errors

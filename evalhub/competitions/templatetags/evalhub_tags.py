@@ -8,7 +8,8 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from evalhub.competitions import markdown
+from evalhub.competitions import markdown, signals
+from evalhub.competitions.models import SharedTask
 
 register = template.Library()
 
@@ -86,3 +87,18 @@ def _render(value: object, depth: int) -> str:
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
         )
     return _cell(value)
+
+
+@register.simple_tag(takes_context=True)
+def task_page_panels(context, task) -> tuple[tuple[str, object], ...]:  # noqa: ANN001
+    """What feature apps show on the task page (``signals.task_page_panels``), as
+    ``(template_name, context)`` pairs for the requesting viewer."""
+    request = context.get("request")
+    viewer = getattr(request, "user", None)
+    return tuple(
+        answer
+        for _, answer in signals.task_page_panels.send(
+            sender=SharedTask, task=task, viewer=viewer
+        )
+        if answer is not None
+    )

@@ -89,3 +89,13 @@ def post_announcement(*, task: SharedTask, author: object, text: str) -> Announc
         )
     )
     return announcement
+
+
+#: Announcements the task page lists (the newest).
+PUBLIC_ANNOUNCEMENTS = 20
+
+
+def public_announcements(*, task: SharedTask) -> list[Announcement]:
+    """The task's announcements for its public page, newest first (the task page
+    is seen by whoever may see the task: announcements are not secret)."""
+    return list(task.announcements.all()[:PUBLIC_ANNOUNCEMENTS])

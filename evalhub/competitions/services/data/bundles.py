@@ -44,6 +44,13 @@ create a task without a shell and to move or archive one.
         kind: yes_no              # yes_no, choice, number, text, url
         required: true
         on_leaderboard: true
+    ranking:                      # a phase's ranking settings (the rankings app)
+      evaluation:                 # phase slug
+        ladder: true
+        ladder_margin: 1.0        # 0 to 10 standard errors
+        bootstrap_samples: 1000   # 100 to 20,000
+        seed: 0
+        alpha: 0.05               # 0.001 to 0.5
 
 Every problem is reported with ``task.yaml`` and its line, or with the data file's name
 and line when the task type rejects the file; nothing is created unless all is valid.

@@ -1,0 +1,145 @@
+"""A phase's ranking settings (``PhaseRanking``): changed by its organisers on the
+console's ranking page and carried by task bundles (``ranking:``, keyed by phase
+slug). The allowed values are the model's validators, the one rule both use.
+
+Saving goes through the model's ``post_save`` (``rankings/receivers``): the phase's
+boards are invalidated and every test set's statistics (intervals, rank bands,
+pairwise significance, the Ladder's decisions, replayed from the submission
+history) are computed again by a worker."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
+
+from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.rankings.models import PhaseRanking, TestSetStatistics
+
+#: The settings, in the order the page and the bundle list them, with their labels.
+LABELS = {
+    "ladder": "Ladder",
+    "ladder_margin": "Ladder margin",
+    "bootstrap_samples": "Bootstrap samples",
+    "seed": "Seed",
+    "alpha": "Significance level",
+}
+FIELDS = tuple(LABELS)
+SECTION = "ranking"
+_NUMBER = (int, float)
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "ladder": ((bool,), "true or false"),
+    "ladder_margin": (_NUMBER, "a number"),
+    "bootstrap_samples": ((int,), "a whole number"),
+    "seed": ((int,), "a whole number"),
+    "alpha": (_NUMBER, "a number"),
+}
+
+
+def current(*, phase: Phase) -> PhaseRanking:
+    """The phase's settings (the defaults, unsaved, when it has none)."""
+    return PhaseRanking.for_phase(phase)
+
+
+def computed(*, phase: Phase) -> list[tuple[TestSet, TestSetStatistics | None]]:
+    """Each test set of the phase with its statistics as last computed (``None``
+    before the first refresh): when, and under which settings (the signature)."""
+    test_sets = list(phase.test_sets.order_by("order", "pk"))
+    rows = {
+        row.test_set_id: row
+        for row in TestSetStatistics.objects.filter(test_set__in=test_sets).only(
+            "test_set_id", "signature", "updated_at"
+        )
+    }
+    return [(ts, rows.get(ts.pk)) for ts in test_sets]
+
+
+def changed(*, before: PhaseRanking, after: Mapping[str, object]) -> list[str]:
+    """The labels of the settings ``after`` changes, in page order."""
+    return [LABELS[name] for name in FIELDS if getattr(before, name) != after[name]]
+
+
+def save(*, phase: Phase, values: Mapping[str, object]) -> PhaseRanking:
+    """Store the phase's settings (validated by the model); the receivers refresh
+    its boards and statistics after the commit."""
+    ranking = PhaseRanking.for_phase(phase)
+    for name in FIELDS:
+        setattr(ranking, name, values[name])
+    ranking.full_clean()
+    ranking.save()
+    return ranking
+
+
+def export_section(*, task: SharedTask) -> dict[str, dict[str, object]] | None:
+    """``ranking:`` of the task's bundle: the settings of every phase that has
+    them; ``None`` when no phase does."""
+    rows = PhaseRanking.objects.filter(phase__task=task).select_related("phase")
+    section = {
+        row.phase.slug: {name: getattr(row, name) for name in FIELDS} for row in rows
+    }
+    return section or None
+
+
+def import_section(*, task: SharedTask, section: object) -> list[tuple[int, str]]:
+    """Create the settings ``section`` names (the bundle's line-numbered node:
+    ``.value`` and ``.line``) for the task's phases. Returns the problems as
+    (line, message); the bundle import creates nothing when there are any."""
+    line = getattr(section, "line", None)
+    phases = {p.slug: p for p in task.phases.all()}
+    mapping = getattr(section, "value", None)
+    if not isinstance(mapping, dict):
+        return [(line, f"{SECTION!r} must map phase slugs to their settings")]
+    problems: list[tuple[int, str]] = []
+    for slug, node in mapping.items():
+        if slug not in phases:
+            known = ", ".join(phases) or "none"
+            problems.append(
+                (node.line, f"{SECTION}: no phase {slug!r} (phases: {known})")
+            )
+            continue
+        values, found = _read(slug, node)
+        problems.extend(found)
+        if found:
+            continue
+        ranking = PhaseRanking(phase=phases[slug], **values)
+        try:
+            ranking.full_clean()
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                at = node.value[field].line if field in node.value else node.line
+                problems.extend(
+                    (at, f"{SECTION}: {slug}: {field}: {m}") for m in messages
+                )
+            continue
+        ranking.save()
+    return problems
+
+
+def _read(slug: str, node: object) -> tuple[dict[str, object], list[tuple[int, str]]]:
+    """One phase's settings from its node, each value of the right kind."""
+    items = getattr(node, "value", None)
+    line = getattr(node, "line", None)
+    if not isinstance(items, dict):
+        return {}, [(line, f"{SECTION}: {slug}: expected a mapping (key: value)")]
+    values: dict[str, object] = {}
+    problems: list[tuple[int, str]] = []
+    for key, item in items.items():
+        if key not in _KINDS:
+            problems.append(
+                (item.line, f"{SECTION}: {slug}: unknown setting {key!r}; known: "
+                 f"{', '.join(FIELDS)}")
+            )  # fmt: skip
+            continue
+        kinds, wanted = _KINDS[key]
+        value = item.value
+        wrong_kind = not isinstance(value, kinds) or (
+            isinstance(value, bool) and bool not in kinds
+        )
+        if wrong_kind or (isinstance(value, float) and not math.isfinite(value)):
+            problems.append(
+                (item.line, f"{SECTION}: {slug}: {key} must be {wanted}, got {value!r}")
+            )
+            continue
+        values[key] = value
+    return values, problems
