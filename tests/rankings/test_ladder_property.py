@@ -185,6 +185,13 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
                 )
                 runs.append(sub)
                 history.setdefault(op[2], []).append((str(sub.pk), op[1]))
+                # The team's history, as the Ladder reads it, is the commit order.
+                placed = Submission.objects.filter(team=sub.team).order_by(
+                    "created_at", "pk"
+                )
+                assert [str(pk) for pk in placed.values_list("pk", flat=True)] == [
+                    pk for pk, _ in history[op[2]]
+                ], (ops, op)
             elif op[0] in ("hide", "unhide", "final") and runs:
                 sub = runs[op[1] % len(runs)]
                 sub.refresh_from_db()
@@ -261,7 +268,7 @@ def _surfaces_show_only_the_board(phase, test_set, runs, where) -> None:  # noqa
     export = reverse("api:leaderboard-export", args=[task, phase.slug, "csv"])
     rows = list(csv.reader(io.StringIO(client.get(export).content.decode())))
     texts["csv"] = repr([r for r in rows[1:] if test_set.slug in r])
-    api = client.get(reverse("api:leaderboard-detail", args=[task, phase.slug]))
+    api = client.get(reverse("api:api-v1:leaderboard-detail", args=[task, phase.slug]))
     assert api.status_code == 200, where
     texts["api"] = repr(
         [b for b in api.json()["test_sets"] if b["test_set"] == test_set.slug]
