@@ -122,6 +122,8 @@ class World:
             return [("task", "bucc-test")]
         if param == "phase":
             return [("phase", "evaluation")]
+        if param == "section":  # the organiser API's phase settings
+            return [("ranking", "ranking")]
         if param in ("run_id",) or (param == "pk" and route.startswith("runs/")):
             return [("run", self.run.pk)]
         if param == "pk" and "tokens/" in route:
@@ -200,6 +202,9 @@ TABLE: dict[str, tuple[int, ...]] = {
     "api:api-v1:task-run-list": ORGANISER_API,
     "api:api-v1:task-run-file": ORGANISER_API,
     "api:api-v1:phase-runs-zip": ORGANISER_API,
+    # ("ranking" is the section; PUT in tests/api/test_organiser_api.py.)
+    "api:api-v1:phase-settings-detail": ORGANISER_API,
+    "api:api-v1:phase-settings-change": ORGANISER_API,
     "api:api-v1:gold-draft-create": (405, 405, 405, 405),  # POST only
     # No such draft ("x"): not found, for the organiser too.
     "api:api-v1:gold-draft-detail": (401, 403, 403, 404),

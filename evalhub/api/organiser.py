@@ -11,7 +11,7 @@ from datetime import datetime
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import File, Router, Schema, Status
+from ninja import Body, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
@@ -19,7 +19,7 @@ from evalhub.api.auth import TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import organiser, resources
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
-from evalhub.competitions.services import gold, roles
+from evalhub.competitions.services import gold, phase_settings, roles
 from evalhub.competitions.services.boards import access, exports
 from evalhub.competitions.services.data import bundles, gold_drafts, tracks
 
@@ -330,3 +330,43 @@ def gold_draft_discard(
     except gold_drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     return Status(204, None)
+
+
+@router.get(
+    "/tasks/{slug}/phases/{phase}/settings/{section}",
+    response=dict[str, object],
+    url_name="phase-settings-detail",
+)
+def phase_settings_detail(
+    request: HttpRequest, slug: str, phase: str, section: str
+) -> dict[str, object]:
+    """A section of the phase's settings (``ranking``: Ladder on/off and margin,
+    bootstrap samples, seed, significance level), as the console's page shows it."""
+    try:
+        return phase_settings.read(phase=_phase(request, slug, phase), key=section)
+    except phase_settings.UnknownSection:
+        raise Http404(f"No settings section {section!r}.") from None
+
+
+@router.put(
+    "/tasks/{slug}/phases/{phase}/settings/{section}",
+    response={200: dict[str, object], 422: ErrorOut},
+    url_name="phase-settings-change",
+)
+def phase_settings_change(
+    request: HttpRequest,
+    slug: str,
+    phase: str,
+    section: str,
+    values: Body[dict[str, object]],
+) -> object:
+    """Change the settings named in the body (the others kept); saving refreshes
+    the phase's boards and statistics, and the Ladder is replayed from the
+    submission history. 422 with every problem stores nothing."""
+    phase_obj = _phase(request, slug, phase)
+    try:
+        return phase_settings.write(phase=phase_obj, key=section, values=values)
+    except phase_settings.UnknownSection:
+        raise Http404(f"No settings section {section!r}.") from None
+    except phase_settings.SettingsRefused as exc:
+        return Status(422, {"detail": "; ".join(exc.problems)})

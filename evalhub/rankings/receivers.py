@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import phase_settings as core_settings
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
@@ -73,6 +74,15 @@ def connect() -> None:
     signals.dashboard_links.connect(_dashboard_links, dispatch_uid="rk-package")
     signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
     visibility.register_score_gate(ladder.LadderGate())
+    core_settings.register(
+        phase_settings.SECTION,
+        core_settings.Section(
+            read=lambda phase: phase_settings.as_values(phase=phase),
+            write=lambda phase, values: phase_settings.update(
+                phase=phase, values=values
+            ),
+        ),
+    )
     leaderboard.register_statistics(
         lambda ts, track_id: statistics.cached(test_set=ts, track_id=track_id)
     )

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
+from evalhub.competitions.services import phase_settings as core_settings
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 
 #: The settings, in the order the page and the bundle list them, with their labels.
@@ -69,6 +70,40 @@ def save(*, phase: Phase, values: Mapping[str, object]) -> PhaseRanking:
     ranking.full_clean()
     ranking.save()
     return ranking
+
+
+def as_values(*, phase: Phase) -> dict[str, object]:
+    """The phase's settings as plain values (the defaults when it has none)."""
+    ranking = current(phase=phase)
+    return {name: getattr(ranking, name) for name in FIELDS}
+
+
+def update(*, phase: Phase, values: Mapping[str, object]) -> dict[str, object]:
+    """Change the settings ``values`` names (the others kept), each of the right
+    kind and allowed by the model; raises ``core_settings.SettingsRefused`` with every
+    problem, storing nothing. Returns the settings now in force (the organiser API,
+    through the core's registry)."""
+    problems = []
+    for key, value in values.items():
+        if key not in _KINDS:
+            problems.append(f"unknown setting {key!r}; known: {', '.join(FIELDS)}")
+            continue
+        kinds, wanted = _KINDS[key]
+        wrong = not isinstance(value, kinds) or (
+            isinstance(value, bool) and bool not in kinds
+        )
+        if wrong or (isinstance(value, float) and not math.isfinite(value)):
+            problems.append(f"{key}: must be {wanted}")
+    if problems:
+        raise core_settings.SettingsRefused(problems)
+    merged = {**as_values(phase=phase), **values}
+    try:
+        save(phase=phase, values=merged)
+    except ValidationError as exc:
+        raise core_settings.SettingsRefused(
+            [f"{field}: {m}" for field, ms in exc.message_dict.items() for m in ms]
+        ) from None
+    return as_values(phase=phase)
 
 
 def export_section(*, task: SharedTask) -> dict[str, dict[str, object]] | None:
