@@ -177,13 +177,21 @@ def refuse_overlap(
 
 
 def _lock(*, team: Team | None, user: object | None, with_members: bool) -> None:
+    # FOR NO KEY UPDATE: the checks wait for one another, but a row that only
+    # refers to the team or the user (a run being stored, whose foreign keys take
+    # FOR KEY SHARE) is not blocked; FOR UPDATE deadlocked with such inserts.
     user_ids = {getattr(user, "pk", None)} - {None}
     if team is not None:
-        list(Team.objects.select_for_update().filter(pk=team.pk).values_list("pk"))
+        teams = Team.objects.select_for_update(no_key=True).filter(pk=team.pk)
+        list(teams.values_list("pk"))
         if with_members:
             user_ids |= set(team.members.values_list("pk", flat=True))
     if user_ids:
-        users = get_user_model().objects.select_for_update().filter(pk__in=user_ids)
+        users = (
+            get_user_model()
+            .objects.select_for_update(no_key=True)
+            .filter(pk__in=user_ids)
+        )
         list(users.order_by("pk").values_list("pk"))
 
 
