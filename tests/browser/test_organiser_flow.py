@@ -1,8 +1,8 @@
 """An organiser in a real browser (Debian's Chromium driven by Playwright) against the
 live server and a real Celery worker: create a task from a bundle (a broken bundle
-first: its problems name the file and line), replace the hidden gold (the worker
-rescores every run on it at once) and compare old and new scores, reveal the private
-test set, release the gold.
+first: its problems name the file and line), replace the hidden gold in the console
+(the worker rescores every run on it at once) and compare old and new scores, reveal
+the private test set, release the gold; no request goes to ``/admin/``.
 An anonymous visitor's view is checked before and after each step. Screenshots go to
 $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
 
@@ -62,14 +62,6 @@ def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN
     page.get_by_text("Signed in as").wait_for()
 
 
-def _admin_action(page, base: str, model: str, pk: int, action: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/admin/competitions/{model}/")
-    page.locator(f"input[name=_selected_action][value='{pk}']").check()
-    page.locator("select[name=action]").select_option(action)
-    page.get_by_role("button", name="Go").click()
-    page.locator(".messagelist").wait_for()
-
-
 def test_bundle_gold_rescore_reveal_release(
     live_server,
     worker,
@@ -88,6 +80,8 @@ def test_bundle_gold_rescore_reveal_release(
         "data/tgt.txt": demo.inputs["target_terms"],
         "data/gold.tsv": demo.gold["gold"],
     }
+    visited: list[str] = []
+    page.on("request", lambda request: visited.append(request.url))
     _log_in(page, base, "org", "pw-organiser-1")
 
     # 1. A broken bundle: every problem names its file and line; nothing is created.
@@ -134,14 +128,14 @@ def test_bundle_gold_rescore_reveal_release(
     assert "private until the organisers reveal them" in anonymous.content()
     assert old_text not in anonymous.locator(f"#testset-{test.pk}").inner_text()
 
-    # 3. Replace the private test set's gold in the admin.
+    # 3. Replace the private test set's gold in the console: preview, then confirm.
     new_gold = tmp_path / "gold-v1.tsv"
     new_gold.write_bytes(b"\n".join(demo.gold["gold"].splitlines()[40:]) + b"\n")
-    page.goto(f"{base}/admin/competitions/testset/{test.pk}/change/")
-    gold_row = page.locator("tr:has(input[value='gold'])")
-    gold_row.locator("input[type=file]").set_input_files(str(new_gold))
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.locator(".messagelist").wait_for()
+    page.goto(f"{base}/tasks/terms-2027/dashboard/testsets/{test.pk}/files/")
+    page.get_by_label("Gold").set_input_files(str(new_gold))
+    page.get_by_role("button", name="Check and preview").click()
+    page.get_by_role("button", name=re.compile("^Store the gold")).click()
+    page.get_by_text(re.compile("being rescored on the new gold")).wait_for()
     version = test.gold_version
     test.refresh_from_db()
     assert test.gold_version == version + 1
@@ -166,7 +160,9 @@ def test_bundle_gold_rescore_reveal_release(
     page.screenshot(path=str(screenshots / "rescoring.png"), full_page=True)
 
     # 5. Reveal the private test set: the public sees its scores.
-    _admin_action(page, base, "testset", test.pk, "reveal")
+    page.goto(f"{base}/tasks/terms-2027/dashboard/testsets/{test.pk}/reveal/")
+    page.get_by_role("button", name="Reveal the scores").click()
+    page.get_by_text("The scores of Test are revealed.").wait_for()
     anonymous.goto(board)
     assert f"{new_ap:.4f}" in anonymous.locator(f"#testset-{test.pk}").inner_text()
     anonymous.screenshot(
@@ -176,9 +172,13 @@ def test_bundle_gold_rescore_reveal_release(
     # 6. Release the gold: the per-item outcomes become public.
     items = f"{base}/runs/{run.pk}/items/{test.pk}/"
     assert anonymous.goto(items).status == 404
-    _admin_action(page, base, "sharedtask", task.pk, "release_gold")
+    page.goto(f"{base}/tasks/terms-2027/dashboard/testsets/")
+    page.get_by_role("link", name="Release the gold…").click()
+    page.get_by_role("button", name="Release the gold").click()
+    page.get_by_text("The gold is released.").wait_for()
     assert anonymous.goto(items).status == 200
     anonymous.get_by_text("The gold of this task has been released.").wait_for()
+    assert visited and not [url for url in visited if "/admin/" in url]
 
 
 def _wait(predicate, page, what: str, seconds: float = 180) -> None:  # noqa: ANN001
