@@ -11,10 +11,10 @@ import zoneinfo
 from django import forms
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.text import slugify
 
 from evalhub.competitions import markdown
 from evalhub.competitions.models import Phase, SharedTask
+from evalhub.console.slugs import slug_from_name
 from tasks import registry
 from tasks.base import SettingsError, SettingSpec
 
@@ -279,8 +279,7 @@ class PhaseForm(forms.ModelForm):
         return zone
 
     def clean_slug(self) -> str:
-        slug = self.cleaned_data["slug"] or slugify(self.cleaned_data.get("name", ""))
-        slug = slug[:50]
+        slug = slug_from_name(self.cleaned_data["slug"], self.cleaned_data.get("name"))
         if not slug:
             raise forms.ValidationError("Give the phase a name or an address.")
         if slug == "new":

@@ -6,11 +6,11 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.html import escape
-from django.utils.text import slugify
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services.gold import Upload, roles
 from evalhub.console.services import testsets
+from evalhub.console.slugs import slug_from_name
 
 
 class TestSetForm(forms.ModelForm):
@@ -45,7 +45,7 @@ class TestSetForm(forms.ModelForm):
     def clean(self) -> dict:
         data = super().clean()
         phase = data.get("phase") or getattr(self.instance, "phase", None)
-        slug = data.get("slug") or slugify(data.get("name") or "")[:50]
+        slug = slug_from_name(data.get("slug"), data.get("name"))
         if not slug:
             self.add_error("slug", "Give the test set a name or a slug.")
             return data

@@ -107,3 +107,30 @@ def test_the_dashboard_links_the_tracks_page(phase, organiser, client):
     assert reverse("console:track-list", args=["bucc-test", "evaluation"]).encode() in (
         page.content
     )
+
+
+def test_a_track_left_without_a_slug_takes_its_name_s(phase, organiser, client):
+    client.force_login(organiser)
+    url = reverse("console:track-list", args=["bucc-test", "evaluation"])
+    response = client.post(url, {"name": "Open Data", "slug": ""})
+    assert response.status_code == 302
+    assert Track.objects.get(phase=phase).slug == "open-data"
+    response = client.post(url, {"name": "", "slug": ""})
+    assert response.status_code == 422
+    assert "Give the track a name or a slug." in response.content.decode()
+
+
+def test_console_forms_make_slugs_by_one_rule():
+    """Only ``console/slugs.py`` turns a name into an address (phase, test set,
+    track): no other console module calls ``slugify``."""
+    from pathlib import Path
+
+    import evalhub.console
+
+    root = Path(evalhub.console.__file__).parent
+    callers = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if "slugify" in path.read_text() and path.name != "slugs.py"
+    )
+    assert callers == []

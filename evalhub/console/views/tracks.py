@@ -15,21 +15,30 @@ from django.views.decorators.http import require_POST
 
 from evalhub.competitions.models import Phase, Track
 from evalhub.competitions.services.data import tracks
+from evalhub.console.slugs import slug_from_name
 from evalhub.console.views.access import organised_task
 
 
 class TrackForm(forms.Form):
+    name = forms.CharField(max_length=100)
     slug = forms.SlugField(
         max_length=50,
+        required=False,
         help_text="Letters, digits, '-' and '_': the address, API and CLI name "
-        "(evalhub submit --track SLUG). Fixed once a run uses the track.",
+        "(evalhub submit --track SLUG). Fixed once a run uses the track. Left "
+        "empty: made from the name.",
     )
-    name = forms.CharField(max_length=100)
     description = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Plain text, e.g. 'closed: only the provided training data'.",
     )
+
+    def clean_slug(self) -> str:
+        slug = slug_from_name(self.cleaned_data["slug"], self.data.get("name"))
+        if not slug:
+            raise forms.ValidationError("Give the track a name or a slug.")
+        return slug
 
 
 def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
