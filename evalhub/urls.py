@@ -13,6 +13,9 @@ from evalhub.rankings import urls as rankings_urls
 #: look (they may not import the console, nor it them: the wiring joins them).
 console = (console_urls.urlpatterns + rankings_urls.console_urlpatterns, "console")
 
+#: allauth answers its own limits with the project's handler (Retry-After included).
+handler429 = "evalhub.accounts.views.too_many_requests"
+
 urlpatterns = [
     # Browsers and crawlers ask for /favicon.ico whatever the pages link to.
     path(
