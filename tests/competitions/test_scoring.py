@@ -138,6 +138,18 @@ def test_sweeper_reenqueues_queued_rows_whose_message_was_lost(
     assert sent == [sub.pk]
 
 
+def test_a_refresh_asked_for_a_test_set_deleted_since_does_nothing(
+    submit_run, demo_run, test_set
+):
+    """The job queued for a test set that was deleted before it ran (a phase set up
+    again, a task deleted) ends quietly instead of failing in the worker."""
+    sub = submit_run(demo_run)
+    jobs.score_submission(sub.pk)
+    pk = test_set.pk
+    test_set.delete()
+    assert jobs.refresh_analyses.apply(args=[pk]).get() == []
+
+
 def test_refresh_analyses_builds_comparison_plots_and_bins(
     submit_run, demo_run, test_set
 ):

@@ -137,7 +137,11 @@ def refresh(*, test_set_id: int) -> list[str]:
     with refreshes.turn(kind=refreshes.ANALYSES, test_set_id=test_set_id) as mine:
         if not mine:
             return []
-        keys = _refresh(test_set_id)
+        try:
+            keys = _refresh(test_set_id)
+        except TestSet.DoesNotExist:  # deleted after the refresh was asked for
+            log.info("analyses refresh: test set %s no longer exists", test_set_id)
+            return []
     boardcache.invalidate(test_set_id=test_set_id, refresh_statistics=False)
     return keys
 
