@@ -112,6 +112,7 @@ def test_names_in_any_script_compile_into_the_pdf(
     assert "(./tables/public.tex" in log  # every file it reads is logged
     assert "(/etc/passwd" not in log
     assert "Missing character" not in log
+    assert "Overfull \\hbox" not in log  # every table fits its page
     text = subprocess.run(
         ["pdftotext", "-enc", "UTF-8", "main.pdf", "-"],
         cwd=root,

@@ -23,10 +23,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from evalhub.competitions.services.boards.tables import latex_escape
 from evalhub.rankings.services.boards import file_slug
 from evalhub.rankings.services.package import BoardTable, Package
-from tasks.common.plaintext import latex_url
+from tasks.common.plaintext import latex_escape, latex_url
 
 #: Fallback fonts, in order, each used only where installed (Debian packages:
 #: fonts-dejavu-core, fonts-noto-cjk, fonts-droid-fallback, fonts-wqy-microhei,
