@@ -183,6 +183,17 @@ def _add_compare_options(parser: argparse.ArgumentParser) -> None:
         help="system name of each run, in --run order (default: file names)",
     )
     parser.add_argument(
+        "--title",
+        default="",
+        help="what the tables are of, named in their captions (e.g. 'test set "
+        "Test, track closed'; the overview-paper package's README gives it)",
+    )
+    parser.add_argument(
+        "--label",
+        default="",
+        help="LaTeX label suffix: \\label{tab:results-LABEL} and tab:pvalues-LABEL",
+    )
+    parser.add_argument(
         "--format",
         choices=("text", "csv", "json", "latex"),
         default="text",

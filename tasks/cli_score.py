@@ -156,6 +156,9 @@ def compare(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         gold_version=args.gold_version,
     )
+    for key in ("title", "label"):
+        if getattr(args, key):
+            table[key] = getattr(args, key)
     writer = {
         "text": tables.as_text,
         "csv": tables.as_csv,

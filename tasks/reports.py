@@ -36,6 +36,22 @@ class Metric:
     higher_is_better: bool = True
     #: A count (shown as a whole number) rather than a ratio (shown with 4 decimals).
     count: bool = False
+    #: Describes the run's state, not its quality (e.g. the share of items judged so
+    #: far): never marked "best".
+    bookkeeping: bool = False
+
+    @property
+    def quality(self) -> bool:
+        """A measure of the system's quality that readers compare: a table marks its
+        best value (per ``higher_is_better``). Counts (nSys, TP, FP, FN) and
+        bookkeeping metrics are not: the fewest ranked pairs is not "best"."""
+        return not self.count and not self.bookkeeping
+
+    def best(self, values: Sequence[float | None]) -> float | None:
+        """The value a table marks "best" among ``values``: :func:`best_value`."""
+        return best_value(
+            values, higher_is_better=self.higher_is_better, quality=self.quality
+        )
 
     def format(self, value: float | None) -> str:
         """How pages and exports show a value: "–" for undefined."""
@@ -44,6 +60,20 @@ class Metric:
         if self.count:
             return f"{round(value):,}"
         return f"{value:.4f}"
+
+
+def best_value(
+    values: Sequence[float | None], *, higher_is_better: bool, quality: bool
+) -> float | None:
+    """The one rule for "best" in a table column (every export and the package call
+    it): the highest (or, for ``higher_is_better=False``, the lowest) defined value
+    of a quality metric; ``None`` for a count or bookkeeping metric
+    (``quality=False``) and for a column without values. Every cell equal to it is
+    marked (ties all are)."""
+    present = [v for v in values if v is not None]
+    if not quality or not present:
+        return None
+    return max(present) if higher_is_better else min(present)
 
 
 @dataclass(frozen=True, slots=True)

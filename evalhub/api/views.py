@@ -83,8 +83,11 @@ def leaderboard_export(
         track = track_service.by_slug(phase=phase_obj, slug=request.GET["track"])
         if track is None:
             raise Http404("No such track.")
+    options = {}
+    if fmt == "tex":  # the board's default columns; ?columns=all: every metric
+        options["all_columns"] = request.GET.get("columns") == "all"
     try:
-        body = function(phase=phase_obj, user=request.user, track=track)
+        body = function(phase=phase_obj, user=request.user, track=track, **options)
     except exports.NotVisible:
         raise Http404("No such export.") from None
     name = f"{slug}-{phase}" + (f"-{track.slug}" if track else "")

@@ -33,6 +33,7 @@ def metrics_head(task_type) -> dict[str, JSON]:  # noqa: ANN001  (a tasks.base.T
                 "key": m.key,
                 "label": m.label,
                 "count": m.count,
+                "quality": m.quality,
                 "higher_is_better": m.higher_is_better,
             }
             for m in task_type.metrics

@@ -13,6 +13,7 @@ both the offline tables (:mod:`tasks.common.tables`) and the platform's exports.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 #: A spreadsheet treats a cell starting with one of these as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -52,9 +53,39 @@ def csv_cell(value: object) -> object:
 
 
 def latex_escape(text: str) -> str:
-    r"""Plain text for LaTeX.
+    r"""Plain text for LaTeX; control characters (a line break in a name would end
+    a table row or a paragraph) become spaces.
 
     >>> latex_escape("R&D_50% $x$")
     'R\\&D\\_50\\% \\$x\\$'
     """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "".join(
+        _LATEX_SPECIAL.get(ch, " " if unicodedata.category(ch) == "Cc" else ch)
+        for ch in text
+    )
+
+
+#: Characters a URL keeps inside ``\url{...}``; anything else is percent-encoded.
+_URL_SAFE = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    "-._~:/?#[]@!&'()*+,;=%"
+)
+
+
+def latex_url(url: str) -> str:
+    r"""A link for ``\url{...}`` (url.sty, not inside another command's
+    argument): ``%``, ``#``, ``&``, ``~`` and ``_`` stay as they are (``\url``
+    prints them verbatim); a character that could end the argument or start a
+    command (``\``, ``{``, ``}``, ``^``, spaces, control characters) is
+    percent-encoded, as a browser would send it; non-ASCII letters stay.
+
+    >>> latex_url("https://x.org/a b?q={1}&r=50%")
+    'https://x.org/a%20b?q=%7B1%7D&r=50%'
+    """
+    out = []
+    for ch in url:
+        if ch in _URL_SAFE or (not ch.isascii() and ch.isprintable()):
+            out.append(ch)
+        else:
+            out.append("".join(f"%{b:02X}" for b in ch.encode()))
+    return "".join(out)

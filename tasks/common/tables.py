@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tasks.common.plaintext import csv_cell, latex_escape
+from tasks.reports import best_value
 
 Table = Mapping[str, Any]
 
@@ -110,23 +111,26 @@ def as_csv(table: Table) -> str:
 
 
 def _best(table: Table, metric: Mapping[str, Any]) -> float | None:
-    values = [
-        r["metrics"][metric["key"]]
-        for r in table["systems"]
-        if r["metrics"][metric["key"]] is not None
-    ]
-    if not values:
-        return None
-    return max(values) if metric.get("higher_is_better", True) else min(values)
+    """The column's "best" value (:func:`tasks.reports.best_value`: quality
+    metrics only, per their direction)."""
+    return best_value(
+        [r["metrics"][metric["key"]] for r in table["systems"]],
+        higher_is_better=metric.get("higher_is_better", True),
+        quality=metric.get("quality", not metric["count"]),
+    )
 
 
 def _bold(text: str, bold: bool) -> str:
     return rf"\textbf{{{text}}}" if bold else text
 
 
-def _caption(table: Table, text: str) -> str:
+def _caption(table: Table, short: str, text: str) -> str:
+    """``\\caption[short]{text signature}``: the short form (list of tables) names
+    the test set and track; braces keep a ``]`` in a name from ending it."""
     return (
-        r"\caption{"
+        r"\caption[{"
+        + latex_escape(short)
+        + "}]{"
         + latex_escape(text)
         + r"\texttt{"
         # A break may follow each "|": the signature is one long word otherwise.
@@ -135,19 +139,54 @@ def _caption(table: Table, text: str) -> str:
     )
 
 
+def _label(table: Table, kind: str) -> list[str]:
+    """``\\label{tab:<kind>-<label>}`` when the table has a ``label`` (ASCII letters,
+    digits and ``-`` only, so that any document accepts it)."""
+    label = str(table.get("label") or "")
+    if not label:
+        return []
+    safe = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in label)
+    return [rf"\label{{tab:{kind}-{safe}}}"]
+
+
+def _on(table: Table, what: str) -> str:
+    """``"Results on <title>"``: the test set and track the table is of (plain
+    text; ``what`` alone without a title)."""
+    title = table.get("title")
+    return f"{what} on {title}" if title else what
+
+
+def _primary_cell(table: Table, row: Mapping[str, Any]) -> str:
+    """The primary metric with the half-width of its interval when there is one
+    (``0.4567 $\\pm$ 0.031``): the metric appears once in the table."""
+    metric = next(m for m in table["metrics"] if m["key"] == table["metric"])
+    text = _value(metric, row["metrics"].get(table["metric"])).replace("–", "--")
+    iv = row["interval"]
+    return text + rf" $\pm$ {iv['half_width']:.3f}" if iv and text != "--" else text
+
+
 def results_latex(table: Table) -> str:
-    """The results as a booktabs table: band, rank, system, the table's metrics
-    (``table_metrics``: the task type's leaderboard metrics; every metric without
-    it), the primary metric with its interval; the best value of each rate column
-    in bold (all tied values; counts are not ranked); a ``\\midrule`` between
-    significance bands; the signature in the caption."""
+    """The results of one test set (and track) as a booktabs table: band, rank,
+    system, the primary metric with its interval (once), then the table's other
+    metrics (``table_metrics``: the task type's leaderboard metrics; every metric
+    without it); the best value of each quality metric in bold (all tied values;
+    counts are never "best"); a ``\\midrule`` between significance bands; the
+    caption names the test set and track (``title``) and ends with the signature;
+    ``\\label{tab:results-<label>}``."""
     systems = table["systems"]
     shown = table.get("table_metrics")
-    metrics = [m for m in table["metrics"] if not shown or m["key"] in shown]
+    primary = next(m for m in table["metrics"] if m["key"] == table["metric"])
+    metrics = [
+        m
+        for m in table["metrics"]
+        if (not shown or m["key"] in shown) and m["key"] != table["metric"]
+    ]
     has_p = bool(table.get("p_randomisation"))
-    cols = "rll" + "r" * len(metrics) + "r"
-    head = ["Band", r"\#", "System", *(latex_escape(m["label"]) for m in metrics)]
-    head.append(latex_escape(table["metric_label"]) + r" $\pm$ CI")
+    has_ci = any(r["interval"] for r in systems)
+    cols = "rll" + "r" * (1 + len(metrics))
+    head = ["Band", r"\#", "System"]
+    head.append(latex_escape(primary["label"]) + (r" ($\pm$ CI)" if has_ci else ""))
+    head += [latex_escape(m["label"]) for m in metrics]
     best = {m["key"]: _best(table, m) for m in table["metrics"]}
     lines = [
         r"\begin{table}",
@@ -162,32 +201,50 @@ def results_latex(table: Table) -> str:
             lines.append(r"\midrule")
         band = "--" if r["band"] is None else str(r["band"])
         cells = [band, str(r["index"]), latex_escape(r["name"])]
+        value = r["metrics"].get(table["metric"])
+        cells.append(
+            _bold(
+                _primary_cell(table, r),
+                value is not None and value == best[table["metric"]],
+            )
+        )
         for m in metrics:
             value = r["metrics"][m["key"]]
             text = _value(m, value).replace("–", "--")
-            is_best = value is not None and value == best[m["key"]]
-            cells.append(_bold(text, is_best and not m["count"]))
-        value = r["metrics"].get(table["metric"])
-        best_primary = value is not None and value == best[table["metric"]]
-        interval = _interval(r).replace("±", r"$\pm$") or "--"
-        cells.append(_bold(interval, best_primary and interval != "--"))
+            cells.append(_bold(text, value is not None and value == best[m["key"]]))
         lines.append(" & ".join(cells) + r" \\")
-    caption = (
-        f"{table['metric_label']} with {table['samples']}-sample paired bootstrap "
-        f"95% intervals (seed {table['seed']}); bold: the best value of each column "
-        "(counts excepted); "
-        "rules separate the significance bands (systems in one band are not "
-        f"significantly different from the band's best, approximate randomisation, "
-        f"p < {table['alpha']}). "
+    interval = (
+        f" (± the half-width of its {table['confidence']:.0%} paired-bootstrap "
+        f"interval, {table['samples']} samples, seed {table['seed']})"
+        if has_ci
+        else ""
     )
-    lines += [r"\bottomrule", r"\end{tabular}", _caption(table, caption)]
+    caption = (
+        f"{_on(table, 'Results')}: {len(systems)} systems ranked by "
+        f"{primary['label']}{interval}. Bold: the best value of each quality metric "
+        "(counts are not ranked). "
+        + (
+            "Rules separate the significance bands (systems in one band are not "
+            "significantly different from the band's best, approximate "
+            f"randomisation, p < {table['alpha']}). "
+            if has_p
+            else ""
+        )
+    )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [
+        _caption(table, _on(table, "Results"), caption),
+        *_label(table, "results"),
+    ]
     lines += [r"\end{table}", ""]
     return "\n".join(lines)
 
 
 def pvalues_latex(table: Table) -> str:
     """The pairwise p-values of approximate randomisation as a booktabs table (bold:
-    p < alpha); "" without a p-value matrix (e.g. runs on different items)."""
+    p < alpha), captioned with the test set and track (``title``),
+    ``\\label{tab:pvalues-<label>}``; "" without a p-value matrix (e.g. runs on
+    different items)."""
     if not table.get("p_randomisation"):
         return ""
     systems = table["systems"]
@@ -206,13 +263,14 @@ def pvalues_latex(table: Table) -> str:
             text = "--" if i == j else latex_escape(_p_text(p))
             cells.append(_bold(text, _significant(table, i, j)))
         lines.append(" & ".join(cells) + r" \\")
+    short = _on(table, "Pairwise p-values")
     caption = (
-        f"Pairwise p-values of approximate randomisation ({table['samples']} "
-        f"trials, seed {table['seed']}) on {table['metric_label']}; bold: "
-        f"p < {table['alpha']}. "
+        f"{short}: approximate randomisation ({table['samples']} trials, seed "
+        f"{table['seed']}) on {table['metric_label']}; systems numbered as in the "
+        f"results table; bold: p < {table['alpha']}. "
     )
-    lines += [r"\bottomrule", r"\end{tabular}", _caption(table, caption)]
-    lines += [r"\end{table}", ""]
+    lines += [r"\bottomrule", r"\end{tabular}", _caption(table, short, caption)]
+    lines += [*_label(table, "pvalues"), r"\end{table}", ""]
     return "\n".join(lines)
 
 

@@ -91,7 +91,12 @@ def _metrics() -> tuple[Metric, ...]:
             False,
             count=True,
         ),
-        Metric("judged_share", "Judged share", "Share of items already tagged."),
+        Metric(
+            "judged_share",
+            "Judged share",
+            "Share of items already tagged.",
+            bookkeeping=True,
+        ),
     ]
     return tuple(out)
 

@@ -70,9 +70,22 @@ def test_csv_and_json_numbers_equal_stored_scores(
         assert row["ap"] == stored
 
 
-def test_latex_table(client, two_teams, test_set, phase):
+def _latex_cells(tex: str) -> dict[str, list[str]]:
+    """Body rows of the LaTeX export by team cell."""
+    return {
+        line.split(" & ")[1]: [c.removesuffix(" \\\\") for c in line.split(" & ")]
+        for line in tex.splitlines()
+        if line.count(" & ") > 2 and not line.startswith("Rank")
+    }
+
+
+@pytest.mark.parametrize("every_column", [False, True])
+def test_latex_table(client, two_teams, test_set, phase, every_column):  # noqa: ANN001
+    """The board's default columns (``?columns=all``: every metric); the best
+    value of each quality metric in bold, per its direction; counts (nSys, TP,
+    FP, FN) never bold, whichever is lowest or highest."""
     best, baseline = two_teams
-    response = client.get(_export("tex"))
+    response = client.get(_export("tex") + ("?columns=all" if every_column else ""))
     assert response.status_code == 200
     tex = response.content.decode()
     assert tex.count("\\begin{tabular}") == 1  # the private test set is hidden
@@ -81,13 +94,18 @@ def test_latex_table(client, two_teams, test_set, phase):
     assert "R\\&D\\_50\\% \\#1 \\{x\\}" in tex
     assert "random \\textasciitilde{} guess (baseline)" in tex
     assert "&D_" not in tex
-    lines = {
-        line.split(" & ")[1]: line.split(" & ")
-        for line in tex.splitlines()
-        if line.count(" & ") > 3 and not line.startswith("Rank")
-    }
     task_type = phase.task.type
-    metrics = task_type.metrics
+    metrics = (
+        list(task_type.metrics)
+        if every_column
+        else [task_type.metric(k) for k in task_type.default_metrics()]
+    )
+    assert len(metrics) == (13 if every_column else 4)
+    header = next(line for line in tex.splitlines() if line.startswith("Rank"))
+    assert header.removesuffix(" \\\\").split(" & ")[3:] == [
+        exports.latex_escape(m.label) for m in metrics
+    ]
+    lines = _latex_cells(tex)
     team_cell = {best.pk: "Alpha", baseline.pk: "R\\&D\\_50\\% \\#1 \\{x\\}"}
     values = {
         sub.pk: {s.metric: s.value for s in sub.scores.filter(test_set=test_set)}
@@ -95,24 +113,23 @@ def test_latex_table(client, two_teams, test_set, phase):
     }
     for pk, cells in ((pk, lines[team_cell[pk]]) for pk in values):
         for index, metric in enumerate(metrics):
-            cell = cells[3 + index].removesuffix(" \\\\")
+            cell = cells[3 + index]
             value = values[pk][metric.key]
-            others = [v[metric.key] for v in values.values()]
-            present = [v for v in others if v is not None]
-            best_value = (
-                (max if metric.higher_is_better else min)(present) if present else None
-            )
+            present = [
+                v[metric.key] for v in values.values() if v[metric.key] is not None
+            ]
+            best_value = None
+            if not metric.count and present:
+                best_value = (max if metric.higher_is_better else min)(present)
             text = (
                 "--"
                 if value is None
                 else (f"{round(value)}" if metric.count else f"{value:.4f}")
             )
-            expected = (
-                f"\\textbf{{{text}}}"
-                if value is not None and value == best_value
-                else text
-            )
-            assert cell == expected, (metric.key, cell, expected)
+            bold = value is not None and value == best_value
+            assert cell == (f"\\textbf{{{text}}}" if bold else text), (metric.key, cell)
+            if metric.count:
+                assert "textbf" not in cell, metric.key
     # The better run wins the primary metric in bold.
     assert lines["Alpha"][3].startswith("\\textbf{")
 

@@ -187,6 +187,7 @@ def test_latex_and_csv_exports(three_teams, test_set, organiser):
     assert r"Team\_0 \& co" in tex
     assert r"$\pm$" in tex and r"\textbf{\textless{}0.001}" in tex
     assert "bootstrap:1000" in tex
+    assert r"\caption{Pairwise tests on test set Public: AP with" in tex
     rows = exports.as_csv(page).splitlines()
     assert rows[0].startswith("run_a,team_a,run_b,team_b,delta")
     assert len(rows) == 1 + 3

@@ -47,6 +47,13 @@ class BoardKey:
         return f"{self.test_set.name}, track {self.track.name}"
 
     @property
+    def caption(self) -> str:
+        """What the board's tables are of, as their captions name it (plain text):
+        ``test set Public``, ``test set Public, track closed``."""
+        base = f"test set {self.test_set.name}"
+        return base if self.track is None else f"{base}, track {self.track.name}"
+
+    @property
     def track_name(self) -> str:
         return "" if self.track is None else self.track.name
 

@@ -173,8 +173,14 @@ def as_latex(page: dict[str, object]) -> str:
         )
         score = r.interval.replace("±", r"$\pm$") if r.interval else f"{r.value:.4f}"
         body.append([str(r.band), str(r.index), system, score, *cells])
+    test_set = page["test_set"]
+    track = page.get("track")
+    on = f"test set {test_set.name}" + (  # type: ignore[attr-defined]
+        "" if track is None else f", track {track.name}"  # type: ignore[attr-defined]
+    )
     caption = (
         latex_escape(
+            f"Pairwise tests on {on}: "
             f"{metric.label} with {page['samples']}-sample paired bootstrap 95% "  # type: ignore[attr-defined]
             f"intervals (seed {page['seed']}); p-values of approximate "
             f"randomisation; bold: p < {page['alpha']}; systems in one band are "

@@ -87,6 +87,9 @@ class Package:
     boards: list[BoardTable]
     #: ``figures/<test set>/<name>.pdf`` -> PDF bytes
     figures: dict[str, bytes] = field(default_factory=dict)
+    #: The same paths -> the figure's caption: short (list of figures) and full
+    #: (plain text).
+    captions: dict[str, tuple[str, str]] = field(default_factory=dict)
     columns: list[systems.SystemColumn] = field(default_factory=list)
     #: Unique systems over the boards: team id, team, method, track, baseline.
     systems: list[dict[str, JSON]] = field(default_factory=list)
@@ -141,6 +144,9 @@ def board_table(key: BoardKey) -> BoardTable:
         "alpha": data.get("alpha", ranking.alpha),
         "signature": signature,
         "systems": systems_rows,
+        # Named in the captions and labels (``evalhub compare --title --label``).
+        "title": key.caption,
+        "label": key.slug,
     }
     if current and ids:
         for name in ("delta", "p_bootstrap", "p_randomisation", "exact"):
@@ -148,11 +154,13 @@ def board_table(key: BoardKey) -> BoardTable:
     return BoardTable(key=key, table=table, runs=runs, statistics_current=current)
 
 
-def _figures(test_set: TestSet, user: object, *, render: bool) -> dict[str, bytes]:
-    """The test set's comparison figures and interval chart as PDF, those drawing
-    no hidden run (the package never shows one). Without ``render``, ``Preparing``
-    when one is not drawn yet."""
-    out: dict[str, bytes] = {}
+def _figures(
+    test_set: TestSet, user: object, *, render: bool
+) -> dict[str, tuple[bytes, tuple[str, str]]]:
+    """The test set's comparison figures and interval chart as PDF with their
+    captions, those drawing no hidden run (the package never shows one). Without
+    ``render``, ``Preparing`` when one is not drawn yet."""
+    out: dict[str, tuple[bytes, tuple[str, str]]] = {}
     hidden = set(
         Submission.objects.filter(phase=test_set.phase, hidden=True).values_list(
             "pk", flat=True
@@ -164,13 +172,32 @@ def _figures(test_set: TestSet, user: object, *, render: bool) -> dict[str, byte
     )
     if pdfs is None:
         raise Preparing
+    artefacts = {
+        a.key.removeprefix(figure_pdfs.COMPARE_PREFIX): a
+        for a in test_set.task_artefacts.all()
+    }
     for key, pdf in pdfs.items():
-        out[f"{folder}/{boards.file_slug(key)}.pdf"] = pdf
+        artefact = artefacts.get(key)
+        title = artefact.title if artefact is not None else key
+        runs = len(artefact.runs) if artefact is not None else 0
+        caption = f"{title}, on test set {test_set.name}: one line per system" + (
+            f" ({runs} systems)." if runs else "."
+        )
+        out[f"{folder}/{boards.file_slug(key)}.pdf"] = (pdf, (title, caption))
     chart = charts.interval_chart_pdf(test_set=test_set, render=render)
     if chart is charts.NOT_DRAWN:
         raise Preparing
     if chart is not None and not set(chart.runs) & hidden:
-        out[f"{folder}/intervals.pdf"] = chart.pdf
+        metric = test_set.phase.task.type.metric(
+            test_set.phase.task.type.primary_metric
+        )
+        caption = (
+            f"{metric.label} of each system on test set {test_set.name} "
+            f"({len(chart.runs)} systems), with its paired-bootstrap "
+            f"{statistics.CONFIDENCE:.0%} interval."
+        )
+        short = f"{metric.label} with its interval, test set {test_set.name}"
+        out[f"{folder}/intervals.pdf"] = (chart.pdf, (short, caption))
     return out
 
 
@@ -216,7 +243,9 @@ def build(*, phase: Phase, user: object, render: bool = False) -> Package:
         package.boards.append(board_table(key))
     try:
         for ts in test_sets:
-            package.figures.update(_figures(ts, user, render=render))
+            for path, (pdf, caption) in _figures(ts, user, render=render).items():
+                package.figures[path] = pdf
+                package.captions[path] = caption
     except Preparing:
         _request_preparation(phase)
         raise

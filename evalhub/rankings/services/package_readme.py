@@ -3,6 +3,8 @@ computed (plain text; user text appears as it is, it is never interpreted)."""
 
 from __future__ import annotations
 
+import shlex
+
 from evalhub.competitions.models import Submission
 from evalhub.rankings.services.package import BoardTable, Package
 
@@ -26,7 +28,12 @@ How the numbers were computed
 - Significance bands: systems sorted best first; a new band starts at the first
   system significantly worse (p < "alpha") than the first of the current band.
   No correction for multiple comparisons.
-- Bold: the best value of each column (every tied value).
+- Bold: the best value of each quality metric's column (every tied value),
+  per the metric's direction; counts (such as TP, FP, FN, ranked pairs) are
+  never "best".
+- Tables: the primary metric appears once, as "value ± half-width" of its
+  interval; the other columns are the leaderboard's default metrics (every
+  metric is in package.json).
 
 Reproducing a table offline
 ---------------------------
@@ -35,10 +42,29 @@ With the gold and the run files, `evalhub compare` prints the same table
 
   evalhub compare TASK_TYPE --gold GOLD [inputs] --run A B ... \\
       --name "team (method)" ... --gold-version N --samples B --seed S \\
-      --alpha ALPHA --format latex
+      --alpha ALPHA --title TITLE --label LABEL --format latex
 
 giving the runs in submission order (ties are broken by it). The options of
 each board are below.
+"""
+
+
+_COMPILING = """\
+Compiling
+---------
+main.tex needs LuaLaTeX with fontspec, booktabs, graphicx, geometry, array,
+longtable, pdflscape and url (Debian: texlive-luatex texlive-latex-recommended).
+Names in any script are set: a character the main font (Latin Modern) lacks
+comes from the first installed fallback font that has it (DejaVu for Greek and
+Cyrillic; Noto CJK, Droid Sans Fallback or WenQuanYi for Chinese, Japanese and
+Korean; FreeSerif; Symbola for symbols and emoji; Debian: fonts-dejavu-core
+fonts-droid-fallback fonts-symbola, or fonts-noto-cjk). A character no installed
+font has stops the compilation with "Missing character: There is no X": install
+a font that has it (and add it to the \\evalhubfallback list in main.tex); a
+name is never dropped silently. Right-to-left names (Arabic, Hebrew) are set
+left to right. The tables alone (tables/, pvalues/, systems.tex) can be pasted
+into a paper compiled with any engine that can set the names' characters.
+Pages are portrait; a table too wide for them is set on a landscape page.
 """
 
 
@@ -65,7 +91,8 @@ def _board(board: BoardTable) -> list[str]:
         f"  systems: {len(board.runs)}; offline: evalhub compare "
         f"{table['task_type']} ... --gold-version {test_set.gold_version} "
         f"--samples {table['samples']} --seed {table['seed']} "
-        f"--alpha {table['alpha']} --format latex",
+        f"--alpha {table['alpha']} --title {shlex.quote(str(table['title']))} "
+        f"--label {table['label']} --format latex",
     ]
     if not board.statistics_current:
         lines.append(
@@ -83,10 +110,11 @@ def text(package: Package) -> str:
         "",
         "Files",
         "-----",
-        "main.tex             compiles as it is: pdflatex main.tex (needs booktabs,",
-        "                     graphicx, geometry: texlive-latex-recommended)",
-        "tables/<board>.tex   results per test set (and track): band, rank, system,",
-        "                     every metric, the primary metric ± its interval",
+        "main.tex             a results section; compiles as it is with LuaLaTeX:",
+        "                     lualatex main.tex (twice, for the table numbers)",
+        "tables/<board>.tex   results per test set (and track), named in the",
+        "                     caption: band, rank, system, the primary metric ±",
+        "                     its interval, the leaderboard's other default metrics",
         "pvalues/<board>.tex  pairwise p-values (approximate randomisation); .csv:",
         "                     every pair once, with delta and both p-values",
         "figures/<test set>/  comparison figures and the interval chart (PDF)",
@@ -94,6 +122,7 @@ def text(package: Package) -> str:
         "                     (fact-sheet answers, paper links)",
         "package.json         all of the above as data",
         "",
+        _COMPILING,
     ]
     if package.organiser and package.unrevealed:
         lines += [
