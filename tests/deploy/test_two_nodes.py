@@ -412,7 +412,7 @@ def test_two_nodes_share_only_the_services(
         assert zipped.status_code == 200 and zipped.content[:2] == b"PK"
         board_url = f"{node.url}/tasks/nodes-2027/evaluation/leaderboard/"
 
-        def figures() -> list[str]:
+        def figures(board_url: str = board_url) -> list[str]:
             board = session.get(board_url, timeout=60)
             assert board.status_code == 200 and "Nodes" in board.text
             assert "Signed in as" in board.text  # the same session on both nodes
@@ -424,7 +424,7 @@ def test_two_nodes_share_only_the_services(
             image = session.get(node.url + figure, timeout=60)
             assert image.status_code == 200 and b"<svg" in image.content, figure
 
-        def package() -> bool:
+        def package(node: Node = node) -> bool:
             got = session.get(f"{node.url}/rankings/tasks/nodes-2027/evaluation/package.zip", timeout=120)  # fmt: skip
             assert got.status_code in (200, 202), got.status_code
             return got.status_code == 200 and got.content[:2] == b"PK"
