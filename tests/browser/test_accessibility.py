@@ -83,6 +83,30 @@ def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]
             reverse("console:testset-visibility", args=[task.slug, test_set.pk]),
         ),
         ("console-gold-release", reverse("console:gold-release", args=[task.slug])),
+        # Every page of the console's navigation, and the staff's page.
+        ("console-new-task", reverse("console:task-create")),
+        ("console-settings", reverse("console:task-settings", args=[task.slug])),
+        ("console-phases", reverse("console:phases", args=[task.slug])),
+        ("console-phase-add", reverse("console:phase-create", args=[task.slug])),
+        (
+            "console-phase",
+            reverse("console:phase-edit", args=[task.slug, phase.slug]),
+        ),
+        (
+            "console-tracks",
+            reverse("console:track-list", args=[task.slug, phase.slug]),
+        ),
+        ("console-ranking", reverse("console:ranking", args=[task.slug, phase.slug])),
+        ("console-factsheet", reverse("factsheets:question-list", args=[task.slug])),
+        ("console-organisers", reverse("console:organisers", args=[task.slug])),
+        ("console-announcements", reverse("console:announcements", args=[task.slug])),
+        ("console-runs", reverse("console:runs", args=[task.slug])),
+        (
+            "console-preview-participant",
+            reverse("console:preview-participant", args=[task.slug]),
+        ),
+        ("console-preview-public", reverse("console:preview-public", args=[task.slug])),
+        ("staff-creators", reverse("competitions:creator-list")),
     ]
     return {"anonymous": public, "participant": participant, "organiser": organiser}
 
