@@ -15,6 +15,7 @@ from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards.own_rows import MARKER
 from evalhub.competitions.services.runs import finals
 from tests.rankings.helpers import scored
+from tests.rankings.test_visibility_rule import ladder  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -215,3 +216,28 @@ def test_register_hint_names_my_runs_once_approved(client, task, phase, particip
     client.force_login(participant)
     html = client.get(task.get_absolute_url()).content.decode()
     assert "My runs</a>: every run of your team here" in html
+
+
+def test_my_runs_never_shows_a_score_the_ladder_withholds_from_its_own_team(
+    client,
+    ladder,  # noqa: F811 - the fixture imported above
+    phase,
+    participant,
+):  # noqa: ANN001
+    """The Ladder withholds a team's unreleased run from everyone but organisers
+    (the rule: ``visibility.visible``), the team included."""
+    first, withheld = ladder["first"], ladder["withheld"]
+    client.force_login(participant)
+    html = client.get(
+        reverse("competitions:own-run-list", args=[phase.task.slug])
+    ).content.decode()
+    rows = {
+        pk: row
+        for row in re.findall(r"<tr><td.*?</tr>", html, flags=re.S)
+        for pk in (first.pk, withheld.pk)
+        if f">#{pk}</a>" in row
+    }
+    score = re.compile(r">\d\.\d{4}")
+    assert score.search(rows[first.pk]) and "rank 1 of 2" in rows[first.pk]
+    assert "withheld" in rows[withheld.pk] and not score.search(rows[withheld.pk])
+    assert "rank" not in rows[withheld.pk].replace("not on the board", "")
