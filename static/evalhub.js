@@ -1,14 +1,20 @@
 // Small progressive enhancements; every page works without them.
 (function () {
   "use strict";
-  // Tell the server the viewer's time zone so times are shown in it.
+  // Tell the server the viewer's time zone so times are shown in it. The page
+  // keeps the zone it was drawn in (the footer names it); if the browser's differs
+  // (a first visit), the footer says the next page will use it.
   try {
     var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (tz && document.cookie.indexOf("tz=" + encodeURIComponent(tz)) === -1) {
       document.cookie = "tz=" + encodeURIComponent(tz) + ";path=/;max-age=31536000;samesite=lax";
     }
-    document.querySelectorAll("[data-tz]").forEach(function (el) { el.textContent = tz; });
-  } catch (e) { /* keep UTC */ }
+    var shown = document.querySelector("[data-tz-shown]");
+    var hint = document.querySelector("[data-tz-hint]");
+    if (tz && shown && hint && shown.textContent !== tz) {
+      hint.textContent = " (your browser's is " + tz + ": the next page shows times in it)";
+    }
+  } catch (e) { /* keep the server's zone */ }
 
   // Upload with a progress bar; the server's answer replaces the page.
   document.querySelectorAll("form[data-upload-progress]").forEach(function (form) {

@@ -94,10 +94,13 @@ def spread(items: Sequence[T], n: int = 5) -> tuple[T, ...]:
 
 @dataclass(frozen=True, slots=True)
 class DemoTestSet:
+    #: The key of the runs' files and the stored test set's slug.
     name: str
     inputs: Mapping[str, bytes]
     gold: Mapping[str, bytes]
     visibility: str = "public"  # "public" or "private"
+    #: The name readers see on boards and cards ("": ``name``).
+    title: str = ""
 
 
 @dataclass(frozen=True, slots=True)

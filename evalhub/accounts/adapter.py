@@ -4,14 +4,23 @@ Django's ``UsernameField`` NFKC-normalises a name before it is stored or
 authenticated, so a fullwidth ``ｏrganiser`` is ``organiser``; allauth's forms take the
 name as typed. The adapter normalises at sign-up (a name cannot be registered twice
 in two spellings) and at login (the name the login rate limit counts,
-``competitions.ratelimit.normalised_username``, is the one authenticated)."""
+``competitions.ratelimit.normalised_username``, is the one authenticated). After
+sign-up it tells the new user what to do next."""
 
 from __future__ import annotations
 
 import unicodedata
 
 from allauth.account.adapter import DefaultAccountAdapter
+from django.contrib import messages
 from django.http import HttpRequest
+
+#: The hint shown once an account is created.
+NEXT_STEP = (
+    "Welcome! Next: open a task's page and register a team there (a new one or one "
+    "you are in); then download its data and submit a run. My runs, on each task's "
+    "pages, lists your runs with their scores and ranks."
+)
 
 
 def nfkc(name: str) -> str:
@@ -26,3 +35,8 @@ class AccountAdapter(DefaultAccountAdapter):
         if "username" in credentials:
             credentials["username"] = nfkc(credentials["username"])
         return super().authenticate(request, **credentials)
+
+    def save_user(self, request: HttpRequest, user, form, commit: bool = True):  # noqa: ANN001, ANN201, FBT001, FBT002
+        saved = super().save_user(request, user, form, commit=commit)
+        messages.info(request, NEXT_STEP)
+        return saved

@@ -61,6 +61,13 @@ final_choice_check = Signal()
 #: viewer's team there (its fact sheet, its paper), only what this viewer may see.
 #: Receivers must not write.
 run_panels = Signal()
+#: Sent (when a team's "My runs" page is built; not after a commit) with ``phase``,
+#: ``viewer`` and ``runs`` (the viewer's teams' runs of the phase). A receiver returns
+#: ``None`` or ``(heading, states)``, ``states`` mapping a run's id to ``(text, url)``
+#: (``url`` "" for plain text): one short state per run (e.g. its method's fact sheet:
+#: "complete"), only what this viewer may see. The first answer is shown (one column).
+#: Read through ``services/boards/own_rows.own_runs_page``. Receivers must not write.
+run_states = Signal()
 #: Sent with ``task`` while its bundle is exported. A receiver returns ``None`` or
 #: ``(key, value)``: a top-level key of ``task.yaml`` and its YAML-safe value.
 bundle_export = Signal()

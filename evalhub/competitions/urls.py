@@ -19,6 +19,7 @@ urlpatterns = [
     path("", tasks.task_list, name="task-list"),
     path("tasks/<slug:slug>/", tasks.task_detail, name="task-detail"),
     path("tasks/<slug:slug>/register/", tasks.task_register, name="task-register"),
+    path("tasks/<slug:slug>/my-runs/", tasks.own_run_list, name="own-run-list"),
     path(
         "tasks/<slug:slug>/dashboard/", organisers.task_dashboard, name="task-dashboard"
     ),

@@ -1,6 +1,7 @@
 """What fact sheets add to the core's flows: columns of answers and papers on
 boards and exports (``system_columns``), the complete-sheet rule of final runs
-(``final_choice_check``), the panels of the run and submit pages, the organiser
+(``final_choice_check``), the panels of the run and submit pages, the sheet's
+state on a team's "My runs" page (``run_states``), the organiser
 dashboard's link, the bundle's ``factsheet`` section and the demo's fact sheet."""
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ def run_panels(
     **kwargs: object,
 ):  # noqa: ANN201
     return panels.panel(phase=phase, viewer=viewer, submission=submission)
+
+
+@receiver(signals.run_states, dispatch_uid="factsheets-run-states")
+def run_states(
+    sender: object, phase: Phase, viewer: object, runs: list, **kwargs: object
+):  # noqa: ANN201
+    return panels.run_states(phase=phase, viewer=viewer, runs=runs)
 
 
 @receiver(signals.dashboard_links, dispatch_uid="factsheets-dashboard-links")

@@ -96,6 +96,7 @@ def build(seed: int = 0) -> Demo:
 
     test_set = DemoTestSet(
         name="test",
+        title="Synthetic medical terms, en-de",
         inputs={"source_terms": _lines(d1), "target_terms": _lines(d2)},
         gold={"gold": _lines([f"{s}\t{t}" for s, t in gold])},
         visibility="public",

@@ -125,6 +125,7 @@ def make_demo(seed: int = 0) -> Demo:
     runs = demo_runs(seed)
     test_set = DemoTestSet(
         name="demo-en-de",
+        title="Probe sentences, en-de",
         inputs={"probes": probes_to_tsv(probes, references=False).encode()},
         gold={"references": references_to_tsv(probes).encode()},
     )

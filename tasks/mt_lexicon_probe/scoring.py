@@ -23,9 +23,9 @@ from tasks.mt_lexicon_probe.tags import (
 MEASURES = ("translated", "correct", "correct_strict")
 #: The paper's tables 1-3, one per measure, and their rows: word classes, then the mean.
 TABLE_TITLES = {
-    "translated": "Table 1: translated (not u)",
-    "correct": "Table 2: correct (not u, w, m)",
-    "correct_strict": "Table 3: correct without wrong forms (not u, w, m, wf)",
+    "translated": "Table 1: translated (not tagged u, unknown word)",
+    "correct": "Table 2: correct (not tagged u, w or m: unknown, wrong, missing)",
+    "correct_strict": "Table 3: correct, in the right form (not tagged u, w, m or wf)",
 }
 GROUPS = ("adj", "noun", "verb", "mean")
 _NEGATIVE = {

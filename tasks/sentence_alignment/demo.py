@@ -122,6 +122,10 @@ def _zip(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+#: The demo's test sets as readers see them.
+_TITLES = {"reports": "Reports: minutes and letters", "novel": "Novel: one chapter"}
+
+
 def build_demo(seed: int = 0) -> Demo:
     rng = random.Random(seed)
     lexicon = _lexicon(rng, 400)
@@ -145,6 +149,7 @@ def build_demo(seed: int = 0) -> Demo:
         test_sets.append(
             DemoTestSet(
                 name=set_name,
+                title=_TITLES[set_name],
                 inputs={"documents": _zip(inputs)},
                 gold={"gold": _zip(gold)},
                 visibility="public" if set_name == "reports" else "private",

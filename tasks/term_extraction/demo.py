@@ -121,6 +121,7 @@ def build_demo(seed: int = 0) -> Demo:
         test_sets=(
             DemoTestSet(
                 name="demo",
+                title="Invented engineering corpus",
                 inputs={"corpus": corpus.encode()},
                 gold={"gold": ("\n".join(gold_lines) + "\n").encode()},
             ),

@@ -38,7 +38,10 @@ def test_the_board_marks_extra_metrics_and_sets_baselines_apart(
         reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
     ).content.decode()
     assert '<abbr title="Precision of the first 100 pairs.">P@100</abbr>' in html
-    assert 'class="num metric-extra"><abbr title="Gold pairs retrieved.">TP' in html
+    assert (
+        'class="num metric-extra phone-extra"><abbr title="Gold pairs retrieved.">TP'
+        in html
+    )
     assert "Show all 13 metrics" in html
     ranked, baselines = html.split('<tbody class="baselines">')
     assert "dictionary" in ranked and "dictionary" not in baselines

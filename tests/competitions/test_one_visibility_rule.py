@@ -56,8 +56,8 @@ def test_no_consumer_re_implements_the_rule():
 
 
 def test_every_score_consumer_calls_the_rule():
-    """Boards (selection), the overall ranking, run pages, compare, significance,
-    the API and the console's counts reach ``visibility.visible``, directly or
+    """Boards (selection), the overall ranking, run pages, compare, a team's "My
+    runs", significance, the API and the console's counts reach ``visibility.visible``, directly or
     through ``access.can_see_run_scores`` (a one-line call of it)."""
     sources = _sources()
     access = sources["competitions/services/boards/access.py"]
@@ -68,6 +68,7 @@ def test_every_score_consumer_calls_the_rule():
         "competitions/services/boards/selection.py",
         "competitions/services/boards/overall.py",
         "competitions/services/boards/compare.py",
+        "competitions/services/boards/own_rows.py",
         "console/services/disclosure.py",
     ):
         assert "visibility.visible(" in sources[name], name

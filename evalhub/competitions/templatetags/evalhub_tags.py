@@ -1,11 +1,14 @@
-"""Template filters: format help as HTML and data as tables (no logic in templates)."""
+"""Template filters: format help as HTML, data as tables and moments as every page
+shows them (no logic in templates)."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from django import template
-from django.utils.html import escape
+from django.utils import dateformat, timezone
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions import markdown, signals
@@ -102,3 +105,44 @@ def task_page_panels(context, task) -> tuple[tuple[str, object], ...]:  # noqa: 
         )
         if answer is not None
     )
+
+
+@register.filter
+def sentence(text: str) -> str:
+    """``text`` as a sentence of its own: a full stop added unless it ends with
+    one (metric descriptions are written either way)."""
+    text = str(text or "").strip()
+    return text if not text or text[-1] in ".!?" else f"{text}."
+
+
+def zone_label(moment: datetime) -> str:
+    """The zone's name at ``moment`` as a reader knows it ("CET", "UTC"), or its
+    offset from UTC where the zone has no abbreviation ("UTC-03", never a bare
+    "-03")."""
+    name = moment.tzname() or "UTC"
+    return f"UTC{name}" if name[:1] in "+-" else name
+
+
+@register.filter
+def when(moment: datetime | None, precision: str = "minutes") -> SafeString | str:
+    """A moment as every page shows it: in the time zone of the request
+    (``middleware.ViewerTimezoneMiddleware``, the one the footer names), always
+    with the zone's label, in a ``<time>`` element carrying the exact instant.
+    ``precision``: "minutes" (default), "seconds", or "time" (the time of day to
+    the second, without the date)."""
+    if moment is None:
+        return ""
+    local = timezone.localtime(moment)
+    shown = {"seconds": "Y-m-d H:i:s", "time": "H:i:s"}.get(precision, "Y-m-d H:i")
+    return format_html(
+        '<time datetime="{}">{} {}</time>',
+        moment.isoformat(),
+        dateformat.format(local, shown),
+        zone_label(local),
+    )
+
+
+@register.simple_tag
+def shown_zone() -> str:
+    """The time zone this request's times are shown in (the footer names it)."""
+    return timezone.get_current_timezone_name()

@@ -10,7 +10,7 @@ from django.utils.text import Truncator
 
 from evalhub.competitions import markdown
 from evalhub.competitions.services.boards import board_layout as layout
-from evalhub.competitions.services.boards import figures, home
+from evalhub.competitions.services.boards import figures, home, own_rows
 
 register = template.Library()
 
@@ -70,3 +70,9 @@ def column_totals(rows, key: str) -> list[int]:  # noqa: ANN001
     footer, e.g. the gold pairs each run retrieved across the difficulty bins)."""
     lists = [row.get(key) or [] for row in rows]
     return [sum(column) for column in zip(*lists, strict=False)] if lists else []
+
+
+@register.filter
+def you_placeholder(team_id: int) -> str:
+    """Where the page marks a board row as the viewer's own (``own_rows``)."""
+    return own_rows.placeholder(team_id)

@@ -9,7 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from evalhub.competitions.models import Phase, Track
-from evalhub.competitions.services.boards import access, board_pages, compare, overall
+from evalhub.competitions.services.boards import (
+    access,
+    board_pages,
+    compare,
+    overall,
+    own_rows,
+)
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
 
@@ -73,6 +79,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "tracks": tracks.phase_tracks(phase_obj),
         "track": track,
         "overall": overall.overall(phase=phase_obj, user=request.user, track=track),
+        "own_teams": own_rows.own_team_ids(request.user),
         "figure_formats": FIGURE_FORMATS,
     }
     return render(request, "competitions/phase_ranking.html", context)

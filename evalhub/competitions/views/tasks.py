@@ -1,4 +1,4 @@
-"""Task pages: the list, a task's page and registering a team."""
+"""Task pages: the list, a task's page, registering a team and the viewer's runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from evalhub.competitions.forms import RegisterForm
 from evalhub.competitions.models import Registration, SharedTask, Team
 from evalhub.competitions.services import roles, teams
-from evalhub.competitions.services.boards import pages
+from evalhub.competitions.services.boards import own_rows, pages
 from evalhub.competitions.views.lookups import task_or_404
 
 
@@ -57,13 +57,30 @@ def task_register(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             if reg.status == Registration.Status.APPROVED:
                 messages.success(
-                    request, f"Team {reg.team.name} is registered for {task.title}."
+                    request,
+                    f"Team {reg.team.name} is registered for {task.title}. Next: "
+                    "download the data below, then submit a run (Submit a run, "
+                    "under the phase); My runs lists your runs and their scores.",
                 )
             else:
                 messages.info(
-                    request, f"Team {reg.team.name} awaits the organisers' approval."
+                    request,
+                    f"Team {reg.team.name} awaits the organisers' approval. Next: "
+                    "download the data below; once the team is approved (you will "
+                    "be notified), submit a run from this page.",
                 )
             return redirect(task)
     return render(
         request, "competitions/task_register.html", {"task": task, "form": form}
+    )
+
+
+@login_required
+def own_run_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The viewer's teams' runs of a task ("My runs")."""
+    task = task_or_404(request, slug)
+    return render(
+        request,
+        "competitions/own_run_list.html",
+        own_rows.own_runs_page(task=task, user=request.user),
     )

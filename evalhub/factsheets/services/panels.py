@@ -87,3 +87,33 @@ def _run_panel(*, submission: Submission, viewer: object) -> tuple[str, Items] |
 def _publicly_described(submission: Submission, viewer: object) -> bool:
     shown = columns.visible_systems(phase=submission.phase, viewer=viewer)
     return shown is None or (submission.team_id, submission.method_name) in shown
+
+
+def run_states(
+    *, phase: Phase, viewer: object, runs: list[Submission]
+) -> tuple[str, dict[int, tuple[str, str]]] | None:
+    """The "Fact sheet" column of a team's "My runs" page: per run its method's
+    sheet state ("complete", or how many required answers are missing) and the
+    link to it, for the runs whose sheet the viewer may read."""
+    questions = list(Question.objects.filter(task_id=phase.task_id))
+    if not questions:
+        return None
+    states: dict[int, tuple[str, str]] = {}
+    answers: dict[tuple[int, str], dict[int, str]] = {}
+    for run in runs:
+        if not sheets.can_read(viewer, run):
+            continue
+        system = (run.team_id, run.method_name)
+        if system not in answers:
+            answers[system] = sheets.answers_of(
+                phase=phase, team_id=run.team_id, method_name=run.method_name
+            )
+        missing = sheets.missing_questions(questions, answers[system])
+        text = (
+            "complete"
+            if not missing
+            else f"{len(missing)} required answer{'s' if len(missing) != 1 else ''}"
+            " missing"
+        )
+        states[run.pk] = (text, reverse("factsheets:run-sheet", args=[run.pk]))
+    return "Fact sheet", states

@@ -22,6 +22,7 @@ from evalhub.competitions.services.boards import (
     access,
     boardcache,
     leaderboard,
+    own_rows,
     selection,
     systems,
 )
@@ -108,8 +109,11 @@ def leaderboard_page(
         "test_sets": test_sets,
         "tracks": tracks.phase_tracks(phase),
         "track": track,
-        "boards_html": boards_fragment(
-            phase=phase, test_sets=test_sets, user=user, track=track
+        # The viewer's own rows are marked on the fragment read from the cache,
+        # never in it (``own_rows``).
+        "boards_html": own_rows.mark(
+            boards_fragment(phase=phase, test_sets=test_sets, user=user, track=track),
+            user,
         ),
         "primary": task.type.metric(task.type.primary_metric),
         "finals": selection.finals_apply(phase),

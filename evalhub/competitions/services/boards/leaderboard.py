@@ -48,6 +48,9 @@ class Row:
     #: row of the all-tracks board.
     track: str = ""
     track_name: str = ""
+    #: The team's id: the page marks the viewer's own rows by it (outside the
+    #: cached fragment, ``services/boards/own_rows.py``).
+    team_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,11 @@ def statistics_of(test_set: TestSet, track_id: int | None = None) -> Statistics:
     return _statistics[0](test_set, track_id) if _statistics else Statistics()
 
 
+#: Part of a cached board's key: changed with ``Row``'s fields, so that a process of
+#: a new release never reads a board pickled by an older one.
+ROW_LAYOUT = "r2"
+
+
 def board(
     *, test_set: TestSet, include_hidden: bool = False, track: Track | None = None
 ) -> Board:
@@ -108,7 +116,7 @@ def board(
     # Settings are in the key as well as in the version: a change made without
     # ``save()`` (a queryset update) still cannot serve a board of the old ones.
     key = (
-        f"leaderboard:{test_set.pk}:{version}:{variant}:"
+        f"leaderboard:{ROW_LAYOUT}:{test_set.pk}:{version}:{variant}:"
         f"{test_set.visibility}:{test_set.revealed}:{test_set.gold_version}:"
         f"{'all' if track is None else f'track-{track.pk}'}"
     )
@@ -195,6 +203,7 @@ def compute(
                 final=include_hidden and sub.final_selected,
                 track=sub.track.slug if sub.track_id else "",
                 track_name=sub.track.name if sub.track_id else "",
+                team_id=sub.team_id,
             )
         )
     if any(r.band is None for r in rows if not r.hidden and r.primary is not None):

@@ -34,6 +34,7 @@ class OverallRow:
     per_test_set: tuple[str, ...]  # formatted values in ``Overall.test_sets`` order
     values: tuple[float, ...] = ()  # the same values, unformatted
     track: str = ""  # the run's track's name ("" without tracks)
+    team_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,7 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
                 ),
                 values=tuple(values[pk][ts.pk] for ts in visible),  # type: ignore[misc]
                 track=sub.track.name if sub.track_id else "",
+                team_id=sub.team_id,
             )
         )
     return Overall(

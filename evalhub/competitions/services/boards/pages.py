@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services.boards import access, systems
+from evalhub.competitions.services.boards import access, own_rows, systems
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import finals, submit
 
@@ -73,6 +74,8 @@ class EvaluationView:
     metrics: tuple[tuple[str, str, str], ...]  # key, label, formatted value
     plots: tuple[Artefact, ...]
     detail_url: str | None
+    #: The run's place on the test set's board, if the viewer sees that board.
+    rank: own_rows.RunRank | None = None
 
 
 def run_page(*, submission: Submission, user: object) -> dict[str, object]:
@@ -114,6 +117,16 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
                     else None,
                 )
             )
+    if evaluations:
+        ranks = own_rows.run_ranks(
+            submission=submission,
+            user=user,
+            test_sets=[ev.test_set for ev in evaluations if ev.visible],
+        )
+        evaluations = [
+            dataclasses.replace(ev, rank=ranks.get(ev.test_set.pk))
+            for ev in evaluations
+        ]
     manage = access.can_manage_run(user, submission)
     return {
         "run": submission,

@@ -151,7 +151,7 @@ def _create_task(
             test_set = TestSet.objects.create(
                 phase=phase,
                 slug=_slug(ts.name),
-                name=ts.name,
+                name=ts.title or ts.name,
                 visibility=ts.visibility,
                 order=order,
             )
