@@ -106,9 +106,9 @@ def _due() -> list[int]:
     from evalhub.competitions.models import Refresh
 
     return sorted(
-        Refresh.objects.filter(
-            kind="statistics", due_at__isnull=False
-        ).values_list("test_set_id", flat=True)
+        Refresh.objects.filter(kind="statistics", due_at__isnull=False).values_list(
+            "test_set_id", flat=True
+        )
     )
 
 

@@ -31,12 +31,9 @@ def _alive(cluster) -> bool:  # noqa: ANN001
 
 
 def _refreshed(test_set, sub: Submission) -> bool:  # noqa: ANN001
-    _, stats = (
-        TestSetStatistics.objects.filter(test_set=test_set)
-        .values_list("test_set_id", "data")
-        .first()
-        or (None, {})
-    )
+    _, stats = TestSetStatistics.objects.filter(test_set=test_set).values_list(
+        "test_set_id", "data"
+    ).first() or (None, {})
     analysis = TaskArtefact.objects.filter(test_set=test_set, key="analysis").exists()
     return str(sub.pk) in (stats or {}).get("intervals", {}) and analysis
 

@@ -5,25 +5,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0013_task_creator_changes'),
+        ("competitions", "0013_task_creator_changes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Refresh',
+            name="Refresh",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=32)),
-                ('due_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('seconds', models.FloatField(default=0.0)),
-                ('test_set', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='competitions.testset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("kind", models.CharField(max_length=32)),
+                ("due_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("seconds", models.FloatField(default=0.0)),
+                (
+                    "test_set",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="competitions.testset",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('kind', 'test_set'), name='refresh_kind_test_set_unique')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("kind", "test_set"), name="refresh_kind_test_set_unique"
+                    )
+                ],
             },
         ),
     ]

@@ -100,9 +100,7 @@ def request(*, kind: str, test_set_id: int) -> bool:
     if not _known(kind):
         return False  # no app refreshes this kind
     row = _row(kind, test_set_id)
-    due = timezone.now() + timedelta(
-        seconds=delay(kind=kind, test_set_id=test_set_id)
-    )
+    due = timezone.now() + timedelta(seconds=delay(kind=kind, test_set_id=test_set_id))
     return bool(Refresh.objects.filter(row, due_at__isnull=True).update(due_at=due))
 
 
