@@ -1,6 +1,7 @@
 """The services the load benchmarks start on 127.0.0.1 only, in a temporary folder,
 and always stop: a private redis-server, a throwaway PostgreSQL database (or SQLite),
-gunicorn, N Celery workers; plus the BUCC demo task with participant accounts.
+gunicorn, N Celery workers and one beat; plus the BUCC demo task with participant
+accounts.
 Used by ``traffic.py`` and ``drain.py``."""
 
 from __future__ import annotations
@@ -100,6 +101,13 @@ class Stack:
             )  # fmt: skip
             self.manage("migrate", "-v", "0")
             self.manage("seed_demo", "--task-type", "bilingual_term_alignment")
+            # Exactly one beat, as in production: the sweeper, and the statistics
+            # and analyses refreshes that are due (services/boards/refreshes.py).
+            self._spawn(
+                [sys.executable, "-m", "celery", "-A", "evalhub", "beat",
+                 "--schedule", str(self.tmp / "beat-schedule"), "--loglevel", "WARNING"],
+                quiet=True,
+            )  # fmt: skip
         except BaseException:
             self.__exit__(None, None, None)
             raise

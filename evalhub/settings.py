@@ -173,6 +173,8 @@ REFRESH_DELAY = env_int("EVALHUB_REFRESH_DELAY", 5, minimum=0)
 # ... or this many times the last refresh's duration, if longer: a sustained burst
 # spends at most 1 / (1 + BACKOFF) of a worker on each test set's refreshes.
 REFRESH_BACKOFF = env_int("EVALHUB_REFRESH_BACKOFF", 4, minimum=0)
+# Beat sends the refreshes that are due this often (seconds).
+REFRESH_TICK = env_int("EVALHUB_REFRESH_TICK", 1, minimum=1)
 # Nice level a Celery worker lowers itself to when it starts (0..19; 0 = unchanged):
 # on a machine that also serves pages, scoring takes only the CPU the web leaves
 # (evalhub/celery.py; docs/deploy.md).
@@ -202,7 +204,13 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-submissions": {
         "task": "evalhub.competitions.jobs.sweep_submissions",
         "schedule": float(SWEEP_INTERVAL),
-    }
+    },
+    "dispatch-refreshes": {
+        "task": "evalhub.competitions.jobs.dispatch_refreshes",
+        "schedule": float(REFRESH_TICK),
+        # A tick still waiting behind a long job is dropped: the next one does it.
+        "options": {"expires": float(REFRESH_TICK)},
+    },
 }
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

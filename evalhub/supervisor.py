@@ -32,6 +32,8 @@ class Program:
     #: its run would only be scored again (acks_late and the sweeper re-queue it).
     on_parent_death: int = signal.SIGTERM
     env: dict[str, str] | None = None
+    #: A service the other programs use (Redis): stopped once they have ended.
+    stop_last: bool = False
 
 
 @dataclass
@@ -117,23 +119,34 @@ class Supervisor:
             return
 
     def stop(self) -> None:
-        """Stop the programs, last started first (the web before the worker, Redis
-        last): SIGTERM to its process group, SIGKILL to whatever of it still runs
-        after ``stop_timeout`` seconds."""
+        """Stop the programs: SIGTERM to the process group of every one at once
+        (a server closing, a worker finishing its job, beat saving its schedule
+        take their time side by side, not one after the other), SIGKILL to
+        whatever still runs after ``stop_timeout`` seconds; then, the same way, the
+        ``stop_last`` programs the others used (Redis). So stopping takes at most
+        twice ``stop_timeout``, however many programs there are."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C stops nothing
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         children = list(self.children.values())[::-1]
         self.log(f"stopping {', '.join(c.program.name for c in children) or 'nothing'}")
+        self._stop_together([c for c in children if not c.program.stop_last])
+        self._stop_together([c for c in children if c.program.stop_last])
+
+    def _stop_together(self, children: list[_Child]) -> None:
+        running = []
         for child in children:
             proc, child.proc, child.restart_at = child.proc, None, None
-            if proc is None:
-                continue
-            _kill_group(proc.pid, signal.SIGTERM)
-            deadline = time.monotonic() + self.stop_timeout
-            while not _exited(proc.pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            if proc is not None:
+                _kill_group(proc.pid, signal.SIGTERM)
+                running.append((child.program.name, proc))
+        deadline = time.monotonic() + self.stop_timeout
+        while time.monotonic() < deadline and not all(
+            _exited(proc.pid) for _, proc in running
+        ):
+            time.sleep(0.05)
+        for name, proc in running:
             if not _exited(proc.pid):
-                self.log(f"{child.program.name} did not stop in time; killing it")
+                self.log(f"{name} did not stop in time; killing it")
             _reap(proc)
 
 

@@ -313,9 +313,10 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def worker(isolated_storage):  # noqa: ANN001, ANN201
+def worker(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
     """A real Celery worker process on the test database, the test's storage and
-    cache namespace, consuming every queue the settings route jobs to."""
+    cache namespace, consuming every queue the settings route jobs to, with beat
+    (the sweeper, the refreshes that are due) in the same process."""
     import subprocess
 
     from tests import workers
@@ -329,7 +330,9 @@ def worker(isolated_storage):  # noqa: ANN001, ANN201
     }
     name = f"test-{uuid.uuid4().hex[:8]}@%h"
     proc = subprocess.Popen(
-        workers.command(name, workers.all_queues()), cwd=REPO_ROOT, env=env
+        workers.command(name, workers.all_queues(), beat=tmp_path / "beat-schedule"),
+        cwd=REPO_ROOT,
+        env=env,
     )
     yield proc
     proc.terminate()

@@ -5,6 +5,7 @@ restart test all build it here), and the queues the settings route jobs to."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def all_queues() -> str:
@@ -22,12 +23,16 @@ def command(
     *,
     loglevel: str = "WARNING",
     main: str = "celery",
+    beat: Path | None = None,
 ) -> list[str]:
     """One worker process, one job at a time, no start-up chatter with other
     workers; ``main`` is the module run with ``-m`` (the reliability tests use one
-    that registers their probe task type first)."""
+    that registers their probe task type first). With ``beat`` (its schedule
+    file), the worker runs beat too: the sweeper and the refreshes that are due
+    (``services/boards/refreshes.py``) are sent by beat, as under ``manage.py up``."""
+    embedded = ["-B", "--schedule", str(beat)] if beat is not None else []
     return [
         sys.executable, "-m", main, "-A", "evalhub", "worker", "-Q", queues,
         "-c", "1", "--without-mingle", "--without-gossip", "--loglevel", loglevel,
-        "-n", name,
+        "-n", name, *embedded,
     ]  # fmt: skip

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.boards import analyses, refreshes
 from evalhub.competitions.services.runs import scoring, sweeper, validation
 
 
@@ -77,3 +77,13 @@ def refresh_analyses(test_set_id: int) -> list[str]:
 )
 def sweep_submissions() -> dict[str, int]:
     return sweeper.sweep()
+
+
+@shared_task(
+    name="evalhub.competitions.jobs.dispatch_refreshes",
+    soft_time_limit=60,
+    time_limit=90,
+)
+def dispatch_refreshes() -> int:
+    """Beat's tick: send the statistics and analyses refreshes that are due."""
+    return refreshes.dispatch()

@@ -26,13 +26,15 @@ PRIVATE_AP = 0.8642  # a value only the private test set's board shows
 
 @pytest.fixture
 def sent(monkeypatch):  # noqa: ANN001, ANN201
-    """Refresh jobs asked for (not run): (kind, test set id)."""
+    """Refreshes asked for (rows made due, no job run): (kind, test set id)."""
     calls: list[tuple[str, int]] = []
-    monkeypatch.setattr(
-        refreshes_service,
-        "_sender",
-        lambda kind: lambda pk, delay: calls.append((kind, pk)),
-    )
+    real = refreshes_service.request
+
+    def recording(*, kind: str, test_set_id: int) -> bool:
+        calls.append((kind, test_set_id))
+        return real(kind=kind, test_set_id=test_set_id)
+
+    monkeypatch.setattr(refreshes_service, "request", recording)
     return calls
 
 

@@ -1,11 +1,17 @@
-"""Coalesced refreshes (services/refreshes.py): a burst of scored runs sends a
-bounded number of statistics/analyses jobs, a refresh never waits on another, and
-the last refresh sees every run."""
+"""Coalesced refreshes (services/boards/refreshes.py): a burst of scored runs makes
+one refresh due per (kind, test set), beat's tick sends its job once (again only
+if it was lost with the broker), a refresh never waits on another, and the last
+refresh sees every run. The state is rows in the database, none in Redis."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import datetime, timedelta
 
+import pytest
+from django.utils import timezone
+
+from evalhub.competitions import jobs as core_jobs
+from evalhub.competitions.models import Refresh
 from evalhub.competitions.services.boards import refreshes
 from evalhub.rankings import jobs as ranking_jobs
 from evalhub.rankings.models import TestSetStatistics
@@ -17,58 +23,111 @@ STATS = refreshes.STATISTICS
 
 @pytest.fixture
 def sent(monkeypatch, isolated_storage):  # noqa: ANN001, ANN201
-    calls: list[tuple[str, int, float]] = []
+    """The jobs dispatch sends (not run): (kind, test set id)."""
+    calls: list[tuple[str, int]] = []
     monkeypatch.setattr(
-        refreshes,
-        "_sender",
-        lambda kind: lambda pk, delay: calls.append((kind, pk, delay)),
+        refreshes, "_sender", lambda kind: lambda pk: calls.append((kind, pk))
     )
     return calls
 
 
-def test_a_burst_of_requests_sends_one_delayed_job(sent, settings):
+@pytest.fixture
+def ids(phase, bucc_demo):  # noqa: ANN001, ANN201
+    """Primary keys of real test sets (the rows refer to them)."""
+    from evalhub.competitions.models import TestSet
+
+    return [
+        TestSet.objects.create(phase=phase, slug=f"t{i}", name=f"T{i}").pk
+        for i in range(3)
+    ]
+
+
+def _later(seconds: float) -> datetime:
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def test_a_burst_of_requests_makes_one_refresh_due_and_sends_it_once(
+    sent, settings, ids
+):
     settings.REFRESH_DELAY = 7
-    results = [refreshes.request(kind=STATS, test_set_id=41) for _ in range(50)]
+    a, b, _ = ids
+    results = [refreshes.request(kind=STATS, test_set_id=a) for _ in range(50)]
     assert results == [True] + [False] * 49
-    assert sent == [(STATS, 41, 7)]
+    due = Refresh.objects.get(kind=STATS, test_set_id=a).due_at
+    assert _later(6) < due < _later(8)
+    assert refreshes.dispatch() == 0  # not due yet
+    assert refreshes.dispatch(now=_later(8)) == 1
+    assert refreshes.dispatch(now=_later(9)) == 0  # sent already
+    assert sent == [(STATS, a)]
     # Other test sets and the other kind are independent.
-    assert refreshes.request(kind=STATS, test_set_id=42)
-    assert refreshes.request(kind=refreshes.ANALYSES, test_set_id=41)
-    assert len(sent) == 3
+    assert refreshes.request(kind=STATS, test_set_id=b)
+    assert refreshes.request(kind=refreshes.ANALYSES, test_set_id=a)
+    assert refreshes.dispatch(now=_later(8)) == 2
+    assert sorted(sent) == sorted([(STATS, a), (STATS, b), (refreshes.ANALYSES, a)])
 
 
-def test_a_request_after_the_refresh_began_sends_a_new_job(sent):
-    assert refreshes.request(kind=STATS, test_set_id=5)
-    with refreshes.turn(kind=STATS, test_set_id=5) as mine:
+def test_a_request_after_the_refresh_began_makes_it_due_again(sent, ids):
+    pk = ids[0]
+    assert refreshes.request(kind=STATS, test_set_id=pk)
+    refreshes.dispatch(now=_later(60))
+    with refreshes.turn(kind=STATS, test_set_id=pk) as mine:
         assert mine
-        # A run scored while the refresh reads the database: it needs one more.
-        assert refreshes.request(kind=STATS, test_set_id=5)
-        assert not refreshes.request(kind=STATS, test_set_id=5)
-    assert len(sent) == 2
+        # A run scored while the refresh reads the database: it needs one more,
+        # sent once this one has ended.
+        assert refreshes.request(kind=STATS, test_set_id=pk)
+        assert not refreshes.request(kind=STATS, test_set_id=pk)
+        assert refreshes.dispatch(now=_later(60)) == 0
+    assert refreshes.dispatch(now=_later(60)) == 1
+    assert sent == [(STATS, pk), (STATS, pk)]
 
 
-def test_a_refresh_never_waits_on_a_running_one(sent):
-    with refreshes.turn(kind=STATS, test_set_id=9) as first:
+def test_a_refresh_never_waits_on_a_running_one(sent, ids):
+    pk = ids[0]
+    with refreshes.turn(kind=STATS, test_set_id=pk) as first:
         assert first
-        with refreshes.turn(kind=STATS, test_set_id=9) as second:
+        with refreshes.turn(kind=STATS, test_set_id=pk) as second:
             assert not second
-    # The one that gave way asked for a later refresh.
-    assert sent == [(STATS, 9, pytest.approx(sent[0][2]))]
-    with refreshes.turn(kind=STATS, test_set_id=9) as third:
+    # The one that gave way made a later refresh due.
+    assert Refresh.objects.get(kind=STATS, test_set_id=pk).due_at is not None
+    assert refreshes.dispatch(now=_later(60)) == 1
+    with refreshes.turn(kind=STATS, test_set_id=pk) as third:
         assert third
 
 
-def test_the_broker_down_leaves_no_marker(monkeypatch, isolated_storage):
+def test_a_refresh_due_waits_for_the_broker(monkeypatch, isolated_storage, ids):
+    pk = ids[0]
+
     def down(kind):  # noqa: ANN001, ANN202
-        def send(pk, delay):  # noqa: ANN001, ANN202
+        def send(pk):  # noqa: ANN001, ANN202
             raise ConnectionError("broker down")
 
         return send
 
+    assert refreshes.request(kind=STATS, test_set_id=pk)
     monkeypatch.setattr(refreshes, "_sender", down)
-    assert not refreshes.request(kind=STATS, test_set_id=3)
-    monkeypatch.setattr(refreshes, "_sender", lambda kind: lambda pk, delay: None)
-    assert refreshes.request(kind=STATS, test_set_id=3)
+    assert refreshes.dispatch(now=_later(60)) == 0
+    row = Refresh.objects.get(kind=STATS, test_set_id=pk)
+    assert row.due_at is not None and row.sent_at is None
+    monkeypatch.setattr(refreshes, "_sender", lambda kind: lambda pk: None)
+    assert refreshes.dispatch(now=_later(60)) == 1
+
+
+def test_a_job_lost_with_the_broker_is_sent_again(sent, settings, ids):
+    settings.QUEUED_REENQUEUE_AFTER = 300
+    pk = ids[0]
+    refreshes.request(kind=STATS, test_set_id=pk)
+    assert refreshes.dispatch(now=_later(10)) == 1
+    assert refreshes.dispatch(now=_later(200)) == 0  # maybe still in the queue
+    assert refreshes.dispatch(now=_later(400)) == 1  # lost: a restarted Redis
+    assert sent == [(STATS, pk), (STATS, pk)]
+
+
+def test_the_dispatch_job_twice_sends_each_refresh_once(sent, settings, ids):
+    settings.REFRESH_DELAY = 0
+    refreshes.request(kind=STATS, test_set_id=ids[0])
+    assert core_jobs.dispatch_refreshes() == 1
+    assert core_jobs.dispatch_refreshes() == 0
+    assert sent == [(STATS, ids[0])]
 
 
 def test_the_last_refresh_of_a_burst_sees_every_run(
@@ -90,7 +149,8 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
         subs.append(scored(phase, participant, runs[i % len(runs)], f"m{i}"))
         with django_capture_on_commit_callbacks(execute=True):
             boardcache.invalidate(test_set_id=test_set.pk)  # as a scored run does
-    assert [(k, pk) for k, pk, _ in sent] == [(STATS, test_set.pk)]
+    refreshes.dispatch(now=_later(60))
+    assert sent == [(STATS, test_set.pk)]
     # The job runs twice (a redelivered message): the second is a no-op refresh.
     assert ranking_jobs.refresh_statistics(test_set.pk) == "refreshed"
     assert ranking_jobs.refresh_statistics(test_set.pk) == "refreshed"
@@ -100,13 +160,16 @@ def test_the_last_refresh_of_a_burst_sees_every_run(
     assert board.signature and all(r.interval for r in board.rows)
 
 
-def test_slow_refreshes_back_off(sent, settings, monkeypatch):
+def test_slow_refreshes_back_off(sent, settings, monkeypatch, ids):
     settings.REFRESH_DELAY, settings.REFRESH_BACKOFF = 5, 4
+    slow, fast, _ = ids
     clock = iter([100.0, 130.0])  # the refresh takes 30 s
     monkeypatch.setattr(refreshes, "_clock", lambda: next(clock))
-    with refreshes.turn(kind=STATS, test_set_id=8) as mine:
+    with refreshes.turn(kind=STATS, test_set_id=slow) as mine:
         assert mine
-    assert refreshes.request(kind=STATS, test_set_id=8)
-    assert sent == [(STATS, 8, 120.0)]
+    assert refreshes.delay(kind=STATS, test_set_id=slow) == 120.0
+    assert refreshes.request(kind=STATS, test_set_id=slow)
+    due = Refresh.objects.get(kind=STATS, test_set_id=slow).due_at
+    assert _later(119) < due < _later(121)
     # A fast test set keeps the short delay.
-    assert refreshes.delay(kind=STATS, test_set_id=9) == 5
+    assert refreshes.delay(kind=STATS, test_set_id=fast) == 5

@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ WORKER = "celery -A evalhub worker"
 
 
 class Up:
-    def __init__(self, var: Path):
+    def __init__(self, var: Path, *, demo: bool = False):
         self.var = var
         self.port = free_port()
         self.env = {
@@ -38,7 +39,7 @@ class Up:
         self.log_path = var / "up.log"
         with self.log_path.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "manage.py", "up", "--no-demo",
+                [sys.executable, "manage.py", "up", *([] if demo else ["--no-demo"]),
                  "--bind", f"127.0.0.1:{self.port}"],
                 cwd=REPO_ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
@@ -108,8 +109,8 @@ def _redis_answers(var: Path) -> bool:
 
 
 @pytest.fixture
-def up(tmp_path) -> Iterator[Up]:  # noqa: ANN001
-    stack = Up(tmp_path)
+def up(request, tmp_path) -> Iterator[Up]:  # noqa: ANN001
+    stack = Up(tmp_path, demo=getattr(request, "param", False))
     yield stack
     stack.remember()
     if stack.proc.poll() is None:
@@ -158,3 +159,27 @@ def test_nothing_outlives_a_killed_up(up):  # noqa: ANN001
     up.proc.kill()
     up.proc.wait(timeout=10)
     up.assert_nothing_left()
+
+
+@pytest.mark.parametrize("up", [True], indirect=True)  # with the demo tasks
+def test_ctrl_c_stops_up_and_everything_it_started_within_5_s(up):  # noqa: ANN001
+    """A newcomer's first ``up`` (the demo's runs being scored), stopped with
+    Ctrl-C (SIGINT to ``up`` alone: its programs run in process groups of their
+    own): the web, the busy worker, beat and Redis end within 5 s."""
+    wait_for(lambda: "evalhub is up" in up.log(), "up to start", timeout=180)
+    wait_for(
+        lambda: any(r[1] == "scoring" for r in up.runs()), "a demo run being scored"
+    )
+    started = up.remember()
+    assert len(started) >= 6, up.log()[-3000:]  # redis, worker + pool, beat, web
+    sent = time.monotonic()
+    up.proc.send_signal(signal.SIGINT)
+    try:
+        assert up.proc.wait(timeout=5) == 0, up.log()[-3000:]
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"up still running 5 s after SIGINT:\n{up.log()[-3000:]}")
+    wait_for(
+        lambda: not [p for p in started if alive(p)],
+        "the processes up started to end",
+        timeout=max(0.1, 5 - (time.monotonic() - sent)),
+    )

@@ -32,13 +32,19 @@ def _url(task, phase) -> str:  # noqa: ANN001
 
 @pytest.fixture
 def refreshes(monkeypatch):  # noqa: ANN001, ANN201
-    """The statistics refreshes the save asks a worker for (test set ids)."""
+    """The statistics refreshes the save asks for (test set ids; beat sends their
+    jobs to a worker once they are due)."""
+    from evalhub.competitions.services.boards import refreshes as service
+
     calls: list[int] = []
-    monkeypatch.setattr(
-        jobs.refresh_statistics,
-        "apply_async",
-        lambda args, countdown: calls.append(args[0]),
-    )
+    real = service.request
+
+    def recording(*, kind: str, test_set_id: int) -> bool:
+        if kind == service.STATISTICS:
+            calls.append(test_set_id)
+        return real(kind=kind, test_set_id=test_set_id)
+
+    monkeypatch.setattr(service, "request", recording)
     return calls
 
 

@@ -82,8 +82,7 @@ def test_board_without_statistics_has_no_intervals(three_teams, test_set):
     assert board.signature == ""
 
 
-def test_a_scored_run_enqueues_a_refresh_per_test_set(
-    monkeypatch,
+def test_a_scored_run_asks_for_a_refresh_per_test_set(
     django_capture_on_commit_callbacks,
     submit_run,
     demo_run,
@@ -92,21 +91,25 @@ def test_a_scored_run_enqueues_a_refresh_per_test_set(
 ):
     from evalhub.competitions.services.runs import scoring
 
-    calls: list[int] = []
-    monkeypatch.setattr(
-        jobs.refresh_statistics,
-        "apply_async",
-        lambda args, countdown: calls.append(args[0]),
-    )
     sub = submit_run(demo_run)
     with django_capture_on_commit_callbacks(execute=True):
         assert scoring.score_submission(submission_id=sub.pk) == "scored"
-    assert sorted(calls) == [test_set.pk, private_test_set.pk]
+    assert _due() == [test_set.pk, private_test_set.pk]
     # The refresh itself invalidates the board without asking for another one.
-    calls.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs.refresh_statistics(test_set.pk) == "refreshed"
-    assert calls == []
+    assert _due() == [private_test_set.pk]
+
+
+def _due() -> list[int]:
+    """Test sets whose statistics refresh is due (services/boards/refreshes.py)."""
+    from evalhub.competitions.models import Refresh
+
+    return sorted(
+        Refresh.objects.filter(kind="statistics", due_at__isnull=False).values_list(
+            "test_set_id", flat=True
+        )
+    )
 
 
 def _noisy(run: bytes, gold: bytes) -> bytes:
@@ -199,18 +202,12 @@ def test_cached_reads_nothing_before_the_first_refresh(test_set):
 
 
 def test_admin_change_of_ranking_settings_refreshes_the_phase(
-    client, organiser, phase, test_set, monkeypatch, django_capture_on_commit_callbacks
+    client, organiser, phase, test_set, django_capture_on_commit_callbacks
 ):
     from django.urls import reverse
 
     organiser.is_superuser = True
     organiser.save()
-    calls: list[int] = []
-    monkeypatch.setattr(
-        jobs.refresh_statistics,
-        "apply_async",
-        lambda args, countdown: calls.append(args[0]),
-    )
     client.force_login(organiser)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -226,4 +223,4 @@ def test_admin_change_of_ranking_settings_refreshes_the_phase(
         )
     assert response.status_code == 302
     assert PhaseRanking.objects.get(phase=phase).ladder
-    assert calls == [test_set.pk]
+    assert _due() == [test_set.pk]

@@ -26,6 +26,7 @@ def test_scoring_and_default_queues_on_separate_workers(
 ):
     scorer = cluster.worker("scorer", queues="scoring", EVALHUB_LOG_LEVEL="INFO")
     other = cluster.worker("other", queues="default", EVALHUB_LOG_LEVEL="INFO")
+    cluster.beat()  # sends the refreshes that are due
     cluster.wait_ready(scorer, other)
     subs = [
         submit.submit_run(

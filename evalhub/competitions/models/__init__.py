@@ -22,6 +22,7 @@ from evalhub.competitions.models.phases import (
     TestSetFile,
     _data_path,
 )
+from evalhub.competitions.models.refreshes import Refresh
 from evalhub.competitions.models.scores import Evaluation, Score, ScoreSnapshot
 from evalhub.competitions.models.submissions import Submission, TrackFixed, _run_path
 from evalhub.competitions.models.tasks import (
@@ -38,6 +39,7 @@ __all__ = [
     "CreatorChange",
     "Evaluation",
     "Phase",
+    "Refresh",
     "Registration",
     "Score",
     "ScoreSnapshot",

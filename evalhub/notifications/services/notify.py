@@ -53,7 +53,9 @@ def notify(
     Notification.objects.bulk_create(rows, ignore_conflicts=True)
     _forget_unread(row.recipient_id for row in rows)
     if mail and rows:
-        transaction.on_commit(lambda: jobs.mail_notifications.delay(key[:200]))
+        transaction.on_commit(
+            lambda: jobs.mail_notifications.delay(key[:200]), robust=True
+        )
     return len(rows)
 
 

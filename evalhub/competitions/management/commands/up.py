@@ -3,8 +3,9 @@ migrate, the demo tasks, a Celery worker, Celery beat and the web server (gunico
 
 The processes are supervised (``evalhub/supervisor.py``): one that dies (a worker
 killed by the OOM killer) is started again after a back-off while the others keep
-serving; Ctrl-C or SIGTERM stops them all, and on Linux they die with the command even
-if it is SIGKILLed."""
+serving; Ctrl-C or SIGTERM stops them all within ``2 * STOP_SECONDS`` (a program
+still busy then, e.g. a worker scoring a run, is killed: the run is scored again
+later), and on Linux they die with the command even if it is SIGKILLed."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evalhub import embedded_redis
 from evalhub.supervisor import Program, Stopped, Supervisor, stop_on_signals
+
+#: Seconds the programs get to stop after Ctrl-C, then Redis as long again.
+STOP_SECONDS = 2.0
 
 
 class Command(BaseCommand):
@@ -37,7 +41,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, bind: str, no_demo: bool, workers: int, **options):  # noqa: ANN002, ANN003, ANN201
-        supervisor = Supervisor(log=self._log)
+        supervisor = Supervisor(log=self._log, stop_timeout=STOP_SECONDS)
         stop_on_signals()
         try:
             self._start(supervisor, bind=bind, no_demo=no_demo, workers=workers)
@@ -62,6 +66,7 @@ class Command(BaseCommand):
                         embedded_redis.server_argv(
                             socket, settings.VAR_DIR / "redis.db"
                         ),
+                        stop_last=True,
                     )
                 )
                 _wait_for(lambda: embedded_redis.is_running(socket), "Redis", 30)

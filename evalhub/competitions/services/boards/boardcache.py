@@ -25,6 +25,7 @@ before it is served again, not even as the fragment's stale fallback."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import logging
@@ -36,8 +37,9 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils.safestring import SafeString, mark_safe
 
-from evalhub.competitions import queue, signals
+from evalhub.competitions import signals
 from evalhub.competitions.models import BoardVersion, Phase, SharedTask, TestSet
+from evalhub.competitions.services.boards import refreshes
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +126,14 @@ class _AfterCommit:
         self.__qualname__ = f"boardcache.invalidate(test_set_id={test_set_id})"
 
     def __call__(self) -> None:
+        # Robust on its own (the hooks after it run whatever happens here): the
+        # cache is only needed to render ahead, which viewers can do themselves,
+        # and the refreshes asked for by ``scores_changed`` are database rows.
         self.ran = True
-        _render_then_bump(self.test_set_id, retract=self.retract)
+        try:
+            _render_then_bump(self.test_set_id, retract=self.retract)
+        except Exception:  # noqa: BLE001 - the database restarting: logged
+            log.exception("board of test set %s not invalidated", self.test_set_id)
         if self.refresh_statistics:
             signals.scores_changed.send(sender=TestSet, test_set_id=self.test_set_id)
 
@@ -183,7 +191,8 @@ def _render_then_bump(test_set_id: int, *, retract: bool = False) -> None:
     except Exception:
         # Rendered for a version that may never be reached, or reached by a later
         # change: drop it.
-        cache.delete_many(written)
+        with contextlib.suppress(Exception):
+            cache.delete_many(written)
         raise
 
 
@@ -213,7 +222,10 @@ def invalidate_phase(
         )
         if refresh_statistics or retract:
             transaction.on_commit(
-                lambda pk=test_set_id: queue.job(queue.REFRESH_ANALYSES).delay(pk)
+                lambda pk=test_set_id: refreshes.request(
+                    kind=refreshes.ANALYSES, test_set_id=pk
+                ),
+                robust=True,
             )
 
 

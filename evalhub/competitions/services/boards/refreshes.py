@@ -4,27 +4,29 @@ and each refresh reads *all* the test set's runs: refreshing once per run makes 
 burst of N runs cost O(N²). Instead, a burst asks for a refresh N times and gets a
 bounded number of them, the last of which sees every run.
 
-The protocol, per (kind, test set), with two cache keys:
+The protocol, per (kind, test set), on one ``Refresh`` row in the database (the
+truth, like a run's row: a Redis restart loses no refresh, and a worker never holds
+a delayed job, which kombu 5.7 cannot give back when the broker goes away):
 
-- ``request``: ``add`` a *pending* marker; only the request that creates it sends a
-  job, delayed so that the runs scored meanwhile join it: ``REFRESH_DELAY`` seconds,
-  or ``REFRESH_BACKOFF`` times the last refresh's duration if that is longer. A
-  refresh reads every run, so it gets slower as runs accumulate; the back-off keeps
-  a sustained burst from spending more than 1 / (1 + REFRESH_BACKOFF) of one
-  worker's time on each (kind, test set), however many runs there are. Requests are
-  made after the run's transaction commits.
-- ``turn`` (the job's first step): delete the pending marker, *then* take the
-  *running* lock and read the database. A run committed before the delete is read
-  by this job; a request after it creates a new marker and a new job. So the last
-  job starts after the last committed run and the final state is exact.
-- If another job of the same kind and test set holds the running lock, this one
-  asks again (a new delayed job) and returns at once, so a worker never waits on
-  another's refresh.
+- ``request`` (after the change committed): set the row *due*, unless it already
+  is; the runs scored meanwhile join it. It is due ``REFRESH_DELAY`` seconds later,
+  or ``REFRESH_BACKOFF`` times the last refresh's duration if that is longer: a
+  refresh reads every run, so it gets slower as runs accumulate, and the back-off
+  keeps a sustained burst from spending more than 1 / (1 + REFRESH_BACKOFF) of one
+  worker's time on each (kind, test set), however many runs there are.
+- ``dispatch`` (a beat job, every ``REFRESH_TICK`` seconds): send the job of every
+  due row that is not running, once (``sent_at``); a job not begun after
+  ``QUEUED_REENQUEUE_AFTER`` seconds was lost with the broker and is sent again.
+- ``turn`` (the job's first step): in one ``UPDATE``, clear *due* and claim the
+  row (*running*), *then* read the database. A run committed before the claim is
+  read by this refresh; a request after it makes the row due again. So the last
+  refresh starts after the last committed run and the final state is exact.
+- If another refresh of the same kind and test set runs, the job makes the row due
+  (for after it) and returns at once, so a worker never waits on another's refresh.
 
-The pending marker expires (``PENDING_TIMEOUT``) in case its job was lost with the
-broker; the running lock expires with the job's hard time limit. Both only ever
-cause an extra, harmless refresh. Running a refresh job twice recomputes the same
-numbers.
+A claim left by a worker killed mid-refresh expires after the refresh jobs' hard
+time limit. Duplicates only ever cost an extra, harmless refresh: running a refresh
+job twice recomputes the same numbers.
 """
 
 from __future__ import annotations
@@ -33,34 +35,29 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db.models import Q
+from django.utils import timezone
+
+from evalhub.competitions.models import Refresh
 
 log = logging.getLogger(__name__)
 
 STATISTICS, ANALYSES = "statistics", "analyses"
-PENDING_TIMEOUT = 900
 RUNNING_TIMEOUT = 330  # the refresh jobs' hard time limit
 _clock = time.monotonic
 
 
-def _pending(kind: str, test_set_id: int) -> str:
-    return f"refresh:pending:{kind}:{test_set_id}"
-
-
-def _running(kind: str, test_set_id: int) -> str:
-    return f"refresh:running:{kind}:{test_set_id}"
-
-
-def _duration(kind: str, test_set_id: int) -> str:
-    return f"refresh:seconds:{kind}:{test_set_id}"
-
-
 def delay(*, kind: str, test_set_id: int) -> float:
-    """Seconds a new refresh job waits (see the module docstring)."""
-    last = cache.get(_duration(kind, test_set_id)) or 0.0
-    return max(float(settings.REFRESH_DELAY), settings.REFRESH_BACKOFF * last)
+    """Seconds a new refresh waits (see the module docstring)."""
+    last = (
+        Refresh.objects.filter(kind=kind, test_set_id=test_set_id)
+        .values_list("seconds", flat=True)
+        .first()
+    )
+    return max(float(settings.REFRESH_DELAY), settings.REFRESH_BACKOFF * (last or 0.0))
 
 
 #: Jobs of the kinds declared by feature apps (``register``): kind -> Celery task.
@@ -68,58 +65,104 @@ _jobs: dict[str, object] = {}
 
 
 def register(kind: str, job: object) -> None:
-    """Declare the Celery task (``job.apply_async((test_set_id,), countdown=...)``)
-    that refreshes ``kind``; feature apps call it from ``AppConfig.ready()`` (e.g.
-    the rankings app for ``STATISTICS``)."""
+    """Declare the Celery task (``job.delay(test_set_id)``) that refreshes ``kind``;
+    feature apps call it from ``AppConfig.ready()`` (e.g. the rankings app for
+    ``STATISTICS``)."""
     _jobs[kind] = job
 
 
-def _sender(kind: str) -> Callable[[int, float], None]:
+def _known(kind: str) -> bool:
+    return kind == ANALYSES or kind in _jobs
+
+
+def _sender(kind: str) -> Callable[[int], None]:
     if kind == ANALYSES:
         from evalhub.competitions import queue
 
         job = queue.job(queue.REFRESH_ANALYSES)
     else:
         job = _jobs[kind]
-    return lambda pk, delay: job.apply_async((pk,), countdown=delay)  # type: ignore[attr-defined]
+    return lambda pk: job.delay(pk)  # type: ignore[attr-defined]
+
+
+def _row(kind: str, test_set_id: int) -> Q:
+    """The (kind, test set)'s row, created if missing; a filter on it."""
+    Refresh.objects.bulk_create(
+        [Refresh(kind=kind, test_set_id=test_set_id)], ignore_conflicts=True
+    )
+    return Q(kind=kind, test_set_id=test_set_id)
 
 
 def request(*, kind: str, test_set_id: int) -> bool:
-    """Ask for a refresh; returns whether this call sent the job. With the broker
-    down the marker is dropped again, so the next request retries."""
-    if kind != ANALYSES and kind not in _jobs:
+    """Ask for a refresh (call it once the change committed); returns whether
+    this call made it due, False if it already was (the refresh due will read
+    this change too). Needs the database only: with Redis down nothing is lost."""
+    if not _known(kind):
         return False  # no app refreshes this kind
-    key = _pending(kind, test_set_id)
-    if not cache.add(key, 1, timeout=PENDING_TIMEOUT):
-        return False
-    try:
-        _sender(kind)(test_set_id, delay(kind=kind, test_set_id=test_set_id))
-    except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
-        cache.delete(key)
-        log.warning(
-            "could not enqueue the %s refresh of test set %s", kind, test_set_id
-        )
-        return False
-    return True
+    row = _row(kind, test_set_id)
+    due = timezone.now() + timedelta(seconds=delay(kind=kind, test_set_id=test_set_id))
+    return bool(Refresh.objects.filter(row, due_at__isnull=True).update(due_at=due))
+
+
+def _not_running(now: datetime) -> Q:
+    return Q(started_at__isnull=True) | Q(
+        started_at__lt=now - timedelta(seconds=RUNNING_TIMEOUT)
+    )
+
+
+def dispatch(*, now: datetime | None = None) -> int:
+    """Send the job of every refresh due and not running (beat calls it every
+    ``REFRESH_TICK`` seconds); returns how many were sent. A job sent but not begun
+    after ``QUEUED_REENQUEUE_AFTER`` seconds is presumed lost with the broker and
+    sent again; with the broker down, the next call tries again. Each row is
+    marked sent compare-and-set, so two dispatchers never both send it."""
+    now = now or timezone.now()
+    lost = now - timedelta(seconds=settings.QUEUED_REENQUEUE_AFTER)
+    due = Refresh.objects.filter(
+        Q(sent_at__isnull=True) | Q(sent_at__lt=lost),
+        _not_running(now),
+        due_at__lte=now,
+    ).values_list("pk", "kind", "test_set_id", "sent_at")
+    sent = 0
+    for pk, kind, test_set_id, sent_at in list(due):
+        if not _known(kind):
+            continue
+        if not Refresh.objects.filter(pk=pk, sent_at=sent_at).update(sent_at=now):
+            continue  # another dispatcher sent it, or it began meanwhile
+        try:
+            _sender(kind)(test_set_id)
+        except Exception:  # noqa: BLE001 - kombu raises several types when Redis is down
+            Refresh.objects.filter(pk=pk, sent_at=now).update(sent_at=None)
+            log.warning(
+                "could not send the %s refresh of test set %s; next tick retries",
+                kind,
+                test_set_id,
+            )
+            break  # the broker is down: the others would fail the same way
+        sent += 1
+    return sent
 
 
 @contextlib.contextmanager
 def turn(*, kind: str, test_set_id: int) -> Iterator[bool]:
     """Yield True if this refresh may run now (see the module docstring); False if
-    another one is running (a new request has been made for after it)."""
-    cache.delete(_pending(kind, test_set_id))
-    lock = _running(kind, test_set_id)
-    if not cache.add(lock, 1, timeout=RUNNING_TIMEOUT):
+    another one is running (the row is due again, for after it)."""
+    now = timezone.now()
+    row = _row(kind, test_set_id)
+    claimed = Refresh.objects.filter(row, _not_running(now)).update(
+        due_at=None, sent_at=None, started_at=now
+    )
+    if not claimed:
         request(kind=kind, test_set_id=test_set_id)
+        # This job is used up: the row's refresh is sent again once the running
+        # one has ended.
+        Refresh.objects.filter(row).update(sent_at=None)
         yield False
         return
     started = _clock()
     try:
         yield True
     finally:
-        cache.delete(lock)
-        cache.set(
-            _duration(kind, test_set_id),
-            round(_clock() - started, 3),
-            timeout=7 * 24 * 3600,
+        Refresh.objects.filter(row, started_at=now).update(
+            started_at=None, seconds=round(_clock() - started, 3)
         )

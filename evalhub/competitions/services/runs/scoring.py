@@ -150,12 +150,15 @@ def _score_claimed(submission_id: int, token: str) -> str:
             )
             warnings.extend(w for w in report.warnings if w not in warnings)
         ids = [ts.pk for ts, _, _ in results]
+        # robust: the run is stored; one hook failing (logged) never keeps the
+        # others (the team's notification among them) from running.
         for pk in ids:
-            transaction.on_commit(_after_scored(pk))
+            transaction.on_commit(_after_scored(pk), robust=True)
         transaction.on_commit(
             lambda: signals.submission_scored.send(
                 sender=Submission, submission_id=submission_id, test_set_ids=ids
-            )
+            ),
+            robust=True,
         )
         return {
             "scorer_version": submission.phase.task.type.version,
@@ -172,10 +175,14 @@ def _score_claimed(submission_id: int, token: str) -> str:
 
 
 def _after_scored(test_set_id: int):  # noqa: ANN202
+    """The boards follow and the analyses are asked for; neither needs Redis (the
+    board version and the refreshes are rows), so an outage loses nothing."""
+
     def run() -> None:
         boardcache.invalidate(test_set_id=test_set_id)
         refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set_id)
 
+    run.__qualname__ = f"scoring.after_scored(test_set_id={test_set_id})"
     return run
 
 
