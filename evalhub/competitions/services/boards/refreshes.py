@@ -38,10 +38,11 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from evalhub.competitions.models import Refresh
+from evalhub.competitions.models import Refresh, TestSet
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +86,22 @@ def _sender(kind: str) -> Callable[[int], None]:
     return lambda pk: job.delay(pk)  # type: ignore[attr-defined]
 
 
-def _row(kind: str, test_set_id: int) -> Q:
-    """The (kind, test set)'s row, created if missing; a filter on it."""
-    Refresh.objects.bulk_create(
-        [Refresh(kind=kind, test_set_id=test_set_id)], ignore_conflicts=True
-    )
-    return Q(kind=kind, test_set_id=test_set_id)
+def _row(kind: str, test_set_id: int) -> Q | None:
+    """The (kind, test set)'s row, created if missing; a filter on it. None if the
+    test set no longer exists (deleted after the refresh was asked for)."""
+    row = Q(kind=kind, test_set_id=test_set_id)
+    if Refresh.objects.filter(row).exists():
+        return row
+    if not TestSet.objects.filter(pk=test_set_id).exists():
+        return None
+    try:
+        with transaction.atomic():
+            Refresh.objects.bulk_create(
+                [Refresh(kind=kind, test_set_id=test_set_id)], ignore_conflicts=True
+            )
+    except IntegrityError:  # the test set was deleted meanwhile
+        return None
+    return row
 
 
 def request(*, kind: str, test_set_id: int) -> bool:
@@ -100,6 +111,8 @@ def request(*, kind: str, test_set_id: int) -> bool:
     if not _known(kind):
         return False  # no app refreshes this kind
     row = _row(kind, test_set_id)
+    if row is None:
+        return False
     due = timezone.now() + timedelta(seconds=delay(kind=kind, test_set_id=test_set_id))
     return bool(Refresh.objects.filter(row, due_at__isnull=True).update(due_at=due))
 
@@ -149,6 +162,9 @@ def turn(*, kind: str, test_set_id: int) -> Iterator[bool]:
     another one is running (the row is due again, for after it)."""
     now = timezone.now()
     row = _row(kind, test_set_id)
+    if row is None:
+        yield False
+        return
     claimed = Refresh.objects.filter(row, _not_running(now)).update(
         due_at=None, sent_at=None, started_at=now
     )
