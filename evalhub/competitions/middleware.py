@@ -1,5 +1,10 @@
 """Show times in the viewer's time zone: the browser reports it in the ``tz`` cookie
-(set by static/evalhub.js); unknown or missing values fall back to UTC."""
+(set by static/evalhub.js); unknown or missing values fall back to UTC.
+
+The one rule of times on pages: a page shows every time in this zone, and says so
+(the footer names it with ``evalhub_tags.shown_zone``; each time is written by the
+``when`` filter with the zone's label). Cached pages and board fragments are keyed
+on it."""
 
 from __future__ import annotations
 

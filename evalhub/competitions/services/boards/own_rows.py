@@ -67,9 +67,10 @@ def mark(html: str, user: object) -> SafeString:
 
 @dataclass(frozen=True, slots=True)
 class RunRank:
-    """Where a run stands on one board: ``rank`` among ``of`` ranked rows (None
-    when the board does not list it: not its team's best or chosen run, or hidden
-    from the public), and the board's address."""
+    """Where a run stands on one board: ``rank`` among its ``of`` rows (baselines
+    included, as the board numbers them; None when the board does not list the
+    run: not its team's best or chosen run, or hidden from the public), and the
+    board's address."""
 
     rank: int | None
     of: int
@@ -100,14 +101,13 @@ def run_ranks(
             continue
         boards = leaderboard.track_boards(test_set=ts, user=user, track=track)
         for shown_track, board in boards:
-            ranked = [r for r in board.rows if not r.is_baseline]
             rank = next(
                 (r.rank for r in board.rows if r.submission_id == submission.pk), None
             )
             slug = "" if shown_track is None else shown_track.slug
             out[ts.pk] = RunRank(
                 rank=rank,
-                of=len(ranked),
+                of=len(board.rows),  # numbered as the board numbers them
                 url=board_url(phase, ts.pk, slug),
                 track_name="" if shown_track is None else shown_track.name,
             )
