@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services.archive import reader, writer
+
+
+class Command(BaseCommand):
+    help = (
+        "A task kept whole beyond its server: 'export SLUG out.zip' writes its "
+        "archive (gold and every run included: keep it private), 'import out.zip' "
+        "recreates it on this site with the ids it had (a fresh install)."
+    )
+
+    def add_arguments(self, parser):  # noqa: ANN001, ANN201
+        sub = parser.add_subparsers(dest="action", required=True)
+        export = sub.add_parser("export", help="write a task's archive")
+        export.add_argument("slug")
+        export.add_argument("path")
+        load = sub.add_parser("import", help="recreate a task from its archive")
+        load.add_argument("path")
+
+    def handle(self, *args, action: str, **options):  # noqa: ANN002, ANN003, ANN201
+        if action == "export":
+            task = SharedTask.objects.filter(slug=options["slug"]).first()
+            if task is None:
+                raise CommandError(f"no task {options['slug']!r}")
+            manifest = writer.write_archive(task=task, target=options["path"])
+            self.stdout.write(
+                f"wrote {options['path']}: {manifest['rows']} rows, "
+                f"{manifest['files']} files (format version {manifest['version']})"
+            )
+            return
+        path = Path(options["path"])
+        if not path.is_file():
+            raise CommandError(f"no file {path}")
+        try:
+            task = reader.import_archive(data=path.read_bytes())
+        except reader.ArchiveRefused as exc:
+            raise CommandError(
+                "the archive was not imported:\n"
+                + "\n".join(f"  {problem}" for problem in exc.problems)
+            ) from None
+        self.stdout.write(f"imported {task.slug}: {task.get_absolute_url()}")
