@@ -228,3 +228,64 @@ def test_a_run_caught_on_its_way_is_queued_again(archived, tmp_path):  # noqa: A
     _import(_rewrite(data, spoil), tmp_path)
     again = Submission.objects.get(pk=run["pk"])
     assert again.status == Submission.Status.QUEUED and again.worker == ""
+
+
+def test_an_archive_from_an_older_schema_imports_with_the_defaults(archived, tmp_path):  # noqa: ANN001
+    """Written before tracks, per-track limits and board retractions existed
+    (migrations 0007 and 0012): the rows lack those fields, the manifest says so."""
+    data, slug = archived
+    older = {
+        "competitions.phase": {"limits_per_track"},
+        "competitions.boardversion": {"retracted"},
+        "competitions.submission": {"track"},
+    }
+
+    def spoil(name: str, body: bytes) -> bytes:
+        if name == "manifest.json":
+            manifest = json.loads(body)
+            manifest["schema"]["competitions"] = "0006_submission_validating_state"
+            return json.dumps(manifest).encode()
+        if name != "rows.jsonl":
+            return body
+        rows = [json.loads(line) for line in body.splitlines()]
+        rows = [r for r in rows if r["model"] != "competitions.track"]
+        for row in rows:
+            for key in older.get(row["model"], ()):
+                row["fields"].pop(key, None)
+        return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+    _import(_rewrite(data, spoil), tmp_path)
+    task = SharedTask.objects.get(slug=slug)
+    phase = task.phases.get()
+    assert not phase.limits_per_track and not phase.tracks.exists()
+    assert Submission.objects.filter(phase=phase, track__isnull=True).count() == (
+        Submission.objects.filter(phase=phase).count()
+    )
+
+
+def test_a_field_this_site_does_not_know_is_refused(archived, tmp_path):  # noqa: ANN001
+    data, _ = archived
+    rows = _rows(data)
+    line = next(i for i, r in enumerate(rows, 1) if r["model"] == "competitions.phase")
+    rows[line - 1]["fields"]["after_the_future"] = True
+
+    def spoil(name: str, body: bytes) -> bytes:
+        if name == "rows.jsonl":
+            return "".join(json.dumps(r) + "\n" for r in rows).encode()
+        return body
+
+    message = _refused(_rewrite(data, spoil), tmp_path)
+    assert f"line {line}: " in message and "after_the_future" in message
+
+
+def test_an_archive_over_the_limits_is_refused_before_anything_is_read(
+    archived,
+    tmp_path,
+    settings,  # noqa: ANN001
+):
+    data, _ = archived
+    settings.ARCHIVE_MAX_MEMBERS = 3
+    assert "members (limit 3)" in _refused(data, tmp_path)
+    settings.ARCHIVE_MAX_MEMBERS = 200_000
+    settings.ARCHIVE_MAX_TOTAL_BYTES = 1024
+    assert "(limit 1,024)" in _refused(data, tmp_path)

@@ -187,6 +187,16 @@ def _check(plan: _Plan, members: dict) -> None:
     for row in plan.rows:
         held[row.model].add(row.pk)
     for row in plan.rows:
+        known = {f.name for f in row.model._meta.concrete_fields}
+        known |= {f.name for f in row.model._meta.many_to_many}
+        unknown = sorted(set(row.fields) - known)
+        if unknown:
+            plan.refuse(
+                row.line,
+                f"{row.model._meta.label_lower}: no field {', '.join(unknown)} on "
+                "this site (an archive of a newer evalhub needs it)",
+            )
+            continue
         if row.model is Submission:
             row.recorded = str(row.fields.pop("status", ""))
         try:
