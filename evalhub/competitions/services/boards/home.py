@@ -89,7 +89,9 @@ def phase_leader(
 
 def _current_phase(phases: list[Phase], now: datetime) -> tuple[Phase | None, str]:
     """The open phase (the earliest closing), else the next upcoming one, else the
-    last closed one."""
+    last closed one: of the campaign's official phases (an evaluation after the
+    campaign never gives the card its leader)."""
+    phases = [p for p in phases if not p.after_campaign]
     open_ = [p for p in phases if p.opens_at <= now < p.closes_at]
     if open_:
         return min(open_, key=lambda p: p.closes_at), "open"
@@ -121,6 +123,7 @@ def task_cards(*, tasks: QuerySet[SharedTask]) -> list[Card]:
     runs = dict(
         Submission.objects.filter(
             phase__task__in=ids,
+            phase__after_campaign=False,
             status=Submission.Status.SCORED,
             hidden=False,
             is_baseline=False,
