@@ -39,10 +39,11 @@ def finished_campaign(kind: str) -> SharedTask:
 
 
 def refresh(task: SharedTask) -> None:
-    """The refresh jobs a worker runs after the runs were scored."""
+    """The refresh jobs a worker runs after the runs were scored: the statistics
+    (the Ladder's decisions), then the analyses of the runs the boards show."""
     for test_set in TestSet.objects.filter(phase__task=task):
-        jobs.refresh_analyses(test_set.pk)
         ranking_jobs.refresh_statistics(test_set.pk)
+        jobs.refresh_analyses(test_set.pk)
 
 
 def public_face(client, task: SharedTask) -> dict[str, tuple]:  # noqa: ANN001

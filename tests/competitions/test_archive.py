@@ -289,3 +289,19 @@ def test_an_archive_over_the_limits_is_refused_before_anything_is_read(
     settings.ARCHIVE_MAX_MEMBERS = 200_000
     settings.ARCHIVE_MAX_TOTAL_BYTES = 1024
     assert "(limit 1,024)" in _refused(data, tmp_path)
+
+
+def test_a_figure_with_a_script_is_refused(archived, tmp_path):  # noqa: ANN001
+    """The site serves SVG figures from its own origin: none may run code."""
+    data, _ = archived
+    svg = next(
+        r["fields"]["svg"] for r in _rows(data)
+        if r["model"] == "competitions.artefact"
+    )  # fmt: skip
+
+    def spoil(name: str, body: bytes) -> bytes:
+        if name == f"files/{svg}":
+            return body.replace(b"</svg>", b"<script>alert(1)</script></svg>")
+        return body
+
+    assert "a figure with scripts" in _refused(_rewrite(data, spoil), tmp_path)

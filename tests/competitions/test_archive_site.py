@@ -115,6 +115,8 @@ def test_each_page_reads_as_the_live_site_to_an_anonymous_visitor(
     out = tmp_path / "direct"
     snapshot = site.write_site(task=campaign, folder=out)
     assert any("/leaderboard/" in url for url in snapshot.files)
+    assert any(url.endswith("/data.csv") for url in snapshot.files)  # figure data
+    assert any(url.endswith(".pdf") for url in snapshot.files)
     for url, name in snapshot.files.items():
         live = client.get(url)
         body = b"".join(live.streaming_content) if live.streaming else live.content

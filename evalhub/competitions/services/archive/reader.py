@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import zipfile
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -94,7 +96,7 @@ def import_archive(*, data: bytes) -> SharedTask:
     plan = _Plan()
     _parse(plan, text, int(manifest["version"]))  # type: ignore[call-overload]
     if not plan.problems:
-        _check(plan, members)
+        _check(plan, opened, members)
     if plan.problems:
         raise ArchiveRefused(plan.problems)
     return _load(plan, opened, members)
@@ -181,7 +183,7 @@ def _parse(plan: _Plan, text: bytes, version: int) -> None:
         plan.rows.append(_Row(number, models[label], pk, dict(fields)))
 
 
-def _check(plan: _Plan, members: dict) -> None:
+def _check(plan: _Plan, opened: archives.OpenedZip, members: dict) -> None:
     """Fields, references, files, and what the site holds already."""
     held: dict[type[Model], set[int]] = defaultdict(set)
     for row in plan.rows:
@@ -232,9 +234,30 @@ def _check(plan: _Plan, members: dict) -> None:
             name = str(getattr(obj, f.attname) or "")
             if name and fmt.FILES + name not in members:
                 plan.refuse(row.line, f"{f.name}: {fmt.FILES}{name} is not in the zip")
+            elif name.lower().endswith(".svg"):
+                _check_svg(plan, row, opened, members[fmt.FILES + name])
     if len(held[SharedTask]) != 1:
         plan.refuse(None, "an archive holds exactly one task")
     _against_the_site(plan, held)
+
+
+#: What a figure drawn by matplotlib never holds and a browser would run: the site
+#: serves SVG figures as images of its own origin.
+_ACTIVE_SVG = re.compile(rb"<script|javascript:|<foreignobject|\son[a-z]+\s*=", re.I)
+
+
+def _check_svg(
+    plan: _Plan, row: _Row, opened: archives.OpenedZip, info: zipfile.ZipInfo
+) -> None:
+    try:
+        data = archives.read_member(opened, info)
+    except archives.ArchiveError as exc:
+        plan.refuse(row.line, str(exc))
+        return
+    if _ACTIVE_SVG.search(data):
+        plan.refuse(
+            row.line, f"{info.filename}: a figure with scripts or event handlers"
+        )
 
 
 def _validate(plan: _Plan, row: _Row, skip: set[object]) -> None:
