@@ -118,7 +118,7 @@ def test_each_page_reads_as_the_live_site_to_an_anonymous_visitor(
     assert any(url.endswith("/data.csv") for url in snapshot.files)  # figure data
     assert any(url.endswith(".pdf") for url in snapshot.files)
     for url, name in snapshot.files.items():
-        live = client.get(url)
+        live = client.get(url, secure=True)
         body = b"".join(live.streaming_content) if live.streaming else live.content
         written = (out / name).read_bytes()
         if name.endswith(".html"):

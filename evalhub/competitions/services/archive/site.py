@@ -27,7 +27,12 @@ from django.urls import Resolver404, resolve
 
 from evalhub.competitions.models import SharedTask, Submission, TestSet
 
-_ATTRIBUTE = re.compile(r"""\b(href|src|action)=(["'])(.*?)\2""", re.DOTALL)
+_ATTRIBUTE = re.compile(
+    r"""\b(href|src|action|hx-get|hx-post)=(["'])(.*?)\2""", re.DOTALL
+)
+#: Requests a page makes to the server when JavaScript runs (a run's live status):
+#: a static copy has no server to answer them.
+_LIVE = ("hx-get", "hx-post")
 _SUFFIX = {
     "text/html": ".html",
     "text/csv": ".csv",
@@ -66,7 +71,8 @@ def write_site(*, task: SharedTask, folder: Path, limit: int = 20_000) -> Snapsh
         url = todo.pop()
         if url in answers or url in snapshot.left_out:
             continue
-        response = client.get(url)
+        # As over HTTPS: a site that redirects plain HTTP answers it the same.
+        response = client.get(url, secure=True)
         kind = response.get("Content-Type", "").split(";")[0].strip()
         if response.status_code != 200:
             snapshot.left_out.add(url)
@@ -147,8 +153,8 @@ class _Scope:
 
 def _links(base: str, page: str) -> list[str]:
     found = []
-    for _, _, raw in _ATTRIBUTE.findall(page):
-        url = _own(base, raw)
+    for name, _, raw in _ATTRIBUTE.findall(page):
+        url = None if name in _LIVE else _own(base, raw)
         if url is not None:
             found.append(url)
     return found
@@ -192,6 +198,8 @@ def _relative(url: str, page: str, snapshot: Snapshot) -> str:
         name, quote, raw = match.groups()
         value = html.unescape(raw).strip()
         target = _own(url, raw)
+        if name in _LIVE:
+            return f"data-{name}-elsewhere={quote}{raw}{quote}"
         if target is None:
             return match.group(0)
         fragment = value.partition("#")[2]
