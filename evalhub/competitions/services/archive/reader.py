@@ -75,10 +75,16 @@ class _Plan:
 def limits() -> archives.ZipLimits:
     return archives.ZipLimits(
         max_members=settings.ARCHIVE_MAX_MEMBERS,
-        max_member_bytes=settings.ZIP_MAX_MEMBER_BYTES,
+        max_member_bytes=settings.ARCHIVE_MAX_MEMBER_BYTES,
         max_total_bytes=settings.ARCHIVE_MAX_TOTAL_BYTES,
         max_ratio=settings.ZIP_MAX_RATIO,
         ratio_floor=settings.ZIP_RATIO_FLOOR,
+    )
+
+
+def _read(opened: archives.OpenedZip, info: zipfile.ZipInfo) -> bytes:
+    return archives.read_member(
+        opened, info, max_bytes=settings.ARCHIVE_MAX_MEMBER_BYTES
     )
 
 
@@ -88,7 +94,7 @@ def import_archive(*, data: bytes) -> SharedTask:
         opened = archives.open_zip(data, limits())
         members = {info.filename: info for info in opened.members}
         manifest = _manifest(opened, members)
-        text = archives.read_member(opened, members[fmt.ROWS])
+        text = _read(opened, members[fmt.ROWS])
     except archives.ArchiveError as exc:
         raise ArchiveRefused([Problem("archive", None, str(exc))]) from None
     except KeyError:
@@ -250,7 +256,7 @@ def _check_svg(
     plan: _Plan, row: _Row, opened: archives.OpenedZip, info: zipfile.ZipInfo
 ) -> None:
     try:
-        data = archives.read_member(opened, info)
+        data = _read(opened, info)
     except archives.ArchiveError as exc:
         plan.refuse(row.line, str(exc))
         return
@@ -333,7 +339,7 @@ def _load(plan: _Plan, opened: archives.OpenedZip, members: dict) -> SharedTask:
                 for f in obj._meta.concrete_fields:
                     name = str(getattr(obj, f.attname) or "")
                     if isinstance(f, FileField) and name:
-                        data = archives.read_member(opened, members[fmt.FILES + name])
+                        data = _read(opened, members[fmt.FILES + name])
                         saved = f.storage.save(name, ContentFile(data))
                         stored.append((f.storage, saved))
                         setattr(obj, f.attname, saved)
