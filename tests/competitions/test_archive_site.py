@@ -19,9 +19,15 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
-from evalhub.competitions.models import Score, Submission, TestSet, TestSetFile
+from evalhub.competitions.models import (
+    Score,
+    SharedTask,
+    Submission,
+    TestSet,
+    TestSetFile,
+)
 from evalhub.competitions.services.archive import site
 from evalhub.competitions.services.boards import visibility
 from tests.competitions.archive_helpers import finished_campaign
@@ -161,3 +167,12 @@ def test_it_holds_no_gold_no_hidden_run_and_no_withheld_score(campaign, folder):
     withheld_values = {v for v in withheld_values - shown_values if len(v) >= 8}
     assert withheld_values and any(v in everything for v in shown_values)
     assert [v for v in withheld_values if v in everything] == []
+
+
+def test_a_draft_task_has_no_snapshot(isolated_storage, tmp_path):  # noqa: ANN001
+    task = finished_campaign("term_extraction")
+    SharedTask.objects.filter(pk=task.pk).update(state=SharedTask.State.DRAFT)
+    out = tmp_path / "site"
+    with pytest.raises(CommandError, match="sees nothing of this task"):
+        call_command("archive", "site", task.slug, str(out), stdout=io.StringIO())
+    assert not out.exists()

@@ -38,7 +38,10 @@ class Command(BaseCommand):
             folder = Path(options["folder"])
             if folder.exists() and any(folder.iterdir()):
                 raise CommandError(f"{folder} is not empty")
-            snapshot = site.write_site(task=task, folder=folder)
+            try:
+                snapshot = site.write_site(task=task, folder=folder)
+            except site.NothingPublic as exc:
+                raise CommandError(str(exc)) from None
             self.stdout.write(
                 f"wrote {len(snapshot.files)} files to {folder}: open "
                 f"{folder / 'index.html'}, or serve it: python -m http.server -d {folder}"

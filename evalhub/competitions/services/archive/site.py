@@ -52,6 +52,10 @@ _KNOWN = {suffix[1:] for suffix in _SUFFIX.values()} | {"tex"}
 _LEFT_OUT = {"competitions:task-register", "competitions:run-submit"}
 
 
+class NothingPublic(Exception):
+    """An anonymous visitor sees nothing of the task (a draft): no snapshot."""
+
+
 @dataclass
 class Snapshot:
     """What was written: address -> file (relative to the folder)."""
@@ -61,7 +65,8 @@ class Snapshot:
 
 
 def write_site(*, task: SharedTask, folder: Path, limit: int = 20_000) -> Snapshot:
-    """Write the task's public face into ``folder`` (created if missing)."""
+    """Write the task's public face into ``folder`` (created if missing);
+    NothingPublic, writing nothing, for a task the public does not see."""
     scope = _Scope(task)
     client = Client(HTTP_HOST=_host())
     answers: dict[str, tuple[str, bytes]] = {}
@@ -88,6 +93,10 @@ def write_site(*, task: SharedTask, folder: Path, limit: int = 20_000) -> Snapsh
             for link in _links(url, body.decode("utf-8", "replace")):
                 if link not in answers and (scope.covers(link) or _static(link)):
                     todo.append(link)
+    if task.get_absolute_url() not in answers:
+        raise NothingPublic(
+            f"{task.slug}: an anonymous visitor sees nothing of this task (a draft?)"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     for url, (kind, body) in answers.items():
         path = folder / snapshot.files[url]
