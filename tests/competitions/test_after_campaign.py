@@ -126,6 +126,9 @@ def test_a_run_after_the_campaign_is_ranked_on_its_own_board_only(
     assert packages[after_package][0] == 404  # no overview paper of it
     task_page = client.get(task.get_absolute_url()).content.decode()
     assert "Open for evaluation after the campaign" in task_page
+    home_page = client.get("/").content.decode()
+    assert "Open for evaluation after the campaign" in home_page
+    assert f"/tasks/{task.slug}/{after.slug}/leaderboard/" in home_page
 
 
 @pytest.mark.parametrize("kind", ["bilingual_term_alignment", "term_extraction"])

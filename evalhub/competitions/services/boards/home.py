@@ -52,6 +52,8 @@ class Card:
     teams: int
     runs: int
     leader: Leader | None
+    #: The task's evaluation after the campaign, while it is open (None: none).
+    after_campaign: Phase | None = None
 
 
 _ORDER = {"open": 0, "upcoming": 1, "closed": 2, "none": 3}
@@ -150,6 +152,14 @@ def task_cards(*, tasks: QuerySet[SharedTask]) -> list[Card]:
                 teams=teams.get(task.pk, 0),
                 runs=runs.get(task.pk, 0),
                 leader=phase_leader(phase) if phase is not None else None,
+                after_campaign=next(
+                    (
+                        p
+                        for p in task.phases.all()
+                        if p.after_campaign and p.opens_at <= now < p.closes_at
+                    ),
+                    None,
+                ),
             )
         )
 
