@@ -270,6 +270,16 @@ ZIP_MAX_TOTAL_BYTES = env_int(
 )
 ZIP_MAX_RATIO = env_int("EVALHUB_ZIP_MAX_RATIO", 100, minimum=1)
 ZIP_RATIO_FLOOR = env_int("EVALHUB_ZIP_RATIO_FLOOR", 8 * 1024 * 1024, minimum=0)
+# A task's archive (manage.py archive import): every run and figure of a campaign,
+# so more members and bytes than an upload (its rows.jsonl holds every score and
+# per-item result); the ratio as for zips.
+ARCHIVE_MAX_MEMBERS = env_int("EVALHUB_ARCHIVE_MAX_MEMBERS", 200_000, minimum=1)
+ARCHIVE_MAX_MEMBER_BYTES = env_int(
+    "EVALHUB_ARCHIVE_MAX_MEMBER_BYTES", 1024 * 1024 * 1024, minimum=1024
+)
+ARCHIVE_MAX_TOTAL_BYTES = env_int(
+    "EVALHUB_ARCHIVE_MAX_TOTAL_BYTES", 8 * 1024 * 1024 * 1024, minimum=1024
+)
 # Runs that inflate to at most this many bytes are parsed in the web request (errors
 # at once); larger ones by a validation job in a child process with its own CPU-time
 # and memory limits (services/validation.py).

@@ -237,6 +237,16 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         """Read the files named in ``args`` and score; FormatError on bad input."""
 
+    def score_command(
+        self, settings: SettingsT, files: Mapping[str, str]
+    ) -> tuple[str, ...] | None:
+        """The ``evalhub score`` command line that gives a run the scores the
+        platform gives it with ``settings``, ``files`` naming the file of each role
+        (the submission's included); KeyError for a role it needs and lacks. None
+        (the default) when no single command does (e.g. scores that depend on
+        annotators' judgements)."""
+        return None
+
     # ---- helpers --------------------------------------------------------------
     def metric(self, key: str) -> Metric:
         for m in self.metrics:

@@ -15,6 +15,7 @@ from evalhub.annotations.models import Annotator, Judgement
 from evalhub.annotations.services import access, systems
 from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
+from evalhub.competitions.services.archive import parts as archive_parts
 
 
 @receiver(signals.submission_scored, dispatch_uid="annotations-rescore")
@@ -90,3 +91,17 @@ m2m_changed.connect(
     _members_changed, sender=Team.members.through,
     dispatch_uid="annotations-header-members",
 )  # fmt: skip
+
+
+# A task's archive keeps its annotators and every judgement (undone ones too): an
+# mt_lexicon_probe run's scores are computed from them.
+archive_parts.register(
+    archive_parts.Part(
+        name="annotations",
+        models=(Annotator, Judgement),
+        rows=lambda task: [
+            *Annotator.objects.filter(task=task).order_by("pk"),
+            *Judgement.objects.filter(test_set__phase__task=task).order_by("pk"),
+        ],
+    )
+)

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404
 from ninja import File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
 
-from evalhub.api import organiser
+from evalhub.api import after_campaign, organiser
 from evalhub.api.auth import OptionalTokenAuth, TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import resources
@@ -31,6 +31,7 @@ api = NinjaAPI(
     description=__doc__,
 )
 api.add_router("", organiser.router)
+api.add_router("", after_campaign.router)
 
 
 class MetricOut(Schema):
@@ -70,6 +71,8 @@ class PhaseOut(Schema):
     total_limit: int
     #: The limits count each track's runs apart (else shared by the phase).
     limits_per_track: bool = False
+    #: An evaluation after the campaign: ranked apart, not an official result.
+    after_campaign: bool = False
     #: The phase's tracks; a run must name one of them (``track``) when any.
     tracks: list[TrackOut] = []
     test_sets: list[TestSetOut]

@@ -125,7 +125,7 @@ class GoldStoredOut(Schema):
     gold_version: int
 
 
-def _organised(request: HttpRequest, slug: str) -> SharedTask:
+def organised_task(request: HttpRequest, slug: str) -> SharedTask:
     task = get_object_or_404(SharedTask, slug=slug)
     if not access.can_see_task(request.auth, task):
         raise Http404("No such task.")
@@ -135,7 +135,7 @@ def _organised(request: HttpRequest, slug: str) -> SharedTask:
 
 
 def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
-    return get_object_or_404(Phase, task=_organised(request, slug), slug=phase)
+    return get_object_or_404(Phase, task=organised_task(request, slug), slug=phase)
 
 
 def _test_set(request: HttpRequest, slug: str, phase: str, test_set: str) -> TestSet:
@@ -184,7 +184,7 @@ def task_runs(
     (private, unrevealed and Ladder-withheld ones too: you organise the task).
     ``phase``, ``status`` and ``track`` (slugs; a track of ``phase``) narrow the
     list."""
-    task = _organised(request, slug)
+    task = organised_task(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase) if phase else None
     track_obj = None
     if track:
@@ -204,7 +204,7 @@ def task_runs(
 @router.get("/tasks/{slug}/runs/{run_id}/file", url_name="task-run-file")
 def task_run_file(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     """The run's file as it was submitted."""
-    task = _organised(request, slug)
+    task = organised_task(request, slug)
     sub = get_object_or_404(Submission, pk=run_id, phase__task=task)
     if not sub.file:
         raise Http404("This run has no file.")

@@ -41,9 +41,12 @@ def _test_set(*, instance: TestSet, **_: object) -> None:
     boardcache.invalidate_phase(phase=instance.phase_id)
 
 
-def _gold_file(*, instance: TestSetFile, origin: object = None, **_: object) -> None:
-    """A gold file stored or deleted (not in a cascade that deletes its test set)."""
-    if not instance.private:
+def _gold_file(
+    *, instance: TestSetFile, origin: object = None, raw: bool = False, **_: object
+) -> None:
+    """A gold file stored or deleted (not in a cascade that deletes its test set;
+    not loaded as it was, with its gold version and scores, from an archive)."""
+    if not instance.private or raw:
         return
     if origin is not None and origin is not instance:  # the test set is going
         return

@@ -9,6 +9,8 @@ from django.dispatch import receiver
 from django.urls import reverse
 
 from evalhub.competitions import signals
+from evalhub.competitions.services.archive import parts as archive_parts
+from evalhub.console.models import Announcement
 from evalhub.console.services import checklist, people
 
 
@@ -46,3 +48,13 @@ def console_checklist(sender: object, task, **kwargs: object):  # noqa: ANN001, 
 def task_announcements(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
     shown = people.public_announcements(task=task)
     return ("console/task_announcements.html", {"items": shown}) if shown else None
+
+
+# A task's archive keeps its announcements (their authors reduced to a user name).
+archive_parts.register(
+    archive_parts.Part(
+        name="announcements",
+        models=(Announcement,),
+        rows=lambda task: Announcement.objects.filter(task=task).order_by("pk"),
+    )
+)

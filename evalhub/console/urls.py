@@ -14,6 +14,7 @@ urlpatterns = [
     path("new/task/", tasks.task_create, name="task-create"),
     path("new/task/preview/", tasks.markdown_preview, name="markdown-preview"),
     path(f"{DASH}settings/", tasks.task_settings, name="task-settings"),
+    path(f"{DASH}archive.zip", tasks.task_archive, name="task-archive"),
     path(f"{DASH}phases/", phases.phase_list, name="phases"),
     path(f"{DASH}phases/new/", phases.phase_create, name="phase-create"),
     path(f"{DASH}phases/<slug:phase>/", phases.phase_edit, name="phase-edit"),

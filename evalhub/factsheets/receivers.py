@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services.archive import parts as archive_parts
+from evalhub.factsheets.models import Answer, PaperLink, Question
 from evalhub.factsheets.services import columns, demo, panels, questions, sheets
 
 
@@ -67,3 +69,17 @@ def bundle_import(sender: object, task: SharedTask, sections: dict, **kwargs: ob
 @receiver(signals.demo_seeded, dispatch_uid="factsheets-demo")
 def demo_seeded(sender: object, tasks: list, **kwargs: object) -> None:
     demo.seed(tasks=tasks)
+
+
+# A task's archive keeps its questions, every team's answers and the papers.
+archive_parts.register(
+    archive_parts.Part(
+        name="factsheets",
+        models=(Question, Answer, PaperLink),
+        rows=lambda task: [
+            *Question.objects.filter(task=task).order_by("pk"),
+            *Answer.objects.filter(question__task=task).order_by("pk"),
+            *PaperLink.objects.filter(phase__task=task).order_by("pk"),
+        ],
+    )
+)

@@ -13,13 +13,14 @@ from django.urls import reverse
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services import phase_settings as core_settings
+from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
     refreshes,
     visibility,
 )
-from evalhub.rankings.models import PhaseRanking
+from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import phase_settings
 
 
@@ -91,4 +92,16 @@ def connect() -> None:
     signals.bundle_export.connect(_bundle_export, dispatch_uid="rk-bundle-export")
     signals.bundle_import.connect(_bundle_import, dispatch_uid="rk-bundle-import")
     post_save.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-save")
+    archive_parts.register(
+        archive_parts.Part(
+            name="rankings",
+            models=(PhaseRanking, TestSetStatistics),
+            rows=lambda task: [
+                *PhaseRanking.objects.filter(phase__task=task).order_by("pk"),
+                *TestSetStatistics.objects.filter(test_set__phase__task=task).order_by(
+                    "pk"
+                ),
+            ],
+        )
+    )
     post_delete.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-del")

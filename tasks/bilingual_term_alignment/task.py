@@ -260,6 +260,17 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             {"cap_policy": args.cap_policy, "cap_factor": args.cap_factor}
         )
 
+    def score_command(
+        self, settings: Settings, files: Mapping[str, str]
+    ) -> tuple[str, ...]:
+        return (
+            "evalhub", "score", self.slug, "--gold", files["gold"],
+            "--run", files["run"], "--source-terms", files["source_terms"],
+            "--target-terms", files["target_terms"],
+            "--cap-policy", settings.cap_policy,
+            "--cap-factor", str(settings.cap_factor), "--json",
+        )  # fmt: skip
+
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         settings = self.cli_settings(args)
         source = label("--source-terms", args.source_terms)

@@ -228,6 +228,25 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
             }
         )
 
+    def score_command(
+        self, settings: TermExtractionSettings, files: Mapping[str, str]
+    ) -> tuple[str, ...]:
+        """Every setting that changes a score, as ``cli_settings`` reads it."""
+        args = ["evalhub", "score", self.slug, "--gold", files["gold"]]
+        args += ["--run", files["run"], "--tau", str(settings.tau)]
+        args += ["--mode", settings.mode] + (
+            ["--casefold"] if settings.casefold else []
+        )
+        for excluded in settings.exclude_labels:
+            args += ["--exclude-label", excluded]
+        if settings.cap is not None:
+            args += ["--cap", str(settings.cap)]
+        for accepted in settings.accept_formats:
+            args += ["--accept-format", accepted]
+        if settings.json_list is not None:
+            args += ["--json-list", str(settings.json_list)]
+        return (*args, *(["--ranked"] if settings.ranked else []), "--json")
+
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         settings = self.cli_settings(args)
         gold = formats.parse_gold(

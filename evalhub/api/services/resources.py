@@ -49,6 +49,7 @@ def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
                 "daily_limit": phase.daily_limit,
                 "total_limit": phase.total_limit,
                 "limits_per_track": phase.limits_per_track,
+                "after_campaign": phase.after_campaign,
                 "tracks": [
                     {"slug": t.slug, "name": t.name, "description": t.description}
                     for t in phase.tracks.all()

@@ -38,6 +38,14 @@ class Phase(models.Model):
         help_text="With tracks: the limits apply to each track apart (unticked: "
         "shared by all tracks of the phase)",
     )
+    #: Evaluation after the campaign (``services/after_campaign.py``): its runs are
+    #: scored and ranked on a board of their own, never in the official results
+    #: (the home page's leader and counts, the overview-paper package).
+    after_campaign = models.BooleanField(
+        default=False,
+        help_text="Open for evaluation after the campaign: ranked apart, never in "
+        "the official results",
+    )
     order = models.PositiveIntegerField(default=0)
 
     class Meta:

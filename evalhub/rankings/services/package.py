@@ -59,7 +59,9 @@ def available(
     *, phase: Phase, user: object, test_sets: list[TestSet] | None = None
 ) -> bool:
     task = phase.task
-    if not access.can_see_task(user, task):
+    # The overview paper reports the official results: an evaluation after the
+    # campaign has none.
+    if phase.after_campaign or not access.can_see_task(user, task):
         return False
     return access.is_organiser(user, task) or results_revealed(phase, test_sets)
 

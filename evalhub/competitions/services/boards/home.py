@@ -52,6 +52,8 @@ class Card:
     teams: int
     runs: int
     leader: Leader | None
+    #: The task's evaluation after the campaign, while it is open (None: none).
+    after_campaign: Phase | None = None
 
 
 _ORDER = {"open": 0, "upcoming": 1, "closed": 2, "none": 3}
@@ -89,7 +91,9 @@ def phase_leader(
 
 def _current_phase(phases: list[Phase], now: datetime) -> tuple[Phase | None, str]:
     """The open phase (the earliest closing), else the next upcoming one, else the
-    last closed one."""
+    last closed one: of the campaign's official phases (an evaluation after the
+    campaign never gives the card its leader)."""
+    phases = [p for p in phases if not p.after_campaign]
     open_ = [p for p in phases if p.opens_at <= now < p.closes_at]
     if open_:
         return min(open_, key=lambda p: p.closes_at), "open"
@@ -121,6 +125,7 @@ def task_cards(*, tasks: QuerySet[SharedTask]) -> list[Card]:
     runs = dict(
         Submission.objects.filter(
             phase__task__in=ids,
+            phase__after_campaign=False,
             status=Submission.Status.SCORED,
             hidden=False,
             is_baseline=False,
@@ -147,6 +152,14 @@ def task_cards(*, tasks: QuerySet[SharedTask]) -> list[Card]:
                 teams=teams.get(task.pk, 0),
                 runs=runs.get(task.pk, 0),
                 leader=phase_leader(phase) if phase is not None else None,
+                after_campaign=next(
+                    (
+                        p
+                        for p in task.phases.all()
+                        if p.after_campaign and p.opens_at <= now < p.closes_at
+                    ),
+                    None,
+                ),
             )
         )
 

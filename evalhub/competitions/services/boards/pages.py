@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
 from dataclasses import dataclass
 
 from django.urls import reverse
@@ -31,11 +32,13 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
             .first()
         )
     phases = []
+    gold_public = organiser or task.gold_released
     for phase in task.phases.prefetch_related("test_sets__files"):
         test_sets = []
         for ts in phase.test_sets.all():
-            files = [f for f in ts.files.all() if not f.private or organiser]
-            test_sets.append({"test_set": ts, "files": files})
+            files = [f for f in ts.files.all() if not f.private or gold_public]
+            command = score_command(task, files) if task.gold_released else None
+            test_sets.append({"test_set": ts, "files": files, "command": command})
         allowance = None
         if registration and registration.status == Registration.Status.APPROVED:
             allowance = submit.allowance(phase=phase, team=registration.team)
@@ -65,6 +68,19 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
         "registration": registration,
         "is_organiser": organiser,
     }
+
+
+def score_command(task: SharedTask, files: list) -> str | None:  # type: ignore[type-arg]
+    """The ``evalhub score`` command that reproduces a run's official scores on a
+    test set offline, its files named as they download, the run as ``RUN``; None
+    when the task type has no single such command or a file is missing."""
+    names = {f.role: f.original_name for f in files}
+    names[task.type.submission_role.key] = "RUN"
+    try:
+        args = task.type.score_command(task.parsed_settings(), names)
+    except KeyError:  # a test set without its gold or a required input
+        return None
+    return None if args is None else shlex.join(args)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ create a task without a shell and to move or archive one.
         order: 0                  # phases and test sets are listed by it (default:
                                   # their place in the list)
         limits_per_track: false   # limits per track (true) or shared (false)
+        after_campaign: false     # evaluation after the campaign: ranked apart
         tracks:                   # optional; with tracks every run names one
           - slug: closed
             name: Closed
@@ -151,6 +152,7 @@ def import_bundle(*, data: bytes, user: object) -> SharedTask:
             "failed_runs_count": r.get(p, "failed_runs_count", bool, False),
             "max_final_runs": r.get(p, "max_final_runs", int, 1),
             "limits_per_track": r.get(p, "limits_per_track", bool, False),
+            "after_campaign": r.get(p, "after_campaign", bool, False),
             "tracks": _tracks(r, p),
             "test_sets": [],
         }
@@ -334,6 +336,7 @@ def export_bundle(*, task: SharedTask) -> bytes:
                     "failed_runs_count": phase.failed_runs_count,
                     "max_final_runs": phase.max_final_runs,
                     "limits_per_track": phase.limits_per_track,
+                    "after_campaign": phase.after_campaign,
                     "tracks": [
                         {"slug": t.slug, "name": t.name, "description": t.description}
                         for t in phase.tracks.all()

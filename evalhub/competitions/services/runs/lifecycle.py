@@ -10,6 +10,8 @@ checked against the table of allowed transitions, ``TRANSITIONS``::
            └─> rejected                            └─> queued  │
                           queued <─────────── (scored again) ──┘
 
+    (archived) ──> scored, failed or rejected as recorded; queued otherwise
+
 Invariants, each kept here and nowhere else:
 
 - **A score is stored only on current data.** The worker notes the gold version of
@@ -105,6 +107,23 @@ def stamp(*, team: Team, now: datetime | None = None) -> datetime:
     if latest is not None and latest >= now:
         return latest + timedelta(microseconds=1)
     return now
+
+
+def imported(run: Submission, *, status: str) -> Submission:
+    """An archived run (``services/archive/reader.py``), not saved yet, in the state
+    its archive recorded, with the scores and results the archive brings. A run
+    the archive caught on its way (validating, queued or being scored) is queued
+    here: scoring it is how it ends; its job is sent once the import commits."""
+    if status not in S.values:
+        raise TransitionRefused(f"a run cannot be imported as {status!r}")
+    if status in Submission.TERMINAL_STATES:
+        run.status = status
+        return run
+    run.status = S.QUEUED
+    run.worker, run.heartbeat_at, run.started_at = "", None, None
+    run.attempts, run.enqueued_at = 0, timezone.now()
+    transaction.on_commit(lambda pk=run.pk: queue.enqueue_scoring(pk))
+    return run
 
 
 # --- validation --------------------------------------------------------------------

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competitions", "0013_task_creator_changes"),
+        ("competitions", "0014_phase_after_campaign"),
     ]
 
     operations = [

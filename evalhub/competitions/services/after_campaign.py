@@ -1,0 +1,106 @@
+"""Evaluation after the campaign: once a task's last phase has closed, its
+organisers may keep it open for evaluation, so that later systems are scored on
+the same test data (the researchers who ask for official scores for their paper
+long after the end).
+
+The evaluation after the campaign is a phase of its own (``Phase.after_campaign``),
+opened from the end of the campaign (or now) until the date the organisers choose,
+with limits of its own, and a copy of the last official phase's tracks and test
+sets (their inputs and gold). Its runs are scored like any other and ranked on its
+own boards, titled "after the campaign"; they never enter the official results:
+those are the official phases' boards, overall rankings and Ladders (a run belongs
+to one phase), the home page's leader and counts (``boards/home.py``) and the
+overview-paper package (the rankings app offers none for such a phase)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
+from evalhub.competitions.services.data import datasets
+
+SLUG = "after-the-campaign"
+NAME = "After the campaign"
+
+
+class Refused(ValueError):
+    """Not now (the campaign is not over, the dates are wrong); plain words."""
+
+
+def official_phases(task: SharedTask) -> list[Phase]:
+    return [p for p in task.phases.all() if not p.after_campaign]
+
+
+def open_for_evaluation(
+    *,
+    task: SharedTask,
+    closes_at: datetime,
+    daily_limit: int = 5,
+    total_limit: int = 20,
+    now: datetime | None = None,
+) -> Phase:
+    """Open (or, called again, change the dates' end and the limits of) the task's
+    evaluation after the campaign. Refused while an official phase is open or to
+    come, and for a closing date in the past."""
+    now = now or timezone.now()
+    official = official_phases(task)
+    if not official:
+        raise Refused("The task has no phase yet: there is no campaign to follow.")
+    end = max(p.closes_at for p in official)
+    if end > now:
+        raise Refused(
+            f"The campaign runs until {end:%Y-%m-%d %H:%M} UTC: the evaluation after "
+            "the campaign opens once its last phase has closed."
+        )
+    if closes_at <= now:
+        raise Refused("The evaluation after the campaign must close in the future.")
+    if daily_limit < 1 or total_limit < 1:
+        raise Refused("The limits must allow at least one run.")
+    existing = Phase.objects.filter(task=task, after_campaign=True).first()
+    if existing is not None:
+        existing.closes_at = closes_at
+        existing.daily_limit, existing.total_limit = daily_limit, total_limit
+        existing.save(update_fields=["closes_at", "daily_limit", "total_limit"])
+        return existing
+    last = max(official, key=lambda p: (p.closes_at, p.order))
+    with transaction.atomic():
+        order = Phase.objects.filter(task=task).aggregate(m=Max("order"))["m"] or 0
+        phase = Phase.objects.create(
+            task=task, slug=_free_slug(task), name=NAME, after_campaign=True,
+            opens_at=end, closes_at=closes_at, daily_limit=daily_limit,
+            total_limit=total_limit, failed_runs_count=last.failed_runs_count,
+            max_final_runs=0, limits_per_track=last.limits_per_track, order=order + 1,
+        )  # fmt: skip
+        for track in last.tracks.all():
+            Track.objects.create(
+                phase=phase, slug=track.slug, name=track.name,
+                description=track.description, order=track.order,
+            )  # fmt: skip
+        gold_roles = {role.key for role in task.type.gold_roles}
+        for source in last.test_sets.all():
+            copy = TestSet.objects.create(
+                phase=phase, slug=source.slug, name=source.name,
+                visibility=TestSet.Visibility.PUBLIC,
+                counts_for_ranking=source.counts_for_ranking, order=source.order,
+            )  # fmt: skip
+            # Inputs first: gold is checked against them.
+            for f in sorted(source.files.all(), key=lambda f: f.role in gold_roles):
+                with f.file.open("rb") as handle:
+                    data = handle.read()
+                datasets.store_file(
+                    test_set=copy, role=f.role, filename=f.original_name, data=data
+                )
+    return phase
+
+
+def _free_slug(task: SharedTask) -> str:
+    taken = set(task.phases.values_list("slug", flat=True))
+    slug, n = SLUG, 1
+    while slug in taken:
+        n += 1
+        slug = f"{SLUG}-{n}"
+    return slug
