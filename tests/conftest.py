@@ -329,11 +329,8 @@ def worker(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
         "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
     }
     name = f"test-{uuid.uuid4().hex[:8]}@%h"
-    proc = subprocess.Popen(
-        workers.command(name, workers.all_queues(), beat=tmp_path / "beat-schedule"),
-        cwd=REPO_ROOT,
-        env=env,
-    )
+    command = workers.command(name, workers.all_queues(), beat=tmp_path / "beat")
+    proc = subprocess.Popen(command, cwd=REPO_ROOT, env=env)
     yield proc
     proc.terminate()
     try:

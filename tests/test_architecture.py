@@ -68,3 +68,21 @@ def test_a_circle_of_modules_breaks_the_build(tmp_path):
     (tmp_path / "circ/service.py").write_text("def run():\n    pass\n")
     result = _lint_imports("--config", str(config), env=env)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_job_is_sent_delayed():
+    """A worker holding a delayed job (``countdown``, ``eta``) exits when Redis
+    goes away: kombu 5.7 cannot give it back to a broker that closed
+    (``AttributeError`` on the closed client, which Celery treats as
+    unrecoverable). Work for later is a row in the database that beat sends when
+    it is due (``services/boards/refreshes.py``)."""
+    import ast
+
+    delayed = [
+        f"{path.relative_to(REPO_ROOT)}:{node.lineno}"
+        for path in sorted((REPO_ROOT / "evalhub").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Call)
+        and {k.arg for k in node.keywords} & {"countdown", "eta"}
+    ]
+    assert delayed == []

@@ -85,6 +85,36 @@ def test_a_scored_run_tells_its_team_once_without_the_score(
     assert _texts(participant) == [expected, expected]
 
 
+def test_a_failing_receiver_keeps_no_one_else_from_hearing_of_a_scored_run(
+    submit_run,
+    demo_run,
+    participant,
+    no_analyses,
+    monkeypatch,
+    caplog,
+    django_capture_on_commit_callbacks,
+):
+    """``submission_scored`` reaches each receiver on its own: the annotations
+    app's (connected before the notifications') failing, e.g. on a job it sends
+    while the broker is down, is logged and the team is still told."""
+    import logging
+
+    from evalhub.annotations.models import Judgement
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("annotations unavailable")
+
+    monkeypatch.setattr(Judgement.objects, "filter", broken)
+    run = submit_run(demo_run, method="dictionary")
+    with (
+        caplog.at_level(logging.ERROR, logger=scoring.__name__),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert jobs.score_submission(run.pk) == "scored"
+    assert len(_texts(participant)) == 1
+    assert f"rescore_after_scoring failed after run {run.pk}" in caplog.text
+
+
 @pytest.fixture
 def lost_run(submit_run, demo_run):  # noqa: ANN001, ANN201
     """A run whose worker died on the last attempt."""

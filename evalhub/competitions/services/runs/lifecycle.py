@@ -281,7 +281,8 @@ def finish(
 
 def _send_failed(pk: int) -> None:
     transaction.on_commit(
-        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk)
+        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk),
+        robust=True,  # the failure is stored; a receiver's error must not drop others
     )
 
 

@@ -150,16 +150,11 @@ def _score_claimed(submission_id: int, token: str) -> str:
             )
             warnings.extend(w for w in report.warnings if w not in warnings)
         ids = [ts.pk for ts, _, _ in results]
-        # robust: the run is stored; one hook failing (logged) never keeps the
-        # others (the team's notification among them) from running.
+        # robust: the run is stored; one hook or receiver failing (logged) never
+        # keeps the others (the team's notification among them) from running.
         for pk in ids:
             transaction.on_commit(_after_scored(pk), robust=True)
-        transaction.on_commit(
-            lambda: signals.submission_scored.send(
-                sender=Submission, submission_id=submission_id, test_set_ids=ids
-            ),
-            robust=True,
-        )
+        transaction.on_commit(lambda: _tell_scored(submission_id, ids), robust=True)
         return {
             "scorer_version": submission.phase.task.type.version,
             "warnings": warnings,
@@ -184,6 +179,22 @@ def _after_scored(test_set_id: int):  # noqa: ANN202
 
     run.__qualname__ = f"scoring.after_scored(test_set_id={test_set_id})"
     return run
+
+
+def _tell_scored(submission_id: int, test_set_ids: list[int]) -> None:
+    """``submission_scored`` to every receiver, each on its own: one that fails
+    (e.g. a job it sends while the broker is down) is logged, and the others
+    (the team's notification) still run."""
+    for receiver, result in signals.submission_scored.send_robust(
+        sender=Submission, submission_id=submission_id, test_set_ids=test_set_ids
+    ):
+        if isinstance(result, Exception):
+            log.error(
+                "%s failed after run %s was scored",
+                getattr(receiver, "__qualname__", receiver),
+                submission_id,
+                exc_info=result,
+            )
 
 
 def _score_all(
