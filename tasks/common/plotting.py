@@ -20,13 +20,15 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
+from tasks.common.figure_text import protect, unescape  # noqa: E402
 from tasks.pages import Plot, RunDetail  # noqa: E402
 from tasks.reports import Curve  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
-# Labels carry user text (team and method names): plain text, never mathtext.
-matplotlib.rcParams["text.parse_math"] = False
+# Labels carry user text (team and method names): plain text, never mathtext. That
+# is decided where each text is drawn (``protect``, on every figure ``render`` and
+# ``render_pdf`` save), not globally: matplotlib's own tick labels stay numbers.
 
 #: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), without
 #: its yellow (too light on white) and black (the colour of text and axes).
@@ -208,13 +210,14 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     if not isinstance(axis.get_major_locator(), FixedLocator | StrCategoryLocator):
         return []
     return [
-        (t, lbl)
+        (t, Text(text=unescape(lbl.get_text())))  # as the user wrote it
         for t, lbl in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)
         if lbl.get_text()
     ]
 
 
 def render(key: str, title: str, fig: Figure) -> Plot:
+    protect(fig)
     sink = _pdf_sink.get()
     if sink is not None:
         sink[key] = render_pdf(fig)
@@ -229,6 +232,7 @@ def render(key: str, title: str, fig: Figure) -> Plot:
 
 
 def render_pdf(fig: Figure) -> bytes:
+    protect(fig)
     pdf = io.BytesIO()
     fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     return pdf.getvalue()
