@@ -1,5 +1,6 @@
 """What a figure's SVG says about its text (matplotlib writes each text, drawn as
-glyph paths, after a comment holding the string: ``<g id="text_3"><!-- 0.2 -->``).
+glyph paths, after a comment holding the string, one per line:
+``<g id="text_3"><!-- 0.2 -->``).
 
 ``problems(svg, user_texts)`` lists what is wrong: a tick label that is neither a
 number nor a name (a category axis' label: a team, a word class), mathtext
@@ -37,8 +38,10 @@ def texts(svg: bytes) -> list[tuple[str, str, int]]:
             tick = gid
         if node.tag == f"{SVG}g" and gid.startswith("text_"):
             comments = [c for c in node if c.tag is ET.Comment]
-            if comments:
-                text = html.unescape((comments[0].text or "").strip())
+            if comments:  # one per line of the text
+                text = "\n".join(
+                    html.unescape((c.text or "").strip()) for c in comments
+                )
                 glyphs = len(node.findall(f".//{SVG}use"))
                 out.append((text, tick, glyphs))
                 return
@@ -69,7 +72,7 @@ def problems(svg: bytes, user_texts: Iterable[str] = (USER_NAME,)) -> list[str]:
             found.append(f"mathtext {text!r}" + (f" ({tick})" if tick else ""))
         elif tick and not (is_number(text) or mine or re.match(r"\w", text)):
             found.append(f"tick label {text!r} ({tick}) is not a number")
-        if mine and glyphs != len(text):  # spaces are glyphs too
+        if mine and glyphs != len(text.replace("\n", "")):  # spaces are glyphs
             found.append(f"{text!r} not drawn literally ({glyphs} glyphs)")
     return found
 

@@ -16,12 +16,18 @@ artist instead, in :func:`protect`, which ``plotting.render`` and
   ``$`` (``\\$``, which matplotlib draws as a plain dollar sign);
 - the formatters that write mathtext (the log axes' default, ``ScalarFormatter``
   with ``useMathText``) are replaced by plain-number ones.
+
+Names are never cut: a long tick label or legend entry is wrapped at ``width``
+characters, a title or axis label at the figure's width (``fit``).
 """
 
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 from matplotlib.ticker import (
@@ -43,31 +49,45 @@ def escape(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def unescape(text: str) -> str:
-    """The inverse of :func:`escape` (a tick label's text as the user wrote it).
+#: The longest line of a tick label or legend entry (a team's name), in characters.
+WRAP = 32
+#: Average glyph width of DejaVu Sans in em (to wrap a title at a figure's width).
+_EM = 0.6
 
-    >>> unescape(escape(r"a \\$ b $c$")) == r"a \\$ b $c$"
-    True
+
+def wrapped(text: str, width: int = WRAP) -> str:
+    """``text`` in lines of at most ``width`` characters (at spaces; a longer word
+    is split), never shortened; a text that fits is returned as it is.
+
+    >>> wrapped("Université de Montréal · ranked extractor", 24)
+    'Université de Montréal ·\\nranked extractor'
     """
-    return text.replace(r"\$", "$")
+    if len(text) <= width and "\n" not in text:
+        return text
+    lines = textwrap.wrap(text, width, break_on_hyphens=False)
+    return "\n".join(lines) if lines else text
 
 
 class LiteralFormatter(Formatter):
-    """Another formatter's labels, each ``$`` escaped: given text (a team's name as
-    a category or fixed tick label) is drawn as written."""
+    """Another formatter's labels, each ``$`` escaped and wrapped at ``width``
+    characters: given text (a team's name as a category or fixed tick label) is
+    drawn as written, whole."""
 
-    def __init__(self, inner: Formatter) -> None:
+    def __init__(self, inner: Formatter, width: int = WRAP) -> None:
         self.inner = inner
+        self.width = width
 
     def set_axis(self, axis) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001
         super().set_axis(axis)
         self.inner.set_axis(axis)
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        return escape(str(self.inner(x, pos)))
+        return escape(wrapped(str(self.inner(x, pos)), self.width))
 
     def format_ticks(self, values) -> list[str]:  # type: ignore[no-untyped-def]  # noqa: ANN001
-        return [escape(str(s)) for s in self.inner.format_ticks(values)]
+        return [
+            escape(wrapped(str(s), self.width)) for s in self.inner.format_ticks(values)
+        ]
 
     def set_locs(self, locs) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001
         self.inner.set_locs(locs)
@@ -88,9 +108,12 @@ class PlainLogFormatter(LogFormatter):
 _GIVEN_TEXT = (FixedFormatter, StrCategoryFormatter, FuncFormatter, StrMethodFormatter)
 
 
-def _plain(formatter: Formatter) -> Formatter:
+def _plain(formatter: Formatter, width: int) -> Formatter:
     """``formatter`` with user text escaped and without mathtext."""
-    if isinstance(formatter, LiteralFormatter | PlainLogFormatter):
+    if isinstance(formatter, LiteralFormatter):
+        formatter.width = width
+        return formatter
+    if isinstance(formatter, PlainLogFormatter):
         return formatter
     if isinstance(formatter, LogFormatter):  # the default writes 10^{n} as mathtext
         plain = PlainLogFormatter(
@@ -104,13 +127,37 @@ def _plain(formatter: Formatter) -> Formatter:
         formatter.set_useMathText(False)
         return formatter
     if isinstance(formatter, _GIVEN_TEXT):
-        return LiteralFormatter(formatter)
+        return LiteralFormatter(formatter, width)
     return formatter
 
 
-def protect(fig: Figure) -> None:
-    """Make every text of ``fig`` plain text (see the module's docstring); safe to
+def fit(fig: Figure) -> None:
+    """Wrap each title and axis label at the width the figure gives it (a y
+    label: its height), so none runs off the figure."""
+    width_pt, height_pt = (72 * v for v in fig.get_size_inches())
+    for ax in fig.axes:
+        titles = [ax.title, ax._left_title, ax._right_title]  # noqa: SLF001
+        for text, room in [
+            *((t, width_pt) for t in titles),
+            (ax.xaxis.label, width_pt),
+            (ax.yaxis.label, height_pt),
+        ]:
+            chars = int(0.9 * room / (_EM * text.get_fontsize()))
+            text.set_text(wrapped(text.get_text(), max(chars, 12)))
+    if fig._suptitle is not None:  # noqa: SLF001
+        chars = int(0.9 * width_pt / (_EM * fig._suptitle.get_fontsize()))  # noqa: SLF001
+        fig._suptitle.set_text(wrapped(fig._suptitle.get_text(), max(chars, 12)))  # noqa: SLF001
+
+
+def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
+    """Make every text of ``fig`` plain text (see the module's docstring), with
+    tick labels wrapped at ``width`` characters, legend entries at
+    ``legend_width``, and titles and axis labels at the figure's width; safe to
     call more than once."""
+    fit(fig)
+    for legend in fig.findobj(Legend):
+        for text in legend.get_texts():
+            text.set_text(wrapped(text.get_text(), legend_width))
     tick_labels: set[int] = set()
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -118,7 +165,7 @@ def protect(fig: Figure) -> None:
                 get = getattr(axis, f"get_{which}_formatter")
                 set_ = getattr(axis, f"set_{which}_formatter")
                 formatter = get()
-                plain = _plain(formatter)
+                plain = _plain(formatter, width)
                 if plain is not formatter:
                     set_(plain)
             for tick in [*axis.majorTicks, *axis.minorTicks]:

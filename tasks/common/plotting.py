@@ -20,7 +20,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
-from tasks.common.figure_text import protect, unescape  # noqa: E402
+from tasks.common.figure_text import LiteralFormatter, protect  # noqa: E402
+from tasks.common.narrow import narrow_svg  # noqa: E402
 from tasks.pages import Plot, RunDetail  # noqa: E402
 from tasks.reports import Curve  # noqa: E402
 
@@ -209,10 +210,15 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     # Only named categories; a numeric axis' ticks are not the bars' categories.
     if not isinstance(axis.get_major_locator(), FixedLocator | StrCategoryLocator):
         return []
+    locs = list(axis.get_ticklocs())
+    formatter = axis.get_major_formatter()
+    if isinstance(formatter, LiteralFormatter):  # as given: not escaped nor wrapped
+        formatter.inner.set_locs(locs)
+        labels = [str(s) for s in formatter.inner.format_ticks(locs)]
+    else:
+        labels = [lbl.get_text() for lbl in axis.get_ticklabels()]
     return [
-        (t, Text(text=unescape(lbl.get_text())))  # as the user wrote it
-        for t, lbl in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)
-        if lbl.get_text()
+        (t, Text(text=label)) for t, label in zip(locs, labels, strict=False) if label
     ]
 
 
@@ -228,7 +234,13 @@ def render(key: str, title: str, fig: Figure) -> Plot:
     fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
-    return Plot(key=key, title=title, svg=svg.getvalue(), png=png.getvalue())
+    return Plot(
+        key=key,
+        title=title,
+        svg=svg.getvalue(),
+        png=png.getvalue(),
+        svg_narrow=narrow_svg(fig),  # last: it changes the figure
+    )
 
 
 def render_pdf(fig: Figure) -> bytes:

@@ -8,21 +8,11 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from evalhub.competitions.models import Phase, Track
+from evalhub.competitions.models import Phase
 from evalhub.competitions.services.boards import access, board_pages, compare, overall
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
-
-
-def _track(request: HttpRequest, phase: Phase) -> Track | None:
-    """``?track=SLUG``: that track of the phase (none: every track); an unknown
-    track is "not found" on every board and ranking (the phase's tracks are
-    cached: no query)."""
-    slug = request.GET.get("track")
-    track = tracks.by_slug(phase=phase, slug=slug)
-    if slug and track is None:
-        raise Http404("No such track.")
-    return track
+from evalhub.competitions.views.lookups import track_or_404 as _track
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

@@ -1,7 +1,7 @@
 """Every figure kind of every task type (a run's figures, the leaderboard's
 comparison figures, the task-level analysis' figures; every curve with a linear
-and with a log x axis), drawn from the demo runs under a team name that mathtext
-would read: every tick label is a number (or a category's name), no mathtext
+and with a log x axis; as drawn for a desktop and for a phone), drawn from the demo
+runs under a team name that mathtext would read: every tick label is a number (or a category's name), no mathtext
 appears outside the user's text, and the user's text is drawn as written."""
 
 from __future__ import annotations
@@ -51,8 +51,14 @@ def _figures(slug: str) -> list[Plot]:
 def test_every_figure_has_numbers_as_ticks_and_user_text_as_written(slug):  # noqa: ANN001
     figures = _figures(slug)
     assert figures
-    found = [f"{p.key}: {problem}" for p in figures for problem in problems(p.svg)]
+    found = [
+        f"{p.key}{' (narrow)' if svg is p.svg_narrow else ''}: {problem}"
+        for p in figures
+        for svg in (p.svg, p.svg_narrow)
+        for problem in problems(svg)
+    ]
     assert not found, "\n".join(found)
+    assert all(p.svg_narrow for p in figures)  # every figure, also for phones
 
 
 def test_a_log_axis_is_labelled_with_plain_numbers():

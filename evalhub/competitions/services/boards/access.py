@@ -56,8 +56,9 @@ def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
 
 
 def artefact_current(artefact: TaskArtefact) -> bool:
-    """Every run ``artefact`` draws is on the public board of its test set now (it
-    is drawn from that board's runs: ``analyses``). A board that changed since (a
+    """Every run ``artefact`` draws is on the public board of its test set and
+    track now (it is drawn from that board's runs: ``analyses``; track None: the
+    board of every track). A board that changed since (a
     Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
     to nobody until the worker redraws it, which this asks for
     (``refreshes.request``). Organisers see the same public figures."""
@@ -66,7 +67,7 @@ def artefact_current(artefact: TaskArtefact) -> bool:
     drawn = {int(pk) for pk in artefact.runs}
     if not drawn:
         return True
-    board = leaderboard.board(test_set=artefact.test_set)
+    board = leaderboard.board(test_set=artefact.test_set, track=artefact.track)
     if drawn <= {row.submission_id for row in board.rows}:
         return True
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)

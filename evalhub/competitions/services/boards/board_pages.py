@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import zoneinfo
+from urllib.parse import quote
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -153,6 +154,8 @@ def boards_fragment(
                 "boards": _board_views(phase, test_sets, user, *audience, track=track),
                 "primary": primary,
                 "track": track,
+                # Every figure address of a track's board names the track.
+                "tq": "" if track is None else f"?track={quote(track.slug)}",
             },
         )
 
@@ -275,7 +278,11 @@ def _board_views(
         if not visible:
             views.append(BoardView(ts, None, (), None, False))
             continue
-        artefacts = list(ts.task_artefacts.all())
+        # The figures and analysis drawn from this board's runs (``analyses``).
+        track_id = None if track is None else track.pk
+        artefacts = [a for a in ts.task_artefacts.all() if a.track_id == track_id]
+        for a in artefacts:
+            a.test_set, a.track = ts, track
         plots = tuple(
             a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
         )
