@@ -24,6 +24,7 @@ characters, a title or axis label at the figure's width (``fit``).
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
@@ -51,8 +52,6 @@ def escape(text: str) -> str:
 
 #: The longest line of a tick label or legend entry (a team's name), in characters.
 WRAP = 32
-#: Average glyph width of DejaVu Sans in em (to wrap a title at a figure's width).
-_EM = 0.6
 
 
 def wrapped(text: str, width: int = WRAP) -> str:
@@ -131,22 +130,46 @@ def _plain(formatter: Formatter, width: int) -> Formatter:
     return formatter
 
 
-def fit(fig: Figure) -> None:
-    """Wrap each title and axis label at the width the figure gives it (a y
-    label: its height), so none runs off the figure."""
-    width_pt, height_pt = (72 * v for v in fig.get_size_inches())
+def _labels(fig: Figure) -> list[Text]:
+    """The titles and axis labels of ``fig``."""
+    found = [fig._suptitle] if fig._suptitle is not None else []  # noqa: SLF001
     for ax in fig.axes:
-        titles = [ax.title, ax._left_title, ax._right_title]  # noqa: SLF001
-        for text, room in [
-            *((t, width_pt) for t in titles),
-            (ax.xaxis.label, width_pt),
-            (ax.yaxis.label, height_pt),
-        ]:
-            chars = int(0.9 * room / (_EM * text.get_fontsize()))
-            text.set_text(wrapped(text.get_text(), max(chars, 12)))
-    if fig._suptitle is not None:  # noqa: SLF001
-        chars = int(0.9 * width_pt / (_EM * fig._suptitle.get_fontsize()))  # noqa: SLF001
-        fig._suptitle.set_text(wrapped(fig._suptitle.get_text(), max(chars, 12)))  # noqa: SLF001
+        found += [ax.title, ax._left_title, ax._right_title]  # noqa: SLF001
+        found += [ax.xaxis.label, ax.yaxis.label]
+    return [t for t in found if t.get_text() and t.get_visible()]
+
+
+def lay_out(fig: Figure) -> None:
+    """Lay ``fig`` out without drawing it (a figure too small for its text is
+    measured all the same: that is what is being repaired)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "constrained_layout not applied")
+        fig.draw_without_rendering()
+
+
+def fit(fig: Figure) -> None:
+    """Wrap each title and axis label that runs off the figure (measured on the
+    laid-out figure: a title is centred over its axes, not the figure), at the
+    room it has; the layout follows, so it is measured again (at most 3 times)."""
+    for _ in range(3):
+        lay_out(fig)
+        box = fig.bbox
+        changed = False
+        for text in _labels(fig):
+            extent = text.get_window_extent()
+            vertical = abs(text.get_rotation() % 180 - 90) < 1
+            low, high = (extent.y0, extent.y1) if vertical else (extent.x0, extent.x1)
+            lo, hi = (box.y0, box.y1) if vertical else (box.x0, box.x1)
+            if low >= lo - 0.5 and high <= hi + 0.5:
+                continue
+            centre = (low + high) / 2
+            room = 2 * min(centre - lo, hi - centre) - 4
+            longest = max(len(line) for line in text.get_text().split("\n"))
+            chars = int(longest * max(room, 1) / max(high - low, 1))
+            text.set_text(wrapped(text.get_text().replace("\n", " "), max(chars, 8)))
+            changed = True
+        if not changed:
+            return
 
 
 def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:

@@ -2,8 +2,10 @@
 scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
 px, the column of a 390 px screen), legends below the plot in one column, tick
 labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
-(11.3 px at the size it is drawn). The page shows it on small screens
-(``<picture>``); the wide figure stays the one to download and print."""
+(11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
+the table. The page shows it on small screens (``<picture>``), at least as wide as
+the column, scrolling inside its box when wider; the wide figure stays the one to
+download and print."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 
-from tasks.common.figure_text import protect
+from tasks.common.figure_text import lay_out, protect
 
 #: Inches: 336 CSS px at 96 px per inch (1 pt = 4/3 px).
 NARROW_WIDTH = 3.5
@@ -52,6 +54,20 @@ def _legends_below(fig: Figure) -> int:
     return lines
 
 
+def _widen_for_tables(fig: Figure) -> None:
+    """A table (each column as wide as its text) does not fit a phone's column:
+    the figure is drawn as wide as it needs, and the page lets it scroll inside
+    its box rather than shrink its text."""
+    tables = fig.findobj(Table)
+    if not tables:
+        return
+    lay_out(fig)
+    right = max(t.get_window_extent().x1 for t in tables)
+    if right > fig.bbox.x1:
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + (right - fig.bbox.x1) / fig.dpi + 0.15, height)
+
+
 def narrow_svg(fig: Figure) -> bytes:
     """``fig`` drawn for a phone's column, as SVG (changes ``fig``: call it
     last)."""
@@ -73,6 +89,7 @@ def narrow_svg(fig: Figure) -> bytes:
         min(width, NARROW_WIDTH), max(height * 0.85, 2.6) + lines * _LINE
     )
     protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
+    _widen_for_tables(fig)
     out = io.BytesIO()
     fig.savefig(out, format="svg", metadata={"Date": None})
     return out.getvalue()
