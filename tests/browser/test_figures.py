@@ -1,5 +1,6 @@
-"""The leaderboards' figures in a real browser (Debian's Chromium via Playwright),
-at 1280 and at 390 px, for every demo task and each track of the two-track demo:
+"""Figures in a real browser (Debian's Chromium via Playwright), at 1280 and at
+390 px: the leaderboard of every demo task and of each track of the two-track demo,
+a run page and a comparison of two runs of every demo task:
 
 - every figure fills the column on a desktop, and a phone gets the figure drawn for
   its column (``<picture>``; one holding a table, wider, scrolls in its box);
@@ -90,7 +91,13 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
             analyses.refresh(test_set_id=test_set.pk)
         path = reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
         if task != tracked:
-            out.append((path, set(), set()))
+            first, second = Submission.objects.filter(phase=phase).order_by("pk")[:2]
+            compare = reverse("competitions:runs-compare", args=[task.slug, phase.slug])
+            out += [
+                (path, set(), set()),
+                (reverse("competitions:run-detail", args=[first.pk]), set(), set()),
+                (f"{compare}?runs={first.pk}&runs={second.pk}", set(), set()),
+            ]
             continue
         runs = Submission.objects.filter(phase=phase).select_related("track")
         for slug in ("closed", "open"):
@@ -102,7 +109,7 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
 
 def _figures(page, base: str, path: str) -> list[dict]:  # noqa: ANN001
     page.goto(base + path)
-    imgs = page.locator(".figure-area figure img")
+    imgs = page.locator(".plots figure img")
     found = []
     for i in range(imgs.count()):
         img = imgs.nth(i)
@@ -126,9 +133,7 @@ def test_figures_read_well_at_1280_and_390(live_server, boards, browser, screens
             page.set_viewport_size(size)
             figures = _figures(page, live_server.url, path)
             assert figures, (path, name)
-            column = page.evaluate(
-                "() => document.querySelector('.figure-area').clientWidth"
-            )
+            column = page.evaluate("() => document.querySelector('.plots').clientWidth")
             for fig in figures:
                 where = f"{path} at {name}: {fig['src']}"
                 # A phone's figure holding a table may be wider: it scrolls in its box.
@@ -162,10 +167,11 @@ def test_figures_read_well_at_1280_and_390(live_server, boards, browser, screens
                 )
                 if overflow > 1:
                     problems_found.append(f"{path} scrolls sideways by {overflow}px")
-            slug = path.strip("/").split("/")[1] + path.partition("?track=")[2]
-            page.locator(".figure-area").first.screenshot(
-                path=str(screenshots / f"figures-{slug}-{name}.png")
-            )
+            if "/leaderboard/" in path:
+                slug = path.strip("/").split("/")[1] + path.partition("?track=")[2]
+                page.locator(".figure-area").first.screenshot(
+                    path=str(screenshots / f"figures-{slug}-{name}.png")
+                )
     context.close()
     assert not problems_found, "\n".join(problems_found)
 
