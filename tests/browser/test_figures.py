@@ -1,6 +1,6 @@
 """Figures in a real browser (Debian's Chromium via Playwright), at 1280 and at
 390 px: the leaderboard of every demo task and of each track of the two-track demo,
-a run page and a comparison of two runs of every demo task:
+a run page and a comparison of two runs of every demo task, an overall ranking:
 
 - every figure fills the column on a desktop, and a phone gets the figure drawn for
   its column (``<picture>``; one holding a table, wider, scrolls in its box);
@@ -64,7 +64,8 @@ MEASURE = """async img => {
     });
   }
   holder.remove();
-  return {src: img.currentSrc, width: img.clientWidth, texts: out};
+  return {src: img.currentSrc, width: img.clientWidth,
+          column: img.closest('.plots').clientWidth, texts: out};
 }"""
 
 
@@ -99,6 +100,8 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
                 (f"{compare}?runs={first.pk}&runs={second.pk}", set(), set()),
             ]
             continue
+        ranking = reverse("competitions:ranking-detail", args=[task.slug, phase.slug])
+        out.append((f"{ranking}?track=open", set(), set()))
         runs = Submission.objects.filter(phase=phase).select_related("track")
         for slug in ("closed", "open"):
             mine = {s.pk for s in runs if s.track.slug == slug}
@@ -109,7 +112,7 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
 
 def _figures(page, base: str, path: str) -> list[dict]:  # noqa: ANN001
     page.goto(base + path)
-    imgs = page.locator(".plots figure img")
+    imgs = page.locator(".plots img")
     found = []
     for i in range(imgs.count()):
         img = imgs.nth(i)

@@ -73,7 +73,7 @@ def phase_ranking_plot(
 ) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    if ext not in ("svg", "png", "pdf", "csv"):
+    if ext not in ("svg", "narrow.svg", "png", "pdf", "csv"):
         raise Http404("No such plot.")
     track = _track(request, phase_obj)
     if ext == "csv":
@@ -86,9 +86,11 @@ def phase_ranking_plot(
     data = overall.overall_plot(
         phase=phase_obj, user=request.user, ext=ext, track=track
     )
-    content_type = {"svg": "image/svg+xml", "png": "image/png"}.get(
-        ext, "application/pdf"
-    )
+    content_type = {
+        "svg": "image/svg+xml",
+        "narrow.svg": "image/svg+xml",
+        "png": "image/png",
+    }.get(ext, "application/pdf")
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "private, max-age=60"
     return response

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 import zoneinfo
-from urllib.parse import quote
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
