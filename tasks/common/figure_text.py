@@ -26,6 +26,7 @@ from __future__ import annotations
 import textwrap
 import warnings
 
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
@@ -147,10 +148,34 @@ def lay_out(fig: Figure) -> None:
         fig.draw_without_rendering()
 
 
+#: A label no wider than this share of the figure fits wherever it is centred.
+_SURE = 0.55
+
+
+def _surely_fit(fig: Figure) -> bool:
+    renderer = RendererAgg(1, 1, fig.dpi)  # measures text, draws nothing
+    for text in _labels(fig):
+        vertical = abs(text.get_rotation() % 180 - 90) < 1
+        room = fig.bbox.height if vertical else fig.bbox.width
+        widest = max(
+            renderer.get_text_width_height_descent(
+                line, text.get_fontproperties(), ismath=False
+            )[0]
+            for line in text.get_text().split("\n")
+        )
+        if widest > _SURE * room:
+            return False
+    return True
+
+
 def fit(fig: Figure) -> None:
     """Wrap each title and axis label that runs off the figure (measured on the
     laid-out figure: a title is centred over its axes, not the figure), at the
-    room it has; the layout follows, so it is measured again (at most 3 times)."""
+    room it has; the layout follows, so it is measured again (at most 3 times).
+    Labels well within the figure (the usual case) skip the layout: it costs as
+    much as drawing the figure."""
+    if _surely_fit(fig):
+        return
     for _ in range(3):
         lay_out(fig)
         box = fig.bbox
