@@ -127,3 +127,27 @@ def test_a_track_figure_is_served_only_while_its_runs_are_on_its_board(
     drawn = "\n".join(t for t, _, _ in texts(b"".join(redrawn)))
     assert OPEN[1] in drawn and OPEN[0] not in drawn
     assert client.get(figure + "?track=nowhere").status_code == 404
+
+
+def test_figures_drawn_before_tracks_had_their_own_are_drawn_again(
+    client, phase, test_set, track_runs, monkeypatch
+):  # noqa: ANN001
+    """A board of a track whose figures and chart were drawn for every track
+    together only (before this existed) asks the worker for its own."""
+    from evalhub.competitions.models import TaskArtefact
+    from evalhub.competitions.services.boards import refreshes
+    from evalhub.rankings.models import TrackChart
+
+    asked: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        refreshes,
+        "request",
+        lambda *, kind, test_set_id: asked.append((kind, test_set_id)) or True,
+    )
+    TaskArtefact.objects.filter(test_set=test_set, track__isnull=False).delete()
+    TrackChart.objects.all().delete()
+    url = reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    page = client.get(url + "?track=open").content.decode()
+    assert "being redrawn" in page
+    assert (refreshes.ANALYSES, test_set.pk) in asked
+    assert (refreshes.STATISTICS, test_set.pk) in asked

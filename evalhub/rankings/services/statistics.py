@@ -74,10 +74,16 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
 
 
 def _has_chart(row: TestSetStatistics, track_id: int | None) -> bool:
-    """The chart of the board of ``track_id`` (None: of every track) is drawn."""
+    """The chart of the board of ``track_id`` (None: of every track) is drawn.
+    Statistics stored before each track had its chart: the worker is asked to
+    draw them (requests are coalesced)."""
     if track_id is None:
         return bool(row.chart_svg)
-    return row.track_charts.filter(track_id=track_id).exclude(chart_svg="").exists()
+    if row.track_charts.filter(track_id=track_id).exclude(chart_svg="").exists():
+        return True
+    if row.chart_svg and not row.track_charts.exists():
+        refreshes.request(kind=refreshes.STATISTICS, test_set_id=row.test_set_id)
+    return False
 
 
 def draws_hidden_runs(row: TestSetStatistics) -> bool:

@@ -10,7 +10,15 @@
 
 from __future__ import annotations
 
-from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
+from collections.abc import Sequence
+
+from evalhub.competitions.models import (
+    SharedTask,
+    Submission,
+    TaskArtefact,
+    TestSet,
+    Track,
+)
 from evalhub.competitions.services.boards import refreshes, visibility
 
 
@@ -72,6 +80,24 @@ def artefact_current(artefact: TaskArtefact) -> bool:
         return True
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)
     return False
+
+
+def track_figures_missing(
+    test_set: TestSet,
+    track: Track | None,
+    rows: Sequence[object],
+    artefacts: Sequence[TaskArtefact],
+) -> bool:
+    """A track's board with runs (``rows``) but no figures of its own
+    (``artefacts``), while the board of every track has some: figures drawn
+    before they were drawn per track. Asks the worker to draw them (requests are
+    coalesced)."""
+    if track is None or artefacts or not rows:
+        return False
+    if not any(a.track_id is None for a in test_set.task_artefacts.all()):
+        return False
+    refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set.pk)
+    return True
 
 
 def can_see_run(user: object, submission: Submission) -> bool:

@@ -310,7 +310,8 @@ def _board_views(
                 )
                 if columns
                 else {},
-                redrawing=not all(access.artefact_current(a) for a in artefacts),
+                redrawing=not all(access.artefact_current(a) for a in artefacts)
+                or access.track_figures_missing(ts, track, board.rows, artefacts),
             )
         )
     return views
