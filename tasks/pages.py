@@ -17,12 +17,14 @@ T = typing.TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Plot:
-    """A rendered figure: ``key`` is a file-name-safe slug."""
+    """A rendered figure: ``key`` is a file-name-safe slug; ``svg_narrow`` is the
+    same figure drawn for a phone's column (b"": not drawn)."""
 
     key: str
     title: str
     svg: bytes
     png: bytes
+    svg_narrow: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

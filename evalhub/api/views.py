@@ -14,6 +14,7 @@ from evalhub.api.services import tokens
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services.boards import access, exports, figure_pdfs
 from evalhub.competitions.services.data import tracks as track_service
+from evalhub.competitions.views.lookups import track_or_404
 
 
 class TokenForm(forms.Form):
@@ -99,12 +100,14 @@ def figure_export(request: HttpRequest, pk: int, key: str, fmt: str) -> HttpResp
     function = {"svg": exports.figure_svg, "pdf": figure_pdfs.figure_pdf}.get(fmt)
     if function is None:
         raise Http404("No such format.")
+    track = track_or_404(request, test_set.phase)
     try:
-        body = function(test_set=test_set, key=key, user=request.user)
+        body = function(test_set=test_set, key=key, user=request.user, track=track)
     except exports.NotVisible:
         raise Http404("No such figure.") from None
     content_type = "image/svg+xml" if fmt == "svg" else "application/pdf"
-    response = _download(body, content_type, f"{test_set.slug}-{key}.{fmt}")
+    name = f"{test_set.slug}-" + (f"{track.slug}-" if track else "") + key
+    response = _download(body, content_type, f"{name}.{fmt}")
     response["Content-Security-Policy"] = (
         "default-src 'none'; style-src 'unsafe-inline'"
     )

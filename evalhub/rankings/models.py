@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from evalhub.competitions.finite import FiniteJSONEncoder
-from evalhub.competitions.models import Phase, TestSet
+from evalhub.competitions.models import Phase, TestSet, Track
 from tasks.common import resampling
 
 
@@ -67,6 +67,10 @@ class TestSetStatistics(models.Model):
     chart_svg = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     chart_png = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
     chart_pdf = models.FileField(upload_to=_chart_path, max_length=500, blank=True)
+    #: The chart drawn for a phone's column (empty: drawn before it existed).
+    chart_svg_narrow = models.FileField(
+        upload_to=_chart_path, max_length=500, blank=True
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     __test__ = False
@@ -76,3 +80,36 @@ class TestSetStatistics(models.Model):
 
     def __str__(self) -> str:
         return f"statistics of {self.test_set}"
+
+
+def _track_chart_path(instance: TrackChart, filename: str) -> str:
+    test_set = instance.statistics.test_set_id
+    return f"plots/testsets/{test_set}/rankings/track-{instance.track_id}/{filename}"
+
+
+class TrackChart(models.Model):
+    """The interval chart of one track's board, drawn with its statistics (the
+    statistics' own chart draws the board of every track together)."""
+
+    statistics = models.ForeignKey(
+        TestSetStatistics, on_delete=models.CASCADE, related_name="track_charts"
+    )
+    track = models.ForeignKey(Track, on_delete=models.CASCADE, related_name="+")
+    chart_svg = models.FileField(upload_to=_track_chart_path, max_length=500)
+    chart_png = models.FileField(upload_to=_track_chart_path, max_length=500)
+    chart_pdf = models.FileField(
+        upload_to=_track_chart_path, max_length=500, blank=True
+    )
+    chart_svg_narrow = models.FileField(
+        upload_to=_track_chart_path, max_length=500, blank=True
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["statistics", "track"], name="trackchart_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"interval chart of track {self.track_id} of {self.statistics}"

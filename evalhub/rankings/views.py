@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.models import Phase, TestSet
 from evalhub.competitions.services.boards import access
-from evalhub.competitions.views.lookups import organised_task_or_404
+from evalhub.competitions.views.lookups import organised_task_or_404, track_or_404
 from evalhub.rankings.forms import RankingForm
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import (
@@ -59,15 +59,23 @@ def significance_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse
     return response
 
 
-_CHART_TYPES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
+_CHART_TYPES = {
+    "svg": "image/svg+xml",
+    "narrow.svg": "image/svg+xml",
+    "png": "image/png",
+    "pdf": "application/pdf",
+}
 
 
 def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
+    """The interval chart of the test set's board of ``?track=`` (none: of every
+    track together); ``narrow.svg``: drawn for a phone."""
     row = get_object_or_404(
         TestSetStatistics.objects.select_related("test_set__phase__task"),
         test_set_id=pk,
     )
     test_set = row.test_set
+    track = track_or_404(request, test_set.phase)
     if not access.can_see_task(
         request.user, test_set.phase.task
     ) or not access.can_see_scores(request.user, test_set):
@@ -76,26 +84,35 @@ def chart_detail(request: HttpRequest, pk: int, ext: str) -> HttpResponse:
         request.user, test_set.phase.task
     ) and statistics.draws_hidden_runs(row):
         raise Http404("No such chart.")
-    if ext == "csv" and row.chart_svg:
-        body = charts.intervals_csv(test_set=test_set, data=row.data, user=request.user)
+    chart = charts.chart_of(row, track)
+    if chart is None:
+        raise Http404("No such chart.")
+    if ext == "csv":
+        body = charts.intervals_csv(
+            test_set=test_set,
+            data=row.data,
+            user=request.user,
+            track_id=None if track is None else track.pk,
+        )
         response = HttpResponse(body, content_type="text/csv; charset=utf-8")
-        name = f"{test_set.slug}-intervals.csv"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        name = f"{test_set.slug}-" + (f"{track.slug}-" if track else "") + "intervals"
+        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
         response["Cache-Control"] = "private, max-age=60"
         return response
-    if ext == "pdf":
+    if ext == "pdf" and track is None:
         # The stored PDF, or for statistics stored before the job kept one, drawn
         # once and cached (``charts.interval_chart_pdf``).
-        chart = (
-            charts.interval_chart_pdf(test_set=test_set, render=True)
-            if row.chart_svg
-            else None
-        )
-        if chart is None:
+        drawn = charts.interval_chart_pdf(test_set=test_set, render=True)
+        if drawn is None:
             raise Http404("No such chart.")
-        response = HttpResponse(chart.pdf, content_type=_CHART_TYPES[ext])
+        response = HttpResponse(drawn.pdf, content_type=_CHART_TYPES[ext])
     else:
-        field = {"svg": row.chart_svg, "png": row.chart_png}.get(ext)
+        field = {
+            "svg": chart.chart_svg,
+            "png": chart.chart_png,
+            "pdf": chart.chart_pdf,
+            "narrow.svg": chart.chart_svg_narrow or chart.chart_svg,
+        }.get(ext)
         if not field:
             raise Http404("No such chart.")
         response = FileResponse(field.open("rb"), content_type=_CHART_TYPES[ext])

@@ -20,13 +20,16 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
+from tasks.common.figure_text import LiteralFormatter, protect  # noqa: E402
+from tasks.common.narrow import narrow_svg  # noqa: E402
 from tasks.pages import Plot, RunDetail  # noqa: E402
 from tasks.reports import Curve  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
-# Labels carry user text (team and method names): plain text, never mathtext.
-matplotlib.rcParams["text.parse_math"] = False
+# Labels carry user text (team and method names): plain text, never mathtext. That
+# is decided where each text is drawn (``protect``, on every figure ``render`` and
+# ``render_pdf`` save), not globally: matplotlib's own tick labels stay numbers.
 
 #: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), without
 #: its yellow (too light on white) and black (the colour of text and axes).
@@ -207,14 +210,20 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     # Only named categories; a numeric axis' ticks are not the bars' categories.
     if not isinstance(axis.get_major_locator(), FixedLocator | StrCategoryLocator):
         return []
+    locs = list(axis.get_ticklocs())
+    formatter = axis.get_major_formatter()
+    if isinstance(formatter, LiteralFormatter):  # as given: not escaped nor wrapped
+        formatter.inner.set_locs(locs)
+        labels = [str(s) for s in formatter.inner.format_ticks(locs)]
+    else:
+        labels = [lbl.get_text() for lbl in axis.get_ticklabels()]
     return [
-        (t, lbl)
-        for t, lbl in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)
-        if lbl.get_text()
+        (t, Text(text=label)) for t, label in zip(locs, labels, strict=False) if label
     ]
 
 
 def render(key: str, title: str, fig: Figure) -> Plot:
+    protect(fig)
     sink = _pdf_sink.get()
     if sink is not None:
         sink[key] = render_pdf(fig)
@@ -225,10 +234,17 @@ def render(key: str, title: str, fig: Figure) -> Plot:
     fig.savefig(svg, format="svg", metadata={"Date": None})
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
-    return Plot(key=key, title=title, svg=svg.getvalue(), png=png.getvalue())
+    return Plot(
+        key=key,
+        title=title,
+        svg=svg.getvalue(),
+        png=png.getvalue(),
+        svg_narrow=narrow_svg(fig),  # last: it changes the figure
+    )
 
 
 def render_pdf(fig: Figure) -> bytes:
+    protect(fig)
     pdf = io.BytesIO()
     fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     return pdf.getvalue()

@@ -47,7 +47,7 @@ def run_bars(payload: Mapping[str, JSON]) -> Plot:
             ax.bar(xs, [_value(v) for v in values], width, label=LABELS[measure])
             for x, v in zip(xs, values, strict=True):
                 if v is None:
-                    ax.text(x, 2, "n/a", ha="center", rotation=90, fontsize=7)
+                    ax.text(x, 2, "n/a", ha="center", rotation=90, fontsize="small")
         ax.set_xticks(range(len(FreqClass)), [fc.value for fc in FreqClass])
         ax.set_title(group)
         ax.set_ylim(0, 105)
@@ -183,5 +183,7 @@ def paper_tables(
         table = ax.table(cellText=rows[key], colLabels=heads[key], loc="upper left")
         table.auto_set_font_size(False)
         table.set_fontsize(8.5)  # 11.3 px at the size it is shown
+        # Columns as wide as their text: a system's name is never cut.
+        table.auto_set_column_width(list(range(len(heads[key]))))
     fig.suptitle("% of judged items, high / medium / low frequency", fontsize="small")
     return plotting.render("tables", "Tables 1-4 (Volk 1997)", fig)

@@ -7,6 +7,7 @@ from django.db import models
 from evalhub.competitions.finite import FiniteJSONEncoder
 from evalhub.competitions.models.phases import TestSet
 from evalhub.competitions.models.scores import Evaluation
+from evalhub.competitions.models.tracks import Track
 
 
 def _plot_path(instance: Artefact, filename: str) -> str:
@@ -23,6 +24,9 @@ class Artefact(models.Model):
     title = models.CharField(max_length=200)
     svg = models.FileField(upload_to=_plot_path, max_length=500)
     png = models.FileField(upload_to=_plot_path, max_length=500)
+    #: The same figure drawn for a phone's column (``tasks.common.plotting``);
+    #: empty for figures drawn before it existed (the SVG is shown instead).
+    svg_narrow = models.FileField(upload_to=_plot_path, max_length=500, blank=True)
 
     class Meta:
         ordering = ["pk"]
@@ -37,15 +41,25 @@ class Artefact(models.Model):
 
 
 def _task_artefact_path(instance: TaskArtefact, filename: str) -> str:
-    return f"plots/testsets/{instance.test_set_id}/{filename}"
+    track = "" if instance.track_id is None else f"track-{instance.track_id}/"
+    return f"plots/testsets/{instance.test_set_id}/{track}{filename}"
 
 
 class TaskArtefact(models.Model):
     """Task-level results for a test set: comparison plots and analyses
-    (e.g. difficulty bins). ``private`` data is organiser-only until gold release."""
+    (e.g. difficulty bins). ``private`` data is organiser-only until gold release.
+    Drawn per board: of every track together (``track`` None; a phase without
+    tracks has only these), and of each track of the phase from its own runs."""
 
     test_set = models.ForeignKey(
         TestSet, on_delete=models.CASCADE, related_name="task_artefacts"
+    )
+    track = models.ForeignKey(
+        Track,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="task_artefacts",
     )
     key = models.SlugField(max_length=100)
     title = models.CharField(max_length=200)
@@ -54,6 +68,10 @@ class TaskArtefact(models.Model):
     #: Drawn with the SVG and PNG for an analysis' figures (comparison figures are
     #: drawn again as PDF on request, see ``services/boards/figure_pdfs.py``).
     pdf = models.FileField(upload_to=_task_artefact_path, max_length=500, blank=True)
+    #: The figure drawn for a phone's column (empty: drawn before it existed).
+    svg_narrow = models.FileField(
+        upload_to=_task_artefact_path, max_length=500, blank=True
+    )
     public_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     private_data = models.JSONField(default=dict, blank=True, encoder=FiniteJSONEncoder)
     organiser_only = models.BooleanField(default=False)
@@ -66,9 +84,17 @@ class TaskArtefact(models.Model):
         ordering = ["key"]
         constraints = [
             models.UniqueConstraint(
-                fields=["test_set", "key"], name="taskartefact_unique"
-            )
+                fields=["test_set", "key"],
+                condition=models.Q(track__isnull=True),
+                name="taskartefact_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["test_set", "track", "key"],
+                condition=models.Q(track__isnull=False),
+                name="taskartefact_track_unique",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.key} of test set {self.test_set_id}"
+        track = "" if self.track_id is None else f", track {self.track_id}"
+        return f"{self.key} of test set {self.test_set_id}{track}"

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from evalhub.competitions.models import Phase, Track
+from evalhub.competitions.models import Phase
 from evalhub.competitions.services.boards import (
     access,
     board_pages,
@@ -18,17 +18,7 @@ from evalhub.competitions.services.boards import (
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
-
-
-def _track(request: HttpRequest, phase: Phase) -> Track | None:
-    """``?track=SLUG``: that track of the phase (none: every track); an unknown
-    track is "not found" on every board and ranking (the phase's tracks are
-    cached: no query)."""
-    slug = request.GET.get("track")
-    track = tracks.by_slug(phase=phase, slug=slug)
-    if slug and track is None:
-        raise Http404("No such track.")
-    return track
+from evalhub.competitions.views.lookups import track_or_404 as _track
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
@@ -90,7 +80,7 @@ def phase_ranking_plot(
 ) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    if ext not in ("svg", "png", "pdf", "csv"):
+    if ext not in ("svg", "narrow.svg", "png", "pdf", "csv"):
         raise Http404("No such plot.")
     track = _track(request, phase_obj)
     if ext == "csv":
@@ -103,9 +93,11 @@ def phase_ranking_plot(
     data = overall.overall_plot(
         phase=phase_obj, user=request.user, ext=ext, track=track
     )
-    content_type = {"svg": "image/svg+xml", "png": "image/png"}.get(
-        ext, "application/pdf"
-    )
+    content_type = {
+        "svg": "image/svg+xml",
+        "narrow.svg": "image/svg+xml",
+        "png": "image/png",
+    }.get(ext, "application/pdf")
     response = HttpResponse(data, content_type=content_type)
     response["Cache-Control"] = "private, max-age=60"
     return response

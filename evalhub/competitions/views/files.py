@@ -7,19 +7,28 @@ import mimetypes
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from evalhub.competitions.models import TaskArtefact, TestSetFile
-from evalhub.competitions.services.boards import access
+from evalhub.competitions.models import TestSet, TestSetFile
+from evalhub.competitions.services.boards import access, exports
+from evalhub.competitions.views.lookups import track_or_404
+
+#: The extension of a figure drawn for a phone's column.
+NARROW = "narrow.svg"
 
 
 def test_set_plot(request: HttpRequest, pk: int, key: str, ext: str) -> HttpResponse:
-    art = get_object_or_404(
-        TaskArtefact.objects.select_related("test_set__phase__task"),
-        test_set_id=pk,
-        key=key,
-    )
-    if not access.can_see_task_artefact(request.user, art):
-        raise Http404("No such plot.")
-    field = art.svg if ext == "svg" else art.png
+    """A figure of the test set's board of ``?track=`` (none: of every track);
+    ``narrow.svg``: drawn for a phone (the SVG for a figure drawn before)."""
+    test_set = get_object_or_404(TestSet.objects.select_related("phase__task"), pk=pk)
+    track = track_or_404(request, test_set.phase)
+    try:
+        art = exports.figure(test_set=test_set, key=key, user=request.user, track=track)
+    except exports.NotVisible:
+        raise Http404("No such plot.") from None
+    field = {
+        "svg": art.svg,
+        "png": art.png,
+        NARROW: art.svg_narrow or art.svg,
+    }.get(ext)
     if not field:
         raise Http404("No such plot.")
     return serve(field, ext)
@@ -42,11 +51,11 @@ def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
 
 
 def serve(field, ext: str) -> HttpResponse:  # noqa: ANN001
-    if ext not in ("svg", "png"):
+    if ext not in ("svg", "png", NARROW):
         raise Http404("No such plot.")
     content_type = (
         "image/svg+xml"
-        if ext == "svg"
+        if ext in ("svg", NARROW)
         else (mimetypes.guess_type(f"x.{ext}")[0] or "application/octet-stream")
     )
     response = FileResponse(field.open("rb"), content_type=content_type)

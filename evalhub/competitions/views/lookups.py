@@ -6,8 +6,9 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.models import Phase, SharedTask, Submission, Track
 from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.data import tracks
 
 
 def task_or_404(request: HttpRequest, slug: str) -> SharedTask:
@@ -33,3 +34,14 @@ def run_or_404(request: HttpRequest, pk: int) -> Submission:
     if not access.can_see_run(request.user, sub):
         raise Http404("No such run.")
     return sub
+
+
+def track_or_404(request: HttpRequest, phase: Phase) -> Track | None:
+    """``?track=SLUG``: that track of the phase (none: every track); an unknown
+    track is "not found" on every board, ranking and figure (the phase's tracks
+    are cached: no query)."""
+    slug = request.GET.get("track")
+    track = tracks.by_slug(phase=phase, slug=slug)
+    if slug and track is None:
+        raise Http404("No such track.")
+    return track

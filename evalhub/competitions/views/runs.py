@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from evalhub.competitions.models import Artefact, Submission
 from evalhub.competitions.services.boards import access, pages
 from evalhub.competitions.services.runs import finals
-from evalhub.competitions.views.files import serve
+from evalhub.competitions.views.files import NARROW, serve
 from evalhub.competitions.views.lookups import run_or_404
 
 
@@ -70,7 +70,8 @@ def run_plot(request: HttpRequest, pk: int, artefact: int, ext: str) -> HttpResp
     )
     if not access.can_see_run_scores(request.user, sub, art.evaluation.test_set):
         raise Http404("No such plot.")
-    return serve(art.svg if ext == "svg" else art.png, ext)
+    field = {"svg": art.svg, "png": art.png, NARROW: art.svg_narrow or art.svg}
+    return serve(field.get(ext) or art.png, ext)
 
 
 @login_required

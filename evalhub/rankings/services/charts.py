@@ -1,5 +1,7 @@
 """The leaderboard's interval chart: each shown run's primary metric with its
-bootstrap interval as an error bar, best at the top."""
+bootstrap interval as an error bar, best at the top. One per board: of every track
+together (``TestSetStatistics.chart_*``), and of each track from its own runs
+(``TrackChart``), drawn by the statistics job."""
 
 from __future__ import annotations
 
@@ -8,27 +10,43 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.core.files.base import ContentFile
 
 from evalhub.competitions import logs
-from evalhub.competitions.models import Submission, TestSet
+from evalhub.competitions.models import Submission, TestSet, Track
 from evalhub.competitions.services.boards import access, tables, team_colours
+from evalhub.competitions.services.data import tracks
+from evalhub.rankings.models import TestSetStatistics, TrackChart
 from tasks.base import Plot
 from tasks.common import plotting
 
 log = logging.getLogger(__name__)
 
 
-def _label(sub: Submission) -> str:
-    """Team and method, and the run's track in a phase with tracks (the chart
-    shows every track's runs)."""
-    label = f"{sub.team.name} · {sub.method_name}"[:40]
-    return label + (f" [{sub.track.name[:20]}]" if sub.track_id else "")
+def _label(sub: Submission, *, with_track: bool) -> str:
+    """Team and method, and on the chart of every track together the run's track
+    (the whole name: long ones are wrapped where drawn, ``plotting``)."""
+    label = f"{sub.team.name} · {sub.method_name}"
+    return label + (f" [{sub.track.name}]" if with_track and sub.track_id else "")
 
 
-def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | None:
-    matrix = data.get("matrix") or {}
+def drawn_runs(data: Mapping[str, object], track_id: int | None = None) -> list[int]:
+    """The runs the chart of a board draws, best first: those of the board of
+    ``track_id`` (None: of every track) with an interval."""
+    if track_id is None:
+        matrix = data.get("matrix") or {}
+    else:
+        matrix = (data.get("tracks") or {}).get(str(track_id)) or {}  # type: ignore[union-attr]
     intervals = data.get("intervals") or {}
-    runs = [pk for pk in matrix.get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr, operator]
+    return [pk for pk in matrix.get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr, operator]
+
+
+def interval_chart(
+    *, test_set: TestSet, data: Mapping[str, object], track_id: int | None = None
+) -> Plot | None:
+    """The chart of the board of ``track_id`` (None: of every track together)."""
+    intervals = data.get("intervals") or {}
+    runs = drawn_runs(data, track_id)
     if not runs:
         return None
     subs = Submission.objects.select_related("team", "track").in_bulk(runs)
@@ -56,7 +74,7 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
             linestyle="none",
             linewidth=1.2,
         )
-    ax.set_yticks(ys, [_label(s) for s, _ in rows])
+    ax.set_yticks(ys, [_label(s, with_track=track_id is None) for s, _ in rows])
     confidence = float(data.get("confidence", 0.95))  # type: ignore[arg-type]
     ax.set_xlabel(
         f"{metric.label} ({confidence:.0%} bootstrap interval, "
@@ -65,6 +83,82 @@ def interval_chart(*, test_set: TestSet, data: Mapping[str, object]) -> Plot | N
     ax.set_title(f"{metric.label} with confidence intervals")
     ax.grid(True, axis="x", alpha=0.3)
     return plotting.render("primary-intervals", f"{metric.label} ± CI", fig)
+
+
+def save_charts(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+    """The interval chart of every board: of every track together on the row,
+    and each track's own (``TrackChart``)."""
+    for f in (row.chart_svg, row.chart_png, row.chart_pdf, row.chart_svg_narrow):
+        if f:
+            f.delete(save=False)
+    _store_chart(row, _draw_chart(test_set, data, None))
+    if row.pk is None:
+        row.save()
+    for old in TrackChart.objects.filter(statistics=row):
+        _delete_chart_files(old)
+        old.delete()
+    for track in tracks.phase_tracks(test_set.phase):
+        drawn = _draw_chart(test_set, data, track.pk)
+        if drawn is not None:
+            chart = TrackChart(statistics=row, track=track)
+            _store_chart(chart, drawn)
+            chart.save()
+
+
+def chart_of(
+    row: TestSetStatistics, track: Track | None
+) -> TestSetStatistics | TrackChart | None:
+    """Where the chart of the board of ``track`` (None: of every track) is
+    stored: its files are ``chart_svg``, ``chart_png``, ``chart_pdf`` and
+    ``chart_svg_narrow``; None when it is not drawn."""
+    if track is None:
+        return row if row.chart_svg else None
+    return (
+        TrackChart.objects.filter(statistics=row, track=track)
+        .exclude(chart_svg="")
+        .first()
+    )
+
+
+def _draw_chart(
+    test_set: TestSet, data: dict, track_id: int | None
+) -> tuple[Plot, bytes | None] | None:
+    try:
+        with plotting.collecting_pdfs() as pdfs:
+            plot = interval_chart(test_set=test_set, data=data, track_id=track_id)
+    except logs.FATAL:
+        raise
+    except Exception:  # noqa: BLE001 - the numbers are stored without their chart
+        logs.error_without_text(log, "interval chart of test set %s", test_set.pk)
+        return None
+    return None if plot is None else (plot, pdfs.get(plot.key))
+
+
+def _store_chart(
+    target: TestSetStatistics | TrackChart, drawn: tuple[Plot, bytes | None] | None
+) -> None:
+    if drawn is None:
+        return
+    plot, pdf = drawn
+    target.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
+    target.chart_png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
+    if plot.svg_narrow:
+        target.chart_svg_narrow.save(
+            f"{plot.key}.narrow.svg", ContentFile(plot.svg_narrow), save=False
+        )
+    if pdf:
+        target.chart_pdf.save(f"{plot.key}.pdf", ContentFile(pdf), save=False)
+
+
+def _delete_chart_files(chart: TrackChart) -> None:
+    for f in (
+        chart.chart_svg,
+        chart.chart_png,
+        chart.chart_pdf,
+        chart.chart_svg_narrow,
+    ):
+        if f:
+            f.delete(save=False)
 
 
 @dataclass(frozen=True)
@@ -81,8 +175,6 @@ def interval_chart_pdf(*, test_set: TestSet, render: bool) -> ChartPdf | None:
     """The interval chart of the stored statistics as vector PDF (the one the
     statistics job stored, else drawn and cached); ``None`` without statistics or
     chart, ``NOT_DRAWN`` when neither stored nor cached and not ``render``."""
-    from evalhub.rankings.models import TestSetStatistics
-
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     if row is None or not row.data:
         return None
@@ -123,12 +215,17 @@ INTERVAL_COLUMNS = (
 
 
 def intervals_csv(
-    *, test_set: TestSet, data: Mapping[str, object], user: object
+    *,
+    test_set: TestSet,
+    data: Mapping[str, object],
+    user: object,
+    track_id: int | None = None,
 ) -> str:
-    """The points of the interval chart as CSV, best first: each drawn run the
-    viewer may see, its primary metric and its bootstrap interval (full precision)."""
+    """The points of the interval chart of the board of ``track_id`` (None: of
+    every track) as CSV, best first: each drawn run the viewer may see, its
+    primary metric and its bootstrap interval (full precision)."""
     intervals = data.get("intervals") or {}
-    runs = [pk for pk in data.get("matrix", {}).get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr]
+    runs = drawn_runs(data, track_id)
     subs = Submission.objects.select_related("team", "track", "phase__task").in_bulk(
         runs
     )

@@ -16,7 +16,6 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from django.core.files.base import ContentFile
 from django.db import transaction
 
 from evalhub.competitions import logs
@@ -70,8 +69,21 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
                 matrix.get("runs", []), matrix.get("bands", []), strict=True
             )
         },
-        has_chart=bool(row.chart_svg) and not draws_hidden_runs(row),
+        has_chart=_has_chart(row, track_id) and not draws_hidden_runs(row),
     )
+
+
+def _has_chart(row: TestSetStatistics, track_id: int | None) -> bool:
+    """The chart of the board of ``track_id`` (None: of every track) is drawn.
+    Statistics stored before each track had its chart: the worker is asked to
+    draw them (requests are coalesced)."""
+    if track_id is None:
+        return bool(row.chart_svg)
+    if row.track_charts.filter(track_id=track_id).exclude(chart_svg="").exists():
+        return True
+    if row.chart_svg and not row.track_charts.exists():
+        refreshes.request(kind=refreshes.STATISTICS, test_set_id=row.test_set_id)
+    return False
 
 
 def draws_hidden_runs(row: TestSetStatistics) -> bool:
@@ -274,7 +286,7 @@ def _refresh(test_set_id: int) -> str:
         data = compute(test_set=test_set, ranking=ranking)
         row.data = data
         row.signature = signature(test_set, ranking)
-        _save_chart(row, test_set, data)
+        _save_charts(row, test_set, data)
         row.save()
         decided = visibility.released(test_set) != before
     # A Ladder decision changes which runs the public sees: no page drawn before
@@ -289,27 +301,11 @@ def _refresh(test_set_id: int) -> str:
     return "refreshed"
 
 
-def _save_chart(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+def _save_charts(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+    # Imported when drawn: matplotlib is slow to import in a web process.
     from evalhub.rankings.services import charts
-    from tasks.common import plotting
 
-    try:
-        with plotting.collecting_pdfs() as pdfs:
-            plot = charts.interval_chart(test_set=test_set, data=data)
-    except logs.FATAL:
-        raise
-    except Exception:  # noqa: BLE001 - the numbers are stored without their chart
-        logs.error_without_text(log, "interval chart of test set %s", test_set.pk)
-        plot = None
-    for f in (row.chart_svg, row.chart_png, row.chart_pdf):
-        if f:
-            f.delete(save=False)
-    if plot is None:
-        return
-    row.chart_svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
-    row.chart_png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
-    if plot.key in pdfs:
-        row.chart_pdf.save(f"{plot.key}.pdf", ContentFile(pdfs[plot.key]), save=False)
+    charts.save_charts(row, test_set, data)
 
 
 class NotComparable(Exception):

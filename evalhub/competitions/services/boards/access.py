@@ -10,7 +10,15 @@
 
 from __future__ import annotations
 
-from evalhub.competitions.models import SharedTask, Submission, TaskArtefact, TestSet
+from collections.abc import Sequence
+
+from evalhub.competitions.models import (
+    SharedTask,
+    Submission,
+    TaskArtefact,
+    TestSet,
+    Track,
+)
 from evalhub.competitions.services.boards import refreshes, visibility
 
 
@@ -56,8 +64,9 @@ def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
 
 
 def artefact_current(artefact: TaskArtefact) -> bool:
-    """Every run ``artefact`` draws is on the public board of its test set now (it
-    is drawn from that board's runs: ``analyses``). A board that changed since (a
+    """Every run ``artefact`` draws is on the public board of its test set and
+    track now (it is drawn from that board's runs: ``analyses``; track None: the
+    board of every track). A board that changed since (a
     Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
     to nobody until the worker redraws it, which this asks for
     (``refreshes.request``). Organisers see the same public figures."""
@@ -66,11 +75,29 @@ def artefact_current(artefact: TaskArtefact) -> bool:
     drawn = {int(pk) for pk in artefact.runs}
     if not drawn:
         return True
-    board = leaderboard.board(test_set=artefact.test_set)
+    board = leaderboard.board(test_set=artefact.test_set, track=artefact.track)
     if drawn <= {row.submission_id for row in board.rows}:
         return True
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)
     return False
+
+
+def track_figures_missing(
+    test_set: TestSet,
+    track: Track | None,
+    rows: Sequence[object],
+    artefacts: Sequence[TaskArtefact],
+) -> bool:
+    """A track's board with runs (``rows``) but no figures of its own
+    (``artefacts``), while the board of every track has some: figures drawn
+    before they were drawn per track. Asks the worker to draw them (requests are
+    coalesced)."""
+    if track is None or artefacts or not rows:
+        return False
+    if not any(a.track_id is None for a in test_set.task_artefacts.all()):
+        return False
+    refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set.pk)
+    return True
 
 
 def can_see_run(user: object, submission: Submission) -> bool:

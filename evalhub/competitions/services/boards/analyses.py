@@ -1,9 +1,11 @@
 """Task-level results for a test set, refreshed after each scored run and after every
 change of its public board: comparison plots over the public board's best runs and
 the task type's cross-run analysis (e.g. difficulty bins) over the public board's
-runs (baselines aside). Each stored artefact records the runs it was drawn from
-(``TaskArtefact.runs``); it is served only while they are all on the viewer's board
-(``access.can_see_task_artefact``), so nothing a board no longer shows is drawn."""
+runs (baselines aside), for the board of every track together and for each
+track's board (``TaskArtefact.track``). Each stored artefact records the runs it
+was drawn from (``TaskArtefact.runs``); it is served only while they are all on
+its board (``access.can_see_task_artefact``), so nothing a board no longer shows
+is drawn."""
 
 from __future__ import annotations
 
@@ -16,14 +18,20 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.finite import check_json
-from evalhub.competitions.models import Evaluation, Submission, TaskArtefact, TestSet
+from evalhub.competitions.models import (
+    Evaluation,
+    Submission,
+    TaskArtefact,
+    TestSet,
+    Track,
+)
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
     refreshes,
     team_colours,
 )
-from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.data import taskdata, tracks
 from tasks.base import Analysis, Curve, Plot, RunDetail
 from tasks.common import plotting
 
@@ -131,8 +139,10 @@ def _finite(analysis: Analysis | None) -> Analysis | None:
 
 
 def refresh(*, test_set_id: int) -> list[str]:
-    """Recompute and store the test set's task artefacts, then invalidate the
-    leaderboard page that shows them; returns their keys. Coalesced like the
+    """Recompute and store the test set's task artefacts (those of the board of
+    every track, and in a phase with tracks each track's own, drawn from its runs
+    only), then invalidate the leaderboard page that shows them; returns the keys
+    of the first. Coalesced like the
     statistics (``refreshes.turn``): [] if another refresh of the test set runs."""
     with refreshes.turn(kind=refreshes.ANALYSES, test_set_id=test_set_id) as mine:
         if not mine:
@@ -147,14 +157,30 @@ def refresh(*, test_set_id: int) -> list[str]:
 
 
 def _refresh(test_set_id: int) -> list[str]:
+    """Every board's artefacts: of every track together, then of each track (a
+    phase without tracks has only the first); the first board's keys."""
     test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
     ctx = taskdata.load_inputs(test_set)
-    board = leaderboard.compute(test_set=test_set)
+    gold: list[object] = []  # loaded once, for the first board with runs
+    scopes: list[Track | None] = [None, *tracks.phase_tracks(test_set.phase)]
+    return [_refresh_board(test_set, ctx, gold, track) for track in scopes][0]
+
+
+def _refresh_board(
+    test_set: TestSet,
+    ctx: taskdata.Context,
+    gold: list[object],
+    track: Track | None,
+) -> list[str]:
+    """The artefacts of one board (``track``; None: every track together), drawn
+    from that board's runs only; returns their keys."""
+    board = leaderboard.compute(test_set=test_set, track=track)
     top = evaluations_of(
         test_set, [row.submission_id for row in board.rows[:MAX_RUNS_IN_PLOTS]]
     )
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
+    where = f"test set {test_set.pk}" + ("" if track is None else f" track {track.pk}")
     with (
         plotting.series_styles(styles(test_set, top)),
         plotting.collecting_points() as points,
@@ -162,7 +188,7 @@ def _refresh(test_set_id: int) -> list[str]:
         compared = _isolated(
             lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
             top,
-            f"comparison plots of test set {test_set.pk}",
+            f"comparison plots of {where}",
         )
     if compared is None:
         kept.append(COMPARE_PREFIX)
@@ -172,6 +198,7 @@ def _refresh(test_set_id: int) -> list[str]:
             keys.append(
                 _save(
                     test_set,
+                    track,
                     f"{COMPARE_PREFIX}{plot.key}",
                     plot,
                     public=_points(points, plot),
@@ -189,16 +216,19 @@ def _refresh(test_set_id: int) -> list[str]:
         sorted(row.submission_id for row in board.rows if not row.is_baseline),
     )
     if all_scored:
-        gold = taskdata.load_gold(test_set)
+        if not gold:
+            gold.append(taskdata.load_gold(test_set))
         with (
             plotting.series_styles(styles(test_set, all_scored)),
             plotting.collecting_points() as points,
             plotting.collecting_pdfs() as pdfs,
         ):
             analysed = _isolated(
-                lambda runs: _finite(ctx.task_type.analyse(runs, gold, ctx.settings)),
+                lambda runs: _finite(
+                    ctx.task_type.analyse(runs, gold[0], ctx.settings)
+                ),
                 all_scored,
-                f"analysis of test set {test_set.pk}",
+                f"analysis of {where}",
             )
         if analysed is None:
             kept.append("analysis")
@@ -207,6 +237,7 @@ def _refresh(test_set_id: int) -> list[str]:
             keys.append(
                 _save(
                     test_set,
+                    track,
                     "analysis",
                     None,
                     public=dict(analysis.public),
@@ -219,6 +250,7 @@ def _refresh(test_set_id: int) -> list[str]:
                 keys.append(
                     _save(
                         test_set,
+                        track,
                         f"analysis-{plot.key}",
                         plot,
                         public=_points(points, plot),
@@ -229,7 +261,9 @@ def _refresh(test_set_id: int) -> list[str]:
                     )
                 )
     with transaction.atomic():
-        stale = TaskArtefact.objects.filter(test_set=test_set).exclude(key__in=keys)
+        stale = TaskArtefact.objects.filter(test_set=test_set, track=track).exclude(
+            key__in=keys
+        )
         for prefix in kept:
             stale = stale.exclude(key__startswith=prefix)
         for artefact in stale:
@@ -245,6 +279,7 @@ def _points(points: dict[str, list[plotting.Point]], plot: Plot) -> dict:  # typ
 
 def _save(
     test_set: TestSet,
+    track: Track | None,
     key: str,
     plot: Plot | None,
     *,
@@ -255,7 +290,7 @@ def _save(
     pdf: bytes | None = None,
 ) -> str:  # type: ignore[type-arg]
     artefact, _ = TaskArtefact.objects.get_or_create(
-        test_set=test_set, key=key[:100], defaults={"title": key}
+        test_set=test_set, track=track, key=key[:100], defaults={"title": key}
     )
     _delete_files(artefact)
     artefact.title = plot.title if plot else "Analysis"
@@ -266,6 +301,12 @@ def _save(
     if plot is not None:
         artefact.svg.save(f"{artefact.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{artefact.key}.png", ContentFile(plot.png), save=False)
+        if plot.svg_narrow:
+            artefact.svg_narrow.save(
+                f"{artefact.key}.narrow.svg",
+                ContentFile(plot.svg_narrow),
+                save=False,
+            )
     if pdf:
         artefact.pdf.save(f"{artefact.key}.pdf", ContentFile(pdf), save=False)
     artefact.save()
@@ -279,3 +320,5 @@ def _delete_files(artefact: TaskArtefact) -> None:
         artefact.png.delete(save=False)
     if artefact.pdf:
         artefact.pdf.delete(save=False)
+    if artefact.svg_narrow:
+        artefact.svg_narrow.delete(save=False)

@@ -10,6 +10,7 @@ import time
 import zoneinfo
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
@@ -157,6 +158,8 @@ def boards_fragment(
                 "boards": _board_views(phase, test_sets, user, *audience, track=track),
                 "primary": primary,
                 "track": track,
+                # Every figure address of a track's board names the track.
+                "tq": "" if track is None else f"?track={quote(track.slug)}",
             },
         )
 
@@ -279,7 +282,11 @@ def _board_views(
         if not visible:
             views.append(BoardView(ts, None, (), None, False))
             continue
-        artefacts = list(ts.task_artefacts.all())
+        # The figures and analysis drawn from this board's runs (``analyses``).
+        track_id = None if track is None else track.pk
+        artefacts = [a for a in ts.task_artefacts.all() if a.track_id == track_id]
+        for a in artefacts:
+            a.test_set, a.track = ts, track
         plots = tuple(
             a for a in artefacts if a.svg and access.can_see_task_artefact(user, a)
         )
@@ -307,7 +314,8 @@ def _board_views(
                 )
                 if columns
                 else {},
-                redrawing=not all(access.artefact_current(a) for a in artefacts),
+                redrawing=not all(access.artefact_current(a) for a in artefacts)
+                or access.track_figures_missing(ts, track, board.rows, artefacts),
             )
         )
     return views

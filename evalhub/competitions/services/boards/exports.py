@@ -199,24 +199,37 @@ def _label(slug: str) -> str:
 
 
 # --- figures ----------------------------------------------------------------------
-def figures(*, test_set: TestSet, user: object) -> list[TaskArtefact]:
-    """The task-level figures of a test set this user may see."""
-    return [
-        a
-        for a in test_set.task_artefacts.all()
-        if a.svg and access.can_see_task_artefact(user, a)
-    ]
+def figures(
+    *, test_set: TestSet, user: object, track: Track | None = None
+) -> list[TaskArtefact]:
+    """The task-level figures of a test set's board of ``track`` (None: of every
+    track together) this user may see."""
+    track_id = None if track is None else track.pk
+    found = []
+    for a in test_set.task_artefacts.all():
+        if a.track_id != track_id or not a.svg:
+            continue
+        a.test_set = test_set
+        if track is not None:
+            a.track = track
+        if access.can_see_task_artefact(user, a):
+            found.append(a)
+    return found
 
 
-def figure(*, test_set: TestSet, key: str, user: object) -> TaskArtefact:
-    for artefact in figures(test_set=test_set, user=user):
+def figure(
+    *, test_set: TestSet, key: str, user: object, track: Track | None = None
+) -> TaskArtefact:
+    for artefact in figures(test_set=test_set, user=user, track=track):
         if artefact.key == key:
             return artefact
     raise NotVisible
 
 
-def figure_svg(*, test_set: TestSet, key: str, user: object) -> bytes:
-    artefact = figure(test_set=test_set, key=key, user=user)
+def figure_svg(
+    *, test_set: TestSet, key: str, user: object, track: Track | None = None
+) -> bytes:
+    artefact = figure(test_set=test_set, key=key, user=user, track=track)
     with artefact.svg.open("rb") as fh:
         return fh.read()
 

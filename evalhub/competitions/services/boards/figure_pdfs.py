@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from django.core.cache import cache
 
 from evalhub.competitions import logs
-from evalhub.competitions.models import TaskArtefact, TestSet
+from evalhub.competitions.models import TaskArtefact, TestSet, Track
 from evalhub.competitions.services.boards import analyses
 from evalhub.competitions.services.boards.exports import NotVisible, figure, figures
 from tasks.base import Plot
@@ -50,11 +50,13 @@ def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
             plotting.render = original
 
 
-def figure_pdf(*, test_set: TestSet, key: str, user: object) -> bytes:
-    """A figure as vector PDF: an analysis' figure as drawn with its SVG, a
-    comparison figure re-rendered from the stored curves (the same runs and drawing
-    code as its stored SVG)."""
-    artefact = figure(test_set=test_set, key=key, user=user)
+def figure_pdf(
+    *, test_set: TestSet, key: str, user: object, track: Track | None = None
+) -> bytes:
+    """A figure of the board of ``track`` (None: of every track) as vector PDF: an
+    analysis' figure as drawn with its SVG, a comparison figure re-rendered from
+    the stored curves (the same runs and drawing code as its stored SVG)."""
+    artefact = figure(test_set=test_set, key=key, user=user, track=track)
     if artefact.pdf:  # an analysis' figure, drawn as PDF with its SVG
         with artefact.pdf.open("rb") as fh:
             return fh.read()
@@ -102,7 +104,7 @@ def warm_comparison_pdfs(*, test_set: TestSet) -> int:
     artefacts = [
         a
         for a in test_set.task_artefacts.all()
-        if a.svg and a.key.startswith(COMPARE_PREFIX)
+        if a.svg and a.key.startswith(COMPARE_PREFIX) and a.track_id is None
     ]
     return len(_pdfs(test_set, artefacts, render=True) or {})
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evalhub.competitions.models import TaskArtefact, TestSet
+from evalhub.competitions.models import TaskArtefact, TestSet, Track
 from evalhub.competitions.services.boards import analyses, exports, tables
 from tasks.common.plotting import POINT_COLUMNS
 
@@ -69,11 +69,14 @@ def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
     return out
 
 
-def figure_csv(*, test_set: TestSet, key: str, user: object) -> str:
-    """The points a task-level figure draws, as CSV (panel, series, x, y); raises
-    ``exports.NotVisible`` to whoever may not see the figure, or when the figure
-    was drawn before its data was kept (until its next refresh)."""
-    for artefact in exports.figures(test_set=test_set, user=user):
+def figure_csv(
+    *, test_set: TestSet, key: str, user: object, track: Track | None = None
+) -> str:
+    """The points a task-level figure of the board of ``track`` (None: of every
+    track) draws, as CSV (panel, series, x, y); raises ``exports.NotVisible`` to
+    whoever may not see the figure, or when the figure was drawn before its data
+    was kept (until its next refresh)."""
+    for artefact in exports.figures(test_set=test_set, user=user, track=track):
         if artefact.key == key:
             points = (artefact.public_data or {}).get("points")
             if not isinstance(points, list):

@@ -130,8 +130,8 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
 def overall_plot(
     *, phase: Phase, user: object, ext: str, track: Track | None = None
 ) -> bytes:
-    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG, PNG or
-    PDF."""
+    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG (or
+    ``narrow.svg``, drawn for a phone), PNG or PDF."""
     from tasks.common import plotting
 
     board = overall(phase=phase, user=user, track=track)
@@ -171,7 +171,7 @@ def overall_plot(
     if ext == "pdf":
         return plotting.render_pdf(fig)
     plot = plotting.render("overall", "Overall ranking", fig)
-    return plot.svg if ext == "svg" else plot.png
+    return {"svg": plot.svg, "narrow.svg": plot.svg_narrow}.get(ext, plot.png)
 
 
 def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:

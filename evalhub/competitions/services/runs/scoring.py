@@ -270,13 +270,19 @@ def store_evaluation(
         else:
             artefact.svg.delete(save=False)
             artefact.png.delete(save=False)
+            artefact.svg_narrow.delete(save=False)
         artefact.title = plot.title
         artefact.svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
+        if plot.svg_narrow:
+            artefact.svg_narrow.save(
+                f"{plot.key}.narrow.svg", ContentFile(plot.svg_narrow), save=False
+            )
         artefact.save()
     for stale in evaluation.artefacts.exclude(key__in=keep):
         stale.svg.delete(save=False)
         stale.png.delete(save=False)
+        stale.svg_narrow.delete(save=False)
         stale.delete()
     return evaluation
 

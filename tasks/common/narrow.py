@@ -1,0 +1,95 @@
+"""Every figure drawn a second time for a phone's column, where the wide figure
+scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
+px, the column of a 390 px screen), legends below the plot in one column, tick
+labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
+(11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
+the table. The page shows it on small screens (``<picture>``), at least as wide as
+the column, scrolling inside its box when wider; the wide figure stays the one to
+download and print."""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.table import Table
+from matplotlib.text import Text
+
+from tasks.common.figure_text import lay_out, protect
+
+#: Inches: 336 CSS px at 96 px per inch (1 pt = 4/3 px).
+NARROW_WIDTH = 3.5
+#: Points: 11.3 CSS px when the figure is shown at the size it is drawn.
+MIN_FONT = 8.5
+#: Characters per line of a tick label, and of a legend entry (below the plot).
+NARROW_WRAP = 20
+LEGEND_WRAP = 40
+#: Inches per line of a legend moved below the plot.
+_LINE = 0.19
+
+
+def _legends_below(fig: Figure) -> int:
+    """Move every legend below the plot, one entry per row; returns how many lines
+    of text they take."""
+    lines = 0
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    for legend in legends:
+        if not isinstance(legend, Legend):
+            continue
+        handles = list(legend.legend_handles)
+        labels = [t.get_text() for t in legend.get_texts()]
+        legend.remove()
+        if not handles:
+            continue
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=1,
+            fontsize=MIN_FONT,
+            frameon=False,
+        )
+        lines += sum(1 + len(label) // LEGEND_WRAP for label in labels)
+    return lines
+
+
+def _widen_for_tables(fig: Figure) -> None:
+    """A table (each column as wide as its text) does not fit a phone's column:
+    the figure is drawn as wide as it needs, and the page lets it scroll inside
+    its box rather than shrink its text."""
+    tables = fig.findobj(Table)
+    if not tables:
+        return
+    lay_out(fig)
+    right = max(t.get_window_extent().x1 for t in tables)
+    if right > fig.bbox.x1:
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + (right - fig.bbox.x1) / fig.dpi + 0.15, height)
+
+
+def narrow_svg(fig: Figure) -> bytes:
+    """``fig`` drawn for a phone's column, as SVG (changes ``fig``: call it
+    last)."""
+    width, height = fig.get_size_inches()
+    lines = _legends_below(fig)
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for label in axis.get_ticklabels(which="both"):
+                if label.get_fontsize() < MIN_FONT:
+                    ax.tick_params(labelsize=MIN_FONT)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_FONT:
+            text.set_fontsize(MIN_FONT)
+    for table in fig.findobj(Table):
+        for cell in table.get_celld().values():
+            if cell.get_text().get_fontsize() < MIN_FONT:
+                cell.get_text().set_fontsize(MIN_FONT)
+    fig.set_size_inches(
+        min(width, NARROW_WIDTH), max(height * 0.85, 2.6) + lines * _LINE
+    )
+    protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
+    _widen_for_tables(fig)
+    out = io.BytesIO()
+    fig.savefig(out, format="svg", metadata={"Date": None})
+    return out.getvalue()
