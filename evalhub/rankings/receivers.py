@@ -20,7 +20,7 @@ from evalhub.competitions.services.boards import (
     refreshes,
     visibility,
 )
-from evalhub.rankings.models import PhaseRanking, TestSetStatistics
+from evalhub.rankings.models import PhaseRanking, TestSetStatistics, TrackChart
 from evalhub.rankings.services import phase_settings
 
 
@@ -95,12 +95,15 @@ def connect() -> None:
     archive_parts.register(
         archive_parts.Part(
             name="rankings",
-            models=(PhaseRanking, TestSetStatistics),
+            models=(PhaseRanking, TestSetStatistics, TrackChart),
             rows=lambda task: [
                 *PhaseRanking.objects.filter(phase__task=task).order_by("pk"),
                 *TestSetStatistics.objects.filter(test_set__phase__task=task).order_by(
                     "pk"
                 ),
+                *TrackChart.objects.filter(
+                    statistics__test_set__phase__task=task
+                ).order_by("pk"),
             ],
         )
     )
