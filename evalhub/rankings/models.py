@@ -121,7 +121,9 @@ class RunStatistics(models.Model):
 class PairStatistics(models.Model):
     """Paired bootstrap and approximate randomisation between two runs on one test
     set (``run_a`` < ``run_b``; ``delta`` = a - b), under the gold version and
-    settings in ``key``; removed when either run's share is recomputed."""
+    settings in ``key``; replaced when either run's share is recomputed under the
+    same key; those of another key are kept (the boards still show them) until a
+    refresh under the new key is complete."""
 
     test_set = models.ForeignKey(TestSet, on_delete=models.CASCADE, related_name="+")
     run_a = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
@@ -136,7 +138,8 @@ class PairStatistics(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["test_set", "run_a", "run_b"], name="pair_statistics_unique"
+                fields=["test_set", "run_a", "run_b", "key"],
+                name="pair_statistics_unique",
             )
         ]
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,15 @@ log = logging.getLogger(__name__)
 CONFIDENCE = rs.DEFAULT_CONFIDENCE
 #: Runs whose shares are computed and stored together (bounded memory, progress).
 BATCH = 50
+#: Seconds one refresh spends on missing shares and pairs before it stops and asks
+#: for another (below the job's soft time limit): after new gold or settings on a
+#: big board the work is spread over several jobs, each one's part kept.
+BUDGET = 200.0
+
+
+class Unfinished(Exception):
+    """The budget ran out; what was computed is stored, the rest is for the next
+    refresh."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,13 @@ def _run_key(ev: tuple[int, int, str, object], settings: str) -> str:
     return f"{settings}:v{scorer}:{at.isoformat()}"  # type: ignore[attr-defined]
 
 
-def shares(*, test_set: TestSet, ranking: PhaseRanking) -> Shares:
+def shares(
+    *, test_set: TestSet, ranking: PhaseRanking, budget: float | None = None
+) -> Shares:
     """Every taking-part run's share, computing (and storing) those missing or
-    stale and the pairs of each run computed now with the others."""
+    stale and the pairs of each run computed now with the others. With a
+    ``budget`` (seconds), raises :class:`Unfinished` when it runs out first."""
+    deadline = None if budget is None else time.monotonic() + budget
     settings = settings_key(test_set, ranking)
     evaluations = list(
         Evaluation.objects.filter(
@@ -95,13 +109,14 @@ def shares(*, test_set: TestSet, ranking: PhaseRanking) -> Shares:
         )
     )
     missing = [ev for ev in evaluations if stored.get(ev[1]) != wanted[ev[1]]]
+    # Two steps per run: its share, then its pairs.
+    steps = _Progress(test_set, total=2 * len(evaluations))
     if missing:
-        _compute_missing(test_set, ranking, missing, wanted)
+        steps.at = len(evaluations) - len(missing)
+        _compute_missing(test_set, ranking, missing, wanted, deadline, steps)
     rows = {
         pk: row
-        for pk, *row in RunStatistics.objects.filter(
-            test_set=test_set, submission_id__in=list(wanted)
-        ).values_list(
+        for pk, *row in RunStatistics.objects.filter(test_set=test_set).values_list(
             "submission_id",
             "items",
             "value",
@@ -112,20 +127,22 @@ def shares(*, test_set: TestSet, ranking: PhaseRanking) -> Shares:
             "losses",
             "paired",
         )
+        if pk in wanted
     }
     usable = [pk for pk in wanted if pk in rows and rows[pk][0]]
     if not usable:
         return Shares([], {}, {}, {}, settings, exact=False)
     items, _ = Counter(rows[pk][0] for pk in usable).most_common(1)[0]
     runs = [pk for pk in usable if rows[pk][0] == items]
-    task_type = test_set.phase.task.type
-    formula = _formula(task_type, rows[runs[0]])
+    formula = _formula(rows[runs[0]])
     arrays = {pk: _arrays(formula, rows[pk]) for pk in runs}
     n = arrays[runs[0]].n
     exact = rs.tested(n) and rs.exact_randomisation(n, ranking.bootstrap_samples)
     unpaired = [pk for pk in runs if not rows[pk][7]]
     if unpaired:
-        _store_pairs(test_set, settings, runs, unpaired, arrays, exact)
+        steps.at = 2 * len(evaluations) - len(unpaired)
+        _store_pairs(test_set, settings, runs, unpaired, arrays, exact, deadline, steps)
+    steps.finished()
     return Shares(
         runs=runs,
         arrays=arrays,
@@ -136,7 +153,7 @@ def shares(*, test_set: TestSet, ranking: PhaseRanking) -> Shares:
     )
 
 
-def _formula(task_type: TaskType, row: Sequence[object]) -> rs.Formula:
+def _formula(row: Sequence[object]) -> rs.Formula:
     return str(row[0]).split(":", 1)[0]  # type: ignore[return-value]
 
 
@@ -165,11 +182,14 @@ def _compute_missing(
     ranking: PhaseRanking,
     missing: list[tuple[int, int, str, object]],
     wanted: dict[int, str],
+    deadline: float | None,
+    steps: _Progress,
 ) -> None:
     """Compute and store the shares of ``missing`` runs, ``BATCH`` at a time;
-    their stored pairs go (recomputed with the others by :func:`shares`)."""
+    their stored pairs under this key go (recomputed with the others by
+    :func:`shares`)."""
+    settings = settings_key(test_set, ranking)
     task_type = test_set.phase.task.type
-    progress = _progress(test_set, len(missing))
     for start in range(0, len(missing), BATCH):
         batch = missing[start : start + BATCH]
         evs = Evaluation.objects.in_bulk([ev[0] for ev in batch])
@@ -195,7 +215,7 @@ def _compute_missing(
         for row in made:
             row.test_set = test_set
             row.key = wanted[row.submission_id]
-        pairs = PairStatistics.objects.filter(test_set=test_set)
+        pairs = PairStatistics.objects.filter(test_set=test_set, key=settings)
         with transaction.atomic():
             pairs.filter(run_a_id__in=done).delete()
             pairs.filter(run_b_id__in=done).delete()
@@ -203,8 +223,8 @@ def _compute_missing(
                 test_set=test_set, submission_id__in=done
             ).delete()
             RunStatistics.objects.bulk_create(made, ignore_conflicts=True)
-        progress(start + len(batch))
-    progress(None)
+        steps.advance(len(batch))
+        _check(deadline, start + len(batch) < len(missing))
 
 
 def _row(
@@ -263,34 +283,39 @@ def _store_pairs(
     new: list[int],
     arrays: dict[int, rs.RunArrays],
     exact: bool,
+    deadline: float | None,
+    steps: _Progress,
 ) -> None:
     """Test each run of ``new`` against every other run of ``runs`` (each pair
     once) and store the results: O(N) per new run."""
     fresh = set(new)
-    progress = _progress(test_set, len(new)) if len(new) > BATCH else None
+    done = RunStatistics.objects.filter(test_set=test_set)
     for count, pk in enumerate(new, start=1):
         others = [o for o in runs if o != pk and not (o in fresh and o < pk)]
         result = rs.pair_tests(arrays[pk], [arrays[o] for o in others], exact=exact)
-        PairStatistics.objects.bulk_create(
-            [
-                _pair(test_set, key, pk, o, float(d), float(pb), float(pr))
-                for o, d, pb, pr in zip(
-                    others,
-                    result.delta,
-                    result.p_bootstrap,
-                    result.p_randomisation,
-                    strict=True,
-                )
-            ],
-            ignore_conflicts=True,
-        )
-        if progress is not None and count % BATCH == 0:
-            progress(count)
-    RunStatistics.objects.filter(test_set=test_set, submission_id__in=new).update(
-        paired=True
-    )
-    if progress is not None:
-        progress(None)
+        with transaction.atomic():
+            PairStatistics.objects.bulk_create(
+                [
+                    _pair(test_set, key, pk, o, float(d), float(pb), float(pr))
+                    for o, d, pb, pr in zip(
+                        others,
+                        result.delta,
+                        result.p_bootstrap,
+                        result.p_randomisation,
+                        strict=True,
+                    )
+                ],
+                ignore_conflicts=True,
+            )
+            # Marked run by run: a refresh stopped half-way resumes here.
+            done.filter(submission_id=pk).update(paired=True)
+        steps.advance(1, report=count % BATCH == 0)
+        _check(deadline, count < len(new))
+
+
+def _check(deadline: float | None, more: bool) -> None:
+    if more and deadline is not None and time.monotonic() >= deadline:
+        raise Unfinished
 
 
 def _pair(
@@ -309,64 +334,46 @@ def _pair(
     )
 
 
-def _progress(test_set: TestSet, total: int) -> Callable[[int | None], None]:
-    """Report ``done`` of ``total`` on the test set's statistics row (outside any
-    transaction of the refresh, so the dashboard sees it); None: finished."""
-    rows = TestSetStatistics.objects.filter(test_set=test_set)
+class _Progress:
+    """How far a refresh that computes many shares and pairs is, on the test set's
+    statistics row (outside the refresh's transaction, so the dashboard sees it);
+    reported only when there is much to do (more than ``BATCH`` steps left)."""
 
-    def report(done: int | None) -> None:
-        if total <= BATCH:
-            return
-        if done is None:
-            rows.update(progress_done=0, progress_total=0)
-        else:
-            rows.update(progress_done=done, progress_total=total)
+    def __init__(self, test_set: TestSet, *, total: int) -> None:
+        self.rows = TestSetStatistics.objects.filter(test_set=test_set)
+        self.total = total
+        self.at = 0
+        self.shown = False
 
-    return report
+    def advance(self, steps: int, *, report: bool = True) -> None:
+        self.at += steps
+        if report and (self.shown or self.total - self.at > BATCH):
+            self.shown = True
+            self.rows.update(progress_done=self.at, progress_total=self.total)
 
-
-def pair_matrix(
-    *, test_set: TestSet, ranking: PhaseRanking, runs: Sequence[int]
-) -> dict[str, list[JSON]]:
-    """The full matrix (delta, paired-bootstrap and randomisation p-values; 12
-    digits) over ``runs``, read from the stored pairs; pairs not stored (a run
-    whose items differ from the majority's) are tested from the stored shares."""
-    key = settings_key(test_set, ranking)
-    index = {pk: i for i, pk in enumerate(runs)}
-    size = len(runs)
-    delta = np.zeros((size, size))
-    p_boot = np.ones((size, size))
-    p_rand = np.ones((size, size))
-    seen = np.eye(size, dtype=bool)
-    for a, b, d, pb, pr in _stored_pairs(test_set, key, runs):
-        i, j = index[a], index[b]
-        delta[i, j], delta[j, i] = d, -d
-        p_boot[i, j] = p_boot[j, i] = pb
-        p_rand[i, j] = p_rand[j, i] = pr
-        seen[i, j] = seen[j, i] = True
-    if not seen.all():
-        have = shares(test_set=test_set, ranking=ranking)
-        for i, j in zip(*np.nonzero(~seen), strict=True):
-            a, b = runs[i], runs[j]
-            if i < j and a in have.arrays and b in have.arrays:
-                one = rs.pair_tests(have.arrays[a], [have.arrays[b]], exact=have.exact)
-                delta[i, j], delta[j, i] = one.delta[0], -one.delta[0]
-                p_boot[i, j] = p_boot[j, i] = one.p_bootstrap[0]
-                p_rand[i, j] = p_rand[j, i] = one.p_randomisation[0]
-    return {
-        "delta": _rounded(delta),
-        "p_bootstrap": _rounded(p_boot),
-        "p_randomisation": _rounded(p_rand),
-    }
+    def finished(self) -> None:
+        self.rows.filter(progress_total__gt=0).update(progress_done=0, progress_total=0)
 
 
-def _stored_pairs(
-    test_set: TestSet, key: str, runs: Sequence[int]
-) -> Iterable[tuple[int, int, float, float, float]]:
-    return PairStatistics.objects.filter(
-        test_set=test_set, key=key, run_a_id__in=list(runs), run_b_id__in=list(runs)
-    ).values_list("run_a_id", "run_b_id", "delta", "p_bootstrap", "p_randomisation")
+@dataclass(frozen=True)
+class Progress:
+    test_set: str
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return 100 * self.done // self.total if self.total else 0
 
 
-def _rounded(matrix: np.ndarray) -> list[JSON]:
-    return [[round(float(v), 12) for v in row] for row in matrix]
+def progress(*, task: object) -> list[Progress]:
+    """The task's test sets whose statistics a worker is recomputing, with how
+    many steps of how many are done (two per run: its share, then its pairs)."""
+    return [
+        Progress(name, done, total)
+        for name, done, total in TestSetStatistics.objects.filter(
+            test_set__phase__task=task, progress_total__gt=0
+        )
+        .order_by("test_set__phase__pk", "test_set__pk")
+        .values_list("test_set__name", "progress_done", "progress_total")
+    ]

@@ -28,7 +28,7 @@ from evalhub.competitions.services.boards import (
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
-from evalhub.rankings.services import ladder, runstats
+from evalhub.rankings.services import ladder, pairs, runstats
 from evalhub.rankings.services.ladder import ladder_applies
 from tasks.base import JSON, Metric
 from tasks.common import resampling as rs
@@ -155,6 +155,8 @@ def compute(
             "values": values,  # type: ignore[dict-item]
             "exact": exact,
             "bands": bands,  # type: ignore[dict-item]
+            # Where the full matrix is read from (``with_pairs``).
+            "pairs_key": shares.key,
         }
 
     return {
@@ -191,9 +193,10 @@ def with_pairs(*, test_set: TestSet, matrix: Mapping[str, JSON]) -> dict[str, JS
     if not runs:
         return {**matrix, "delta": [], "p_bootstrap": [], "p_randomisation": []}
     ranking = PhaseRanking.for_phase(test_set.phase)
+    key = str(matrix.get("pairs_key") or runstats.settings_key(test_set, ranking))
     return {
         **matrix,
-        **runstats.pair_matrix(test_set=test_set, ranking=ranking, runs=runs),
+        **pairs.pair_matrix(test_set=test_set, ranking=ranking, runs=runs, key=key),
     }
 
 
@@ -216,16 +219,26 @@ def _refresh(test_set_id: int) -> str:
     ranking = PhaseRanking.for_phase(test_set.phase)
     # The new runs' shares and pairs (all of them after new gold or settings, with
     # progress on the dashboard) are stored before the row is locked.
-    shares = runstats.shares(test_set=test_set, ranking=ranking)
+    try:
+        shares = runstats.shares(
+            test_set=test_set, ranking=ranking, budget=runstats.BUDGET
+        )
+    except runstats.Unfinished:
+        # Its part is stored (progress on the dashboard); the next job goes on.
+        refreshes.request(kind=refreshes.STATISTICS, test_set_id=test_set_id)
+        return "continued"
     with transaction.atomic():
         row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
         before = visibility.released(test_set)
+        shown_key = matrix_of(row.data or {}, None).get("pairs_key")
         data = compute(test_set=test_set, ranking=ranking, shares=shares)
         row.data = data
         row.signature = signature(test_set, ranking)
         _save_chart(row, test_set, data)
         row.save()
         decided = visibility.released(test_set) != before
+    if shown_key != shares.key:  # new gold or settings: the old pairs are not shown
+        pairs.forget_other_keys(test_set=test_set, key=shares.key)
     # A Ladder decision changes which runs the public sees: no page drawn before
     # it is served again, and the figures drawn from the old board are redrawn.
     boardcache.invalidate(
