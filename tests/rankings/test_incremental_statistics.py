@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from evalhub.competitions.models import Evaluation
 from evalhub.competitions.services import teams
+from evalhub.competitions.services.data import datasets
 from evalhub.rankings import jobs
 from evalhub.rankings.models import (
     PairStatistics,
@@ -19,7 +20,7 @@ from evalhub.rankings.models import (
 from evalhub.rankings.services import pairs, runstats, statistics
 from tasks.base import ScoreReport
 from tasks.common import resampling as rs
-from tests.rankings.helpers import scored
+from tests.rankings.helpers import rescored, scored
 
 pytestmark = pytest.mark.django_db
 
@@ -206,3 +207,37 @@ def test_a_long_recompute_is_spread_over_jobs_and_ends_with_the_same_numbers(
     PairStatistics.objects.all().delete()
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     assert _snapshot(test_set) == spread
+
+
+def test_replaced_gold_recomputes_every_run_on_the_new_gold(
+    task, phase, test_set, bucc_demo, django_user_model
+):
+    """New gold changes every key: the runs rescored on it get new shares and pairs
+    (refreshed run by run as they are rescored), the old gold's pairs go once the
+    boards show the new gold, and the numbers equal a full recompute."""
+    runs = _submit_all(task, phase, bucc_demo, django_user_model, test_set)
+    old_key = runstats.settings_key(test_set, PhaseRanking.for_phase(phase))
+    # Another gold: the demo's with its last pair left out.
+    gold = bucc_demo.test_sets[0].gold["gold"].decode("utf-8").splitlines()
+    datasets.store_file(
+        test_set=test_set,
+        role="gold",
+        filename="g.tsv",
+        data=("\n".join(gold[:-1]) + "\n").encode("utf-8"),
+    )
+    test_set.refresh_from_db()
+    new_key = runstats.settings_key(test_set, PhaseRanking.for_phase(phase))
+    assert new_key != old_key
+    for run in runs:
+        rescored(run)
+        assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    assert set(PairStatistics.objects.values_list("key", flat=True)) == {new_key}
+    assert all(
+        k.startswith(f"{new_key}:")
+        for k in RunStatistics.objects.values_list("key", flat=True)
+    )
+    incremental = _snapshot(test_set)
+    RunStatistics.objects.all().delete()
+    PairStatistics.objects.all().delete()
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    assert _snapshot(test_set) == incremental
