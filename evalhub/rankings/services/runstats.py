@@ -48,9 +48,11 @@ CONFIDENCE = rs.DEFAULT_CONFIDENCE
 #: Runs whose shares are computed and stored together (bounded memory, progress).
 BATCH = 50
 #: Seconds one refresh spends on missing shares and pairs before it stops and asks
-#: for another (below the job's soft time limit): after new gold or settings on a
-#: big board the work is spread over several jobs, each one's part kept.
-BUDGET = 200.0
+#: for another: after new gold or settings on a big board the work is spread over
+#: several jobs, each one's part kept. Well below the job's soft time limit (300 s):
+#: the same job then draws the interval chart (about 20 to 45 s at 1,000 runs on a
+#: loaded machine).
+BUDGET = 150.0
 
 
 class Unfinished(Exception):
