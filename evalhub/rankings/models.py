@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from evalhub.competitions.finite import FiniteJSONEncoder
-from evalhub.competitions.models import Phase, TestSet, Track
+from evalhub.competitions.models import Phase, Submission, TestSet, Track
 from tasks.common import resampling
 
 
@@ -72,6 +72,10 @@ class TestSetStatistics(models.Model):
         upload_to=_chart_path, max_length=500, blank=True
     )
     updated_at = models.DateTimeField(auto_now=True)
+    #: While a refresh computes many runs' shares (new gold, new settings): how many
+    #: of how many are done (the console dashboard shows it); 0 of 0 otherwise.
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
 
     __test__ = False
 
@@ -113,3 +117,68 @@ class TrackChart(models.Model):
 
     def __str__(self) -> str:
         return f"interval chart of track {self.track_id} of {self.statistics}"
+
+
+class RunStatistics(models.Model):
+    """One run's share of the statistics of a test set, kept so that a new run only
+    adds its own (``services/runstats.py``): its interval, its metric on each shared
+    resample, the sums each swap trial moves, its per-item losses (the Ladder).
+    Valid while ``key`` (gold and scorer version, when the run was scored, samples,
+    seed) still holds; recomputed otherwise."""
+
+    test_set = models.ForeignKey(TestSet, on_delete=models.CASCADE, related_name="+")
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="+"
+    )
+    key = models.CharField(max_length=200)
+    #: Fingerprint of the gold items and formula; "" when the run cannot take part.
+    items = models.CharField(max_length=64, blank=True)
+    value = models.FloatField(null=True)
+    interval = models.JSONField(null=True, encoder=FiniteJSONEncoder)
+    sums = models.BinaryField(default=b"")
+    boot = models.BinaryField(default=b"")
+    swaps = models.BinaryField(default=b"")
+    losses = models.BinaryField(default=b"")
+    #: Its pairs with every other run of the same items are stored.
+    paired = models.BooleanField(default=False)
+
+    __test__ = False
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test_set", "submission"], name="run_statistics_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"statistics of run {self.submission_id} on {self.test_set_id}"
+
+
+class PairStatistics(models.Model):
+    """Paired bootstrap and approximate randomisation between two runs on one test
+    set (``run_a`` < ``run_b``; ``delta`` = a - b), under the gold version and
+    settings in ``key``; replaced when either run's share is recomputed under the
+    same key; those of another key are kept (the boards still show them) until a
+    refresh under the new key is complete."""
+
+    test_set = models.ForeignKey(TestSet, on_delete=models.CASCADE, related_name="+")
+    run_a = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    run_b = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    delta = models.FloatField()
+    p_bootstrap = models.FloatField()
+    p_randomisation = models.FloatField()
+
+    __test__ = False
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["test_set", "run_a", "run_b", "key"],
+                name="pair_statistics_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"runs {self.run_a_id} and {self.run_b_id} on {self.test_set_id}"

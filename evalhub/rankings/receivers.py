@@ -3,7 +3,8 @@ the Ladder as the core's score gate, the board statistics source, the statistics
 refresh after every change of a test set's scores, the boards following a
 change of the phase's ranking settings, the bundle's ``ranking:`` section, and the
 overview-paper package (its figures drawn by a worker; a link per phase on the
-organiser dashboard)."""
+organiser dashboard), and the progress of a statistics refresh that recomputes
+every run (a panel on the dashboard)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,15 @@ def _settings_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None
     return ("Ranking settings (Ladder, intervals)", links) if links else None
 
 
+def _statistics_progress(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
+    """Test sets whose statistics are being recomputed run by run (new gold or
+    settings): how far the worker is."""
+    from evalhub.rankings.services import runstats
+
+    busy = runstats.progress(task=task)
+    return ("rankings/statistics_progress.html", {"rows": busy}) if busy else None
+
+
 def _bundle_export(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
     section = phase_settings.export_section(task=task)
     return None if section is None else (phase_settings.SECTION, section)
@@ -74,6 +84,7 @@ def connect() -> None:
     package.register_preparer(lambda pk: jobs.prepare_package.delay(pk))
     signals.dashboard_links.connect(_dashboard_links, dispatch_uid="rk-package")
     signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
+    signals.dashboard_panels.connect(_statistics_progress, dispatch_uid="rk-progress")
     visibility.register_score_gate(ladder.LadderGate())
     core_settings.register(
         phase_settings.SECTION,

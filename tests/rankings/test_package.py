@@ -91,7 +91,8 @@ def test_numbers_equal_the_leaderboard(world, phase, test_set, organiser, ladder
             assert system["band"] == row.band
             assert system["interval"] == stats.data["intervals"][str(row.submission_id)]
             assert system["name"] == package.system_name(row.team, row.method_name)
-        assert board.table["p_randomisation"] == stats.data["matrix"]["p_randomisation"]
+        pairs = statistics.with_pairs(test_set=ts, matrix=stats.data["matrix"])
+        assert board.table["p_randomisation"] == pairs["p_randomisation"]
         assert board.table["signature"] == stats.signature == shown.signature
     # The JSON holds the same numbers.
     data = json.loads(package_files.files(built)["package.json"])
@@ -365,7 +366,10 @@ def test_a_board_per_test_set_and_track(  # noqa: PLR0913
         assert [s["band"] for s in board.table["systems"]] == [
             r.band for r in shown.rows
         ]
-        matrix = statistics.matrix_of(stats.data, board.key.track.pk)
+        matrix = statistics.with_pairs(
+            test_set=test_set,
+            matrix=statistics.matrix_of(stats.data, board.key.track.pk),
+        )
         assert board.table["p_randomisation"] == matrix["p_randomisation"]
     assert len(built.boards[0].runs) == 3 and len(built.boards[1].runs) == 2
     files = package_files.files(built)

@@ -50,7 +50,8 @@ def test_refresh_stores_intervals_matrix_and_bands(three_teams, test_set):
     assert data["matrix"]["runs"] == [r.submission_id for r in board.rows]
     # The three demo systems are far apart: three bands, all p-values tiny.
     assert [r.band for r in board.rows] == [1, 2, 3]
-    assert data["matrix"]["p_randomisation"][0][2] < 0.01
+    pairs = statistics.with_pairs(test_set=test_set, matrix=data["matrix"])
+    assert pairs["p_randomisation"][0][2] < 0.01
     assert board.rows[0].interval.startswith(f"{board.rows[0].primary:.4f} ± 0.0")
     assert "bootstrap:1000|seed:0" in board.signature
     assert row.chart_svg.read().lstrip().startswith(b"<?xml")

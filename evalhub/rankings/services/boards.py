@@ -89,4 +89,9 @@ def statistics_of(
     if row is None or not row.data:
         return "", {}, {}
     track_id = None if key.track is None else key.track.pk
-    return row.signature, row.data, statistics.matrix_of(row.data, track_id)
+    matrix = statistics.matrix_of(row.data, track_id)
+    return (
+        row.signature,
+        row.data,
+        statistics.with_pairs(test_set=key.test_set, matrix=matrix),
+    )

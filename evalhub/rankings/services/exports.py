@@ -46,7 +46,10 @@ def significance(
     track = tracks.by_slug(phase=test_set.phase, slug=track_slug)
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     data = row.data if row is not None else {}
-    matrix = statistics.matrix_of(data, None if track is None else track.pk)
+    matrix = statistics.with_pairs(
+        test_set=test_set,
+        matrix=statistics.matrix_of(data, None if track is None else track.pk),
+    )
     runs = matrix.get("runs", [])
     subs = Submission.objects.select_related("team", "phase__task", "track").in_bulk(
         runs

@@ -45,13 +45,14 @@ def ladder_applies(test_set: TestSet, ranking: PhaseRanking) -> bool:
 def decide(
     *,
     test_set: TestSet,
-    stats_of: Mapping[int, rs.ItemStats],
+    runs_of: Mapping[int, rs.LadderRun],
     higher_is_better: bool,
     margin: float,
 ) -> tuple[dict[str, int], list[JSON]]:
     """The released run per competitor and the Ladder's steps (organiser-only:
     they hold unreleased scores), from every run's history (module docstring).
-    ``stats_of``: per-item statistics of the runs scored on the current gold."""
+    ``runs_of``: value and per-item losses of the runs scored on the current gold
+    (``runstats``)."""
     current = set(
         Evaluation.objects.filter(
             test_set=test_set, gold_version=test_set.gold_version
@@ -62,7 +63,7 @@ def decide(
             "submission_id", flat=True
         )
     )
-    history: dict[str, list[tuple[str, rs.ItemStats]]] = {}
+    history: dict[str, list[rs.LadderRun]] = {}
     blocked: set[str] = set()
     for pk, team_id, baseline, track_id, status in (
         Submission.objects.filter(phase=test_set.phase)
@@ -77,12 +78,14 @@ def decide(
             pk in evaluated and pk not in current
         ):
             blocked.add(key)  # waits for this run (or its rescore)
-        elif pk in stats_of:
-            history.setdefault(key, []).append((str(pk), stats_of[pk]))
+        elif pk in runs_of:
+            history.setdefault(key, []).append(runs_of[pk])
     shown: dict[str, int] = {}
     steps: list[JSON] = []
     for key, runs in history.items():
-        team_steps = rs.ladder(runs, higher_is_better=higher_is_better, margin=margin)
+        team_steps = rs.ladder_of(
+            runs, higher_is_better=higher_is_better, margin=margin
+        )
         shown[key] = int(team_steps[-1].shown)
         steps.extend(
             {

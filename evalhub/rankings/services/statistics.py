@@ -12,14 +12,12 @@ same whenever they are recomputed.
 from __future__ import annotations
 
 import logging
-import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from django.db import transaction
 
 from evalhub.competitions import logs
-from evalhub.competitions.models import Evaluation, Submission, TestSet
+from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
@@ -29,9 +27,9 @@ from evalhub.competitions.services.boards import (
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
-from evalhub.rankings.services import ladder
+from evalhub.rankings.services import ladder, pairs, runstats
 from evalhub.rankings.services.ladder import ladder_applies
-from tasks.base import JSON, Metric, ScoreReport, TaskType
+from tasks.base import JSON, Metric
 from tasks.common import resampling as rs
 
 CONFIDENCE = rs.DEFAULT_CONFIDENCE
@@ -121,127 +119,67 @@ def signature(test_set: TestSet, ranking: PhaseRanking) -> str:
     )
 
 
-def item_stats_of(
+def compute(
+    *,
     test_set: TestSet,
-) -> list[tuple[Submission, rs.ItemStats]]:
-    """Scored runs on the current gold with their per-item statistics, in
-    submission order; runs whose items differ from the majority's are left out."""
-    task_type = test_set.phase.task.type
-    evaluations = (
-        Evaluation.objects.filter(
-            test_set=test_set,
-            submission__status=Submission.Status.SCORED,
-            gold_version=test_set.gold_version,
-        )
-        .select_related("submission")
-        .order_by("submission__created_at", "submission_id")
-    )
-    runs: list[tuple[Submission, rs.ItemStats]] = []
-    for ev in evaluations:
-        stats = _run_stats(task_type, ev)
-        if stats is not None:
-            runs.append((ev.submission, stats))
-    if not runs:
-        return []
-    keys, _ = Counter(s.keys for _, s in runs).most_common(1)[0]
-    return [(sub, s) for sub, s in runs if s.keys == keys]
-
-
-def _run_stats(task_type: TaskType, ev: Evaluation) -> rs.ItemStats | None:
-    """One run's per-item statistics, or None when the run cannot take part: its
-    metric is undefined (e.g. nothing judged yet: no interval, no band until it is)
-    or its stored outcome cannot be read. Logged; the other runs are unaffected."""
-    report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
-    try:
-        stats = task_type.item_statistics(report)
-        value = None if stats is None else stats.value()
-    except logs.FATAL:
-        raise
-    except Exception:  # noqa: BLE001 - one run's bad outcome must not stop the rest
-        logs.error_without_text(
-            log,
-            "statistics: run %s on test set %s left out (its outcome is unreadable)",
-            ev.submission_id,
-            ev.test_set_id,
-        )
-        return None
-    if value is not None and not math.isfinite(value):
-        log.warning(
-            "statistics: run %s on test set %s left out (metric undefined)",
-            ev.submission_id,
-            ev.test_set_id,
-        )
-        return None
-    return stats
-
-
-def _finite_interval(interval: rs.Interval) -> bool:
-    return all(math.isfinite(v) for v in (interval.value, interval.low, interval.high))
-
-
-def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
+    ranking: PhaseRanking,
+    shares: runstats.Shares | None = None,
+) -> dict[str, JSON]:
+    """Intervals, the Ladder and each board's bands from the runs' stored shares
+    (``runstats``: only runs new since the last refresh are computed, with their
+    pairs). Bands test each run against its band's leader; the full matrix of a
+    board is read on request (:func:`with_pairs`)."""
     task_type = test_set.phase.task.type
     higher = task_type.metric(task_type.primary_metric).higher_is_better
-    runs = item_stats_of(test_set)
-    samples, seed = ranking.bootstrap_samples, ranking.seed
-
-    # With fewer than two gold items (e.g. a one-document bitext) every resample is
-    # the sample itself: no interval rather than a misleading "± 0.000".
-    intervals = (
-        rs.bootstrap_intervals(
-            [s for _, s in runs], samples=samples, seed=seed, confidence=CONFIDENCE
-        )
-        if runs and runs[0][1].n >= 2
-        else []
-    )
+    if shares is None:
+        shares = runstats.shares(test_set=test_set, ranking=ranking)
+    arrays = shares.arrays
     # Every run counts, hidden or not, in submission order (services/ladder.py).
     released, steps = ladder.decide(
         test_set=test_set,
-        stats_of={sub.pk: st for sub, st in runs},
+        runs_of={
+            pk: rs.LadderRun(str(pk), arrays[pk].value, shares.losses[pk])
+            for pk in shares.runs
+        },
         higher_is_better=higher,
         margin=ranking.ladder_margin,
     )
     applies = ladder_applies(test_set, ranking)
-    stats_of = {sub.pk: s for sub, s in runs}
 
     def matrix(track_id: int | None) -> dict[str, JSON]:
-        """Pairwise tests and rank bands over one board's runs."""
+        """Values and rank bands over one board's runs."""
         board = selection.select_runs(
             test_set=test_set, released=released if applies else None, track_id=track_id
         )
-        board = [pk for pk in board if pk in stats_of]
-        result = rs.pairwise(
-            [stats_of[pk] for pk in board], samples=samples, trials=samples, seed=seed
-        )
-        bands = rs.rank_bands(
-            result.values,
-            result.p_randomisation,
-            higher_is_better=higher,
-            alpha=ranking.alpha,
+        board = [pk for pk in board if pk in arrays]
+        values = [arrays[pk].value for pk in board]
+
+        def p_of(i: int, j: int) -> float:
+            one = rs.pair_tests(arrays[board[i]], [arrays[board[j]]], exact=exact)
+            return float(one.p_randomisation[0])
+
+        exact = len(board) >= 2 and shares.exact
+        bands = rs.rank_bands_of(
+            values, p_of, higher_is_better=higher, alpha=ranking.alpha
         )
         return {
             "runs": board,  # type: ignore[dict-item]
-            "values": list(result.values),
-            "delta": _rounded(result.delta),
-            "p_bootstrap": _rounded(result.p_bootstrap),
-            "p_randomisation": _rounded(result.p_randomisation),
-            "exact": result.exact,
+            "values": values,  # type: ignore[dict-item]
+            "exact": exact,
             "bands": bands,  # type: ignore[dict-item]
+            # Where the full matrix is read from (``with_pairs``).
+            "pairs_key": shares.key,
         }
 
     return {
         "metric": task_type.primary_metric,
         "higher_is_better": higher,
-        "n_items": runs[0][1].n if runs else 0,
-        "samples": samples,
-        "seed": seed,
+        "n_items": shares.n_items,
+        "samples": ranking.bootstrap_samples,
+        "seed": ranking.seed,
         "confidence": CONFIDENCE,
         "alpha": ranking.alpha,
-        "intervals": {
-            str(sub.pk): iv.to_json()  # type: ignore[misc]
-            for (sub, _), iv in zip(runs, intervals, strict=False)
-            if _finite_interval(iv)
-        },
+        "intervals": {str(pk): iv for pk, iv in shares.intervals.items()},
         "ladder": {
             "enabled": ranking.ladder,
             "applies": applies,
@@ -259,8 +197,19 @@ def compute(*, test_set: TestSet, ranking: PhaseRanking) -> dict[str, JSON]:
     }
 
 
-def _rounded(matrix: Sequence[Sequence[float]]) -> list[JSON]:
-    return [[round(float(v), 12) for v in row] for row in matrix]
+def with_pairs(*, test_set: TestSet, matrix: Mapping[str, JSON]) -> dict[str, JSON]:
+    """A stored board matrix (:func:`matrix_of`) with its full pairwise matrices
+    (delta, p-values) read from the stored pairs: the significance page, its
+    exports and the package."""
+    runs = list(matrix.get("runs") or [])  # type: ignore[call-overload]
+    if not runs:
+        return {**matrix, "delta": [], "p_bootstrap": [], "p_randomisation": []}
+    ranking = PhaseRanking.for_phase(test_set.phase)
+    key = str(matrix.get("pairs_key") or runstats.settings_key(test_set, ranking))
+    return {
+        **matrix,
+        **pairs.pair_matrix(test_set=test_set, ranking=ranking, runs=runs, key=key),
+    }
 
 
 def refresh(*, test_set_id: int) -> str:
@@ -279,16 +228,29 @@ def _refresh(test_set_id: int) -> str:
     if test_set is None:
         return "missing"
     TestSetStatistics.objects.get_or_create(test_set=test_set)
+    ranking = PhaseRanking.for_phase(test_set.phase)
+    # The new runs' shares and pairs (all of them after new gold or settings, with
+    # progress on the dashboard) are stored before the row is locked.
+    try:
+        shares = runstats.shares(
+            test_set=test_set, ranking=ranking, budget=runstats.BUDGET
+        )
+    except runstats.Unfinished:
+        # Its part is stored (progress on the dashboard); the next job goes on.
+        refreshes.request(kind=refreshes.STATISTICS, test_set_id=test_set_id)
+        return "continued"
     with transaction.atomic():
         row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
         before = visibility.released(test_set)
-        ranking = PhaseRanking.for_phase(test_set.phase)
-        data = compute(test_set=test_set, ranking=ranking)
+        shown_key = matrix_of(row.data or {}, None).get("pairs_key")
+        data = compute(test_set=test_set, ranking=ranking, shares=shares)
         row.data = data
         row.signature = signature(test_set, ranking)
         _save_charts(row, test_set, data)
         row.save()
         decided = visibility.released(test_set) != before
+    if shown_key != shares.key:  # new gold or settings: the old pairs are not shown
+        pairs.forget_other_keys(test_set=test_set, key=shares.key)
     # A Ladder decision changes which runs the public sees: no page drawn before
     # it is served again, and the figures drawn from the old board are redrawn.
     boardcache.invalidate(
@@ -336,25 +298,20 @@ def compare_runs(
     ):
         raise NotComparable  # e.g. a run the Ladder did not release
     ranking = PhaseRanking.for_phase(test_set.phase)
-    stats = {sub.pk: s for sub, s in item_stats_of(test_set)}
-    if run_a not in stats or run_b not in stats:
+    shares = runstats.shares(test_set=test_set, ranking=ranking)
+    if run_a not in shares.arrays or run_b not in shares.arrays:
         raise NotComparable
-    delta, p_boot, p_rand = rs.compare(
-        stats[run_a],
-        stats[run_b],
-        samples=ranking.bootstrap_samples,
-        trials=ranking.bootstrap_samples,
-        seed=ranking.seed,
-    )
+    a, b = shares.arrays[run_a], shares.arrays[run_b]
+    one = rs.pair_tests(a, [b], exact=shares.exact)
     return {
         "test_set": test_set.slug,
         "metric": task.type.primary_metric,
         "run_a": run_a,
         "run_b": run_b,
-        "value_a": stats[run_a].value(),
-        "value_b": stats[run_b].value(),
-        "delta": delta,
-        "p_bootstrap": p_boot,
-        "p_randomisation": p_rand,
+        "value_a": a.value,
+        "value_b": b.value,
+        "delta": float(one.delta[0]),
+        "p_bootstrap": float(one.p_bootstrap[0]),
+        "p_randomisation": float(one.p_randomisation[0]),
         "signature": signature(test_set, ranking),
     }

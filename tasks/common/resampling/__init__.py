@@ -64,8 +64,23 @@ from tasks.common.resampling.items import (
     ItemStats,
     apply_formula,
 )
-from tasks.common.resampling.ladder import LadderStep, ladder
-from tasks.common.resampling.significance import Pairwise, compare, pairwise, rank_bands
+from tasks.common.resampling.ladder import LadderRun, LadderStep, ladder, ladder_of
+from tasks.common.resampling.runs import (
+    PairTests,
+    RunArrays,
+    exact_randomisation,
+    interval_of,
+    pair_tests,
+    run_arrays,
+    tested,
+)
+from tasks.common.resampling.significance import (
+    Pairwise,
+    compare,
+    pairwise,
+    rank_bands,
+    rank_bands_of,
+)
 
 __all__ = [
     "CHUNK",
@@ -77,14 +92,24 @@ __all__ = [
     "Formula",
     "Interval",
     "ItemStats",
+    "LadderRun",
     "LadderStep",
+    "PairTests",
+    "RunArrays",
     "Pairwise",
     "apply_formula",
     "bootstrap_interval",
     "bootstrap_intervals",
     "compare",
+    "exact_randomisation",
+    "interval_of",
     "ladder",
+    "ladder_of",
+    "pair_tests",
     "pairwise",
     "rank_bands",
+    "rank_bands_of",
     "resample_weights",
+    "run_arrays",
+    "tested",
 ]

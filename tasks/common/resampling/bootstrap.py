@@ -47,13 +47,6 @@ def _check_aligned(stats: Sequence[ItemStats]) -> None:
             raise ValueError("runs are not on the same gold items")
 
 
-def _stack(stats: Sequence[ItemStats]) -> tuple[FloatArray, FloatArray]:
-    """Values ``(n, runs, k)`` and offsets ``(runs, k)``."""
-    values = np.stack([s.values for s in stats], axis=1)
-    offsets = np.array([s.offset for s in stats])
-    return values, offsets
-
-
 def _boot_metrics(stats: Sequence[ItemStats], seed: int, samples: int) -> FloatArray:
     """``(samples, runs)`` metrics on the shared resamples of ``seed``."""
     # One product per run (not one stacked product) so that a run's numbers are

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tasks.common.resampling.bootstrap import _check_aligned
-from tasks.common.resampling.items import DEFAULT_LADDER_MARGIN, ItemStats
+from tasks.common.resampling.items import DEFAULT_LADDER_MARGIN, FloatArray, ItemStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,16 @@ class LadderStep:
     threshold: float
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class LadderRun:
+    """What the Ladder needs of a run: its value and per-item losses
+    (``ItemStats.losses()``), e.g. kept from an earlier refresh."""
+
+    name: str
+    value: float
+    losses: FloatArray
+
+
 def ladder(
     runs: Sequence[tuple[str, ItemStats]],
     *,
@@ -32,23 +42,37 @@ def ladder(
     (see the module docstring): a run is released when it beats the shown run by more
     than ``margin`` standard errors (1.0 in the paper). The first run is always
     released."""
+    if runs:
+        _check_aligned([s for _, s in runs])
+    return ladder_of(
+        [LadderRun(name, s.value(), s.losses()) for name, s in runs],
+        higher_is_better=higher_is_better,
+        margin=margin,
+    )
+
+
+def ladder_of(
+    runs: Sequence[LadderRun],
+    *,
+    higher_is_better: bool = True,
+    margin: float = DEFAULT_LADDER_MARGIN,
+) -> list[LadderStep]:
+    """:func:`ladder` from each run's value and losses (runs on the same items)."""
     steps: list[LadderStep] = []
-    best: tuple[str, ItemStats] | None = None
+    best: LadderRun | None = None
     sign = 1.0 if higher_is_better else -1.0
-    for name, stats in runs:
-        value = stats.value()
+    for run in runs:
         if best is None:
-            best = (name, stats)
-            steps.append(LadderStep(name, value, True, name, 0.0))
+            best = run
+            steps.append(LadderStep(run.name, run.value, True, run.name, 0.0))
             continue
-        _check_aligned([best[1], stats])
-        n = stats.n
-        diff = stats.losses() - best[1].losses()
+        n = len(run.losses)
+        diff = run.losses - best.losses
         sd = float(np.std(diff, ddof=1)) if n > 1 else 0.0
         threshold = margin * sd / math.sqrt(n) if n else 0.0
-        gain = sign * (value - best[1].value())
+        gain = sign * (run.value - best.value)
         released = gain > threshold and gain > 0
         if released:
-            best = (name, stats)
-        steps.append(LadderStep(name, value, released, best[0], threshold))
+            best = run
+        steps.append(LadderStep(run.name, run.value, released, best.name, threshold))
     return steps

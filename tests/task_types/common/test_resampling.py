@@ -248,3 +248,40 @@ def test_resamples_do_not_depend_on_the_block_size(monkeypatch) -> None:  # noqa
     again = rs.pairwise(runs, samples=700, trials=700, seed=2)
     assert (again.p_bootstrap == matrix.p_bootstrap).all()
     assert (again.p_randomisation == matrix.p_randomisation).all()
+
+
+@pytest.mark.parametrize("n", [6, 300])  # exact randomisation, then sampled swaps
+def test_a_pair_does_not_depend_on_the_runs_computed_with_it(n: int) -> None:
+    """The platform stores each run's share and each pair once (a new run is tested
+    against the stored ones): every number equals the full matrix's, bit for bit."""
+    rng = np.random.default_rng(11)
+    stats = [mean_stats(rng.random(n) ** (1 + i % 3)) for i in range(6)]
+    full = rs.pairwise(stats, samples=500, trials=500, seed=4)
+    alone = [rs.run_arrays([s], samples=500, trials=500, seed=4)[0] for s in stats]
+    together = rs.run_arrays(stats, samples=500, trials=500, seed=4)
+    for a, b in zip(alone, together, strict=True):
+        assert (a.boot == b.boot).all() and (a.swaps == b.swaps).all()
+    exact = rs.exact_randomisation(n, 500)
+    assert full.exact == exact
+    for i in range(len(stats)):
+        for j in range(len(stats)):
+            if i == j:
+                continue
+            one = rs.pair_tests(alone[i], [alone[j]], exact=exact)
+            assert one.delta[0] == full.delta[i, j]
+            assert one.p_bootstrap[0] == full.p_bootstrap[i, j]
+            assert one.p_randomisation[0] == full.p_randomisation[i, j]
+        others = [alone[j] for j in range(len(stats)) if j != i]
+        row = rs.pair_tests(alone[i], others, exact=exact)
+        mask = np.arange(len(stats)) != i
+        assert (row.p_randomisation == full.p_randomisation[i][mask]).all()
+    for s, a in zip(stats, alone, strict=True):
+        interval = rs.interval_of(a, samples=500, seed=4, confidence=0.95)
+        assert interval == rs.bootstrap_interval(s, samples=500, seed=4)
+
+
+def test_ladder_of_stored_losses_is_the_ladder() -> None:
+    rng = np.random.default_rng(2)
+    runs = [(str(i), mean_stats(rng.random(200) + 0.02 * i)) for i in range(8)]
+    stored = [rs.LadderRun(name, s.value(), s.losses()) for name, s in runs]
+    assert rs.ladder_of(stored, margin=0.5) == rs.ladder(runs, margin=0.5)
