@@ -15,6 +15,7 @@ from evalhub.competitions.services.boards import (
     compare,
     overall,
     own_rows,
+    tails,
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
@@ -47,7 +48,11 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
             request,
             "competitions/phase_leaderboard.html",
             board_pages.leaderboard_page(
-                phase=phase_obj, test_sets=test_sets, user=request.user, track=track
+                phase=phase_obj,
+                test_sets=test_sets,
+                user=request.user,
+                track=track,
+                every_row=tails.shows_all(request.GET.get("rows")),
             ),
         ).content
 

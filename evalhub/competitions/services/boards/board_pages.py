@@ -25,6 +25,7 @@ from evalhub.competitions.services.boards import (
     own_rows,
     selection,
     systems,
+    tails,
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.precompiled import Precompiled, fields, instance
@@ -44,6 +45,13 @@ class BoardView:
     #: Figures or the analysis were drawn from runs the board no longer shows: not
     #: shown until the worker has redrawn them (``access.artefact_current``).
     redrawing: bool = False
+    #: A long board (``tails.cut``): the ranked rows shown, how many are ranked,
+    #: the placeholder of the viewer's rows past them, "show all"/"first" links.
+    rows_slice: str = ":"
+    ranked_count: int = 0
+    tail: SafeString = SafeString("")
+    more_url: str = ""
+    less_url: str = ""
 
     @property
     def system_count(self) -> int:
@@ -97,12 +105,17 @@ def leaderboard_page(
     test_sets: list[TestSet],
     user: object,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
     (see ``boards_fragment``; ``phase`` and ``test_sets`` from
     ``leaderboard_phase``). In a phase with tracks: the boards of ``track``, or
-    of every track together (None), and the track selector."""
+    of every track together (None), and the track selector. ``every_row``: long
+    boards show every row, not the first ones and the viewer's (``tails``)."""
     task = phase.task
+    html = boards_fragment(
+        phase=phase, test_sets=test_sets, user=user, track=track, every_row=every_row
+    )
     return {
         "task": task,
         "phase": phase,
@@ -110,11 +123,9 @@ def leaderboard_page(
         "tracks": tracks.phase_tracks(phase),
         "track": track,
         # The viewer's own rows are marked on the fragment read from the cache,
-        # never in it (``own_rows``).
-        "boards_html": own_rows.mark(
-            boards_fragment(phase=phase, test_sets=test_sets, user=user, track=track),
-            user,
-        ),
+        # never in it; so are a long board's own rows past the first ones put in
+        # (``own_rows``, ``tails``).
+        "boards_html": own_rows.mark(html, user),
         "primary": task.type.metric(task.type.primary_metric),
         "finals": selection.finals_apply(phase),
         "has_private": any(
@@ -131,12 +142,14 @@ def boards_fragment(
     user: object,
     viewer: bool = True,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
     zone, from the fragment cache (``boardcache.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
-    of every track, each row marked with its track); part of the fragment's key."""
+    of every track, each row marked with its track); part of the fragment's key,
+    as is ``every_row`` (long boards: every row, or the first ones, ``tails``)."""
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
@@ -154,8 +167,11 @@ def boards_fragment(
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
-                "boards": _board_views(phase, test_sets, user, *audience, track=track),
+                "boards": _board_views(
+                    phase, test_sets, user, *audience, track=track, every_row=every_row
+                ),
                 "primary": primary,
+                **tails.numbers(),
                 "track": track,
             },
         )
@@ -163,7 +179,7 @@ def boards_fragment(
     track_key = None if track is None else (track.pk, track.slug, track.name)
     return boardcache.fragment(
         test_sets=test_sets,
-        vary_on=(phase.pk, zone, audience, track_key),
+        vary_on=(phase.pk, zone, audience, track_key, every_row),
         render=render,
     )
 
@@ -269,6 +285,7 @@ def _board_views(
     detail: bool,
     hidden_runs: bool,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> list[BoardView]:
     """What the fragment shows; it depends on ``user`` only through the audience
     flags (``shown``, ``detail``, ``hidden_runs``), which key the cache (the
@@ -293,21 +310,26 @@ def _board_views(
         )
         board = leaderboard.board(test_set=ts, include_hidden=hidden_runs, track=track)
         views.append(
-            BoardView(
-                ts,
-                board,
-                plots,
-                analysis,
-                detail,
-                columns,
-                systems.cells(
-                    list(columns),
-                    board.rows,
-                    systems.teams_of(r.submission_id for r in board.rows),
-                )
-                if columns
-                else {},
-                redrawing=not all(access.artefact_current(a) for a in artefacts),
+            tails.cut(
+                BoardView(
+                    ts,
+                    board,
+                    plots,
+                    analysis,
+                    detail,
+                    columns,
+                    systems.cells(
+                        list(columns),
+                        board.rows,
+                        systems.teams_of(r.submission_id for r in board.rows),
+                    )
+                    if columns
+                    else {},
+                    redrawing=not all(access.artefact_current(a) for a in artefacts),
+                ),
+                phase=phase,
+                track=track,
+                every_row=every_row,
             )
         )
     return views
