@@ -5,16 +5,17 @@ a link to every row (``?rows=all``).
 The boards are cached fragments shared by every viewer of one audience
 (``boardcache.fragment``), so the fragment of the first rows cannot hold the
 viewer's own rows. When it is rendered, the rows past the first ones (the
-*tail*) are rendered too, each team's under a cache key of its own, made of a
-token of that rendering; the fragment holds a placeholder naming the token and
-the tail's teams (``placeholder``: ids and a random token, the same for every
-viewer). The page, after reading the fragment, puts the viewer's teams' tail
-rows in place of the placeholder (``insert``: one cache read of those teams'
-rows, none for a viewer without a team on the tail) and drops the placeholder
-for everyone else. The tail rows are stored with ``boardcache.store``, so what a
-worker rendered ahead of a failed bump is dropped with the fragment, and they
-outlive the fragment that names them. Should they be gone all the same
-(evicted), the row says where the team's row is: on the full board."""
+*tail*) are kept too, each team's under a cache key of its own made of a token
+of that rendering, with what the row template needs of the board; the fragment
+holds a placeholder naming the token and the tail's teams (``render_tail``: ids
+and a random token, the same for every viewer). The page, after reading the
+fragment, renders the viewer's teams' tail rows in place of the placeholder
+(``insert``: one cache read, none for a viewer without a team on the tail) and
+drops the placeholder for everyone else. The tail is stored with
+``boardcache.store_many``, so what a worker rendered ahead of a failed bump is
+dropped with the fragment, and it outlives the fragment that names it. Should
+it be gone all the same (evicted), the row says where the team's row is: on the
+full board."""
 
 from __future__ import annotations
 
@@ -43,8 +44,6 @@ ALL = "all"
 TAIL_TIMEOUT = boardcache.FRAGMENT_TIMEOUT + 120
 
 _PLACEHOLDER = re.compile(r"<!--tail:(\d+):([0-9a-f]+):([0-9,]*):(\d+)-->")
-#: Between the rows of one rendering of the tail (``render_tail``'s template).
-_ROW_END = "<!--row-end-->"
 
 
 def shows_all(rows: str | None) -> bool:
@@ -105,29 +104,46 @@ def links(*, path: str, track_slug: str, test_set_id: int) -> tuple[str, str]:
 def render_tail(
     *, context: Mapping[str, object], rows: Sequence[object], width: int
 ) -> SafeString:
-    """Render the ``rows`` past the first ones (``context``: the board row
-    template's, without ``row``), keep each team's under this rendering's token,
-    and return the fragment's placeholder for them."""
-    html = render_to_string(
-        "competitions/board_tail_rows.html", {**context, "rows": rows}
+    """Keep the ``rows`` past the first ones, each team's under this rendering's
+    token, with what the row template needs of ``context`` (its ``view`` and
+    ``layout``, without their rows), and return the fragment's placeholder for
+    them. The rows are kept, not their HTML: a viewer's own rows are rendered on
+    its request (a millisecond or two), where rendering all of them here took
+    most of a 1,000-row board's render."""
+    view, shape = context["view"], context["layout"]
+    light = (
+        dataclasses.replace(  # type: ignore[type-var]
+            view,
+            board=dataclasses.replace(view.board, rows=view.board.rows[:1]),  # type: ignore[attr-defined]
+            plots=(),
+            analysis=None,
+            cells={},
+        ),
+        dataclasses.replace(shape, ranked=(), baselines=()),  # type: ignore[type-var]
     )
-    pieces = html.split(_ROW_END)
     token = secrets.token_hex(8)
-    by_team: dict[int, list[tuple[int, str]]] = {}
-    for position, (row, piece) in enumerate(zip(rows, pieces, strict=False)):
-        by_team.setdefault(row.team_id, []).append((position, piece.strip()))  # type: ignore[attr-defined]
+    cells = view.cells  # type: ignore[attr-defined]
+    by_team: dict[int, list[tuple[int, object, object]]] = {}
+    for position, row in enumerate(rows):
+        pk = row.submission_id  # type: ignore[attr-defined]
+        by_team.setdefault(row.team_id, []).append((position, row, cells.get(pk, ())))  # type: ignore[attr-defined]
     boardcache.store_many(
-        {_key(token, team): value for team, value in by_team.items()}, TAIL_TIMEOUT
+        {
+            _key(token, "view"): light,
+            **{_key(token, team): value for team, value in by_team.items()},
+        },
+        TAIL_TIMEOUT,
     )
     teams = ",".join(str(int(t)) for t in sorted(by_team))
-    test_set_id = int(context["view"].test_set.pk)  # type: ignore[attr-defined]
+    test_set_id = int(view.test_set.pk)  # type: ignore[attr-defined]
     return mark_safe(  # noqa: S308 - integers and a hex token
         f"<!--tail:{test_set_id}:{token}:{teams}:{int(width)}-->"
     )
 
 
-def _key(token: str, team_id: int) -> str:
-    return f"leaderboard:tail:{token}:{int(team_id)}"
+def _key(token: str, what: int | str) -> str:
+    """A tail's row of a team (its id), or the tail's ``"view"``."""
+    return f"leaderboard:tail:{token}:{what}"
 
 
 def insert(html: str, own_teams: Iterable[int]) -> str:
@@ -137,12 +153,14 @@ def insert(html: str, own_teams: Iterable[int]) -> str:
     if "<!--tail:" not in html:
         return html
     own = set(own_teams)
-    wanted: dict[str, list[tuple[int, str]] | None] = {}
+    wanted: dict[str, object] = {}
     found = []
     for m in _PLACEHOLDER.finditer(html):
         teams = {int(t) for t in m.group(3).split(",") if t} & own
         found.append((m, sorted(teams)))
         wanted.update({_key(m.group(2), t): None for t in teams})
+        if teams:
+            wanted[_key(m.group(2), "view")] = None
     if wanted:
         wanted.update(cache.get_many(list(wanted)))
     out, at = [], 0
@@ -158,17 +176,32 @@ def insert(html: str, own_teams: Iterable[int]) -> str:
 def _own_rows(
     m: re.Match[str],
     teams: list[int],
-    cached: Mapping[str, list[tuple[int, str]] | None],
+    cached: Mapping[str, object],
 ) -> str:
     test_set_id, token, width = int(m.group(1)), m.group(2), int(m.group(4))
-    rows: list[tuple[int, str]] = []
-    missing = False
+    found: list[tuple[int, object, object]] = []
+    light = cached.get(_key(token, "view"))
+    missing = light is None
     for team in teams:
         got = cached.get(_key(token, team))
         if got is None:
             missing = True
         else:
-            rows.extend(got)
+            found.extend(got)
+    rows: list[tuple[int, str]] = []
+    if light is not None:
+        view, shape = light
+        for position, row, cells in found:
+            own = dataclasses.replace(view, cells={row.submission_id: cells})  # type: ignore[attr-defined]
+            rows.append(
+                (
+                    position,
+                    render_to_string(
+                        "competitions/board_row.html",
+                        {"view": own, "layout": shape, "row": row},
+                    ),
+                )
+            )
     note = "Your team, further down the board:"
     if missing:  # evicted since: the "Show all" link is on the page
         note = (
