@@ -116,6 +116,8 @@ def board(
     if cached is None:
         cached = compute(test_set=test_set, include_hidden=include_hidden, track=track)
         boardcache.store(key, cached, timeout=24 * 3600)
+        if not include_hidden and track is None:  # rendered ahead with the board
+            _store_leader(key, cached)
     return cached
 
 
@@ -137,14 +139,18 @@ def leading_row(*, test_set: TestSet) -> tuple[Row | None, str]:
     from the board under the same version: the link preview of every
     leaderboard page needs one row, and a board of 1,000 rows takes ~15 ms to
     read from the cache."""
-    key = _key(test_set, False, None) + ":leader"
-    cached = cache.get(key)
+    key = _key(test_set, False, None)
+    cached = cache.get(key + ":leader")
     if cached is None:
-        shown = board(test_set=test_set)
-        row = next((r for r in shown.rows if not r.is_baseline), None)
-        cached = (row, shown.primary_metric)
-        boardcache.store(key, cached, timeout=24 * 3600)
+        cached = _store_leader(key, board(test_set=test_set))
     return cached
+
+
+def _store_leader(key: str, shown: Board) -> tuple[Row | None, str]:
+    row = next((r for r in shown.rows if not r.is_baseline), None)
+    leader = (row, shown.primary_metric)
+    boardcache.store(key + ":leader", leader, timeout=24 * 3600)
+    return leader
 
 
 def board_for(*, test_set: TestSet, user: object, track: Track | None = None) -> Board:
