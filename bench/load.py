@@ -69,7 +69,7 @@ class Client:
     def login(self, username: str) -> None:
         self.request("GET", "/accounts/login/")
         form = (
-            f"username={username}&password={PASSWORD}&csrfmiddlewaretoken={self.csrf()}"
+            f"login={username}&password={PASSWORD}&csrfmiddlewaretoken={self.csrf()}"
         )
         status, _ = self.request(
             "POST", "/accounts/login/", form.encode(),

@@ -72,6 +72,7 @@ class Stack:
             "DJANGO_DEBUG": "false",
             "EVALHUB_SUBMIT_RATE": "1000000/60",
             "EVALHUB_LOGIN_RATE": "1000000/60",
+            "EVALHUB_LOGIN_ADDRESS_RATE": "1000000/60",
             "EVALHUB_LOG_LEVEL": "WARNING",
             **(extra_env or {}),
         }

@@ -117,7 +117,7 @@ class Conn:
     async def login(self, username: str) -> None:
         await self.request("GET", "/accounts/login/")
         form = (
-            f"username={username}&password={PASSWORD}"
+            f"login={username}&password={PASSWORD}"
             f"&csrfmiddlewaretoken={self.cookies.get('csrftoken', '')}"
         ).encode()
         status, _, _ = await self.request(
@@ -346,6 +346,13 @@ def main() -> None:
         help="EVALHUB_WORKER_NICE for the Celery workers (default: the setting's "
         "default, 10; 0 = scoring competes with the web on equal terms)",
     )
+    parser.add_argument(
+        "--board-runs",
+        type=int,
+        default=0,
+        help="first seed this many teams with a scored run each on the demo board "
+        "(bulk inserts: tests/competitions/big_board.py), e.g. 1000",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
 
@@ -353,6 +360,13 @@ def main() -> None:
         users = [f"team{i}" for i in range(args.participants)]
         viewers = [f"viewer{i}" for i in range(args.logged_in_viewers)]
         run = stack.add_participants(users + viewers)
+        if args.board_runs:
+            stack.shell(
+                "from evalhub.competitions.models import Phase\n"
+                "from tests.competitions.big_board import seed_board\n"
+                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
+                f"seed_board(phase=phase, teams={args.board_runs})\n"
+            )
         web = stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
         for i in range(2):
             stack.worker(f"traffic-{i}", nice=args.worker_nice)
@@ -370,8 +384,11 @@ def main() -> None:
                 return False
 
         wait(up, "gunicorn", 60)
+        seeded = args.board_runs
         wait(
-            lambda: stack.count("status IN ('scored', 'failed')") >= 3, "demo runs", 600
+            lambda: stack.count("status IN ('scored', 'failed')") >= 3 + seeded,
+            "demo runs",
+            600,
         )
         before = machine_load()
         measured = asyncio.run(
@@ -392,11 +409,12 @@ def main() -> None:
                 "view_think_s": args.view_think,
                 "submit_think_s": args.submit_think,
                 "run_bytes": len(run),
+                "board_runs_seeded": args.board_runs,
             },
             **measured,
             "runs_submitted_scored_failed_at_end": [
-                stack.count("TRUE") - 3,
-                stack.count("status = 'scored'") - 3,
+                stack.count("TRUE") - 3 - seeded,
+                stack.count("status = 'scored'") - 3 - seeded,
                 stack.count("status = 'failed'"),
             ],
             "machine_after": machine_load(),

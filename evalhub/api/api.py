@@ -19,7 +19,7 @@ from evalhub.api.auth import OptionalTokenAuth, TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import resources
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services.boards import access, board_pages
+from evalhub.competitions.services.boards import access, exports
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import submit
 
@@ -185,7 +185,7 @@ def leaderboard(
     track_obj = tracks.by_slug(phase=phase_obj, slug=track) if track else None
     if track and track_obj is None:
         raise Http404("No such track.")
-    return board_pages.leaderboard_export(
+    return exports.leaderboard_export(
         phase=phase_obj, user=request.auth, track=track_obj
     )
 

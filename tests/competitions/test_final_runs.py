@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services.boards import (
-    board_pages,
+    exports,
     leaderboard,
     overall,
     selection,
@@ -183,14 +183,14 @@ def test_public_exports_never_carry_hidden_runs_or_choices(
     private_test_set.save()
     finals.set_final(submission=runs["middle"], user=participant, final=True)
     finals.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
-    public = board_pages.leaderboard_export(phase=phase, user=AnonymousUser())
+    public = exports.leaderboard_export(phase=phase, user=AnonymousUser())
     rows = [row for ts in public["test_sets"] for row in ts["rows"]]
     assert {row["run"] for row in rows} == {runs["middle"].pk}
     assert all("hidden" not in row and "final" not in row for row in rows)
     assert {"interval_low", "interval_high", "band"} <= set(rows[0])
     organiser_rows = [
         row
-        for ts in board_pages.leaderboard_export(phase=phase, user=organiser)[
+        for ts in exports.leaderboard_export(phase=phase, user=organiser)[
             "test_sets"
         ]
         for row in ts["rows"]

@@ -13,6 +13,7 @@ from evalhub.competitions.models import Submission
 from evalhub.competitions.services.boards import (
     access,
     board_pages,
+    exports,
     compare,
     leaderboard,
     overall,
@@ -53,7 +54,7 @@ def _public_runs(phase, test_set) -> set[int]:  # noqa: ANN001
     """Every run whose public-test-set score some consumer shows anonymous visitors."""
     seen = {r.submission_id for r in leaderboard.board(test_set=test_set).rows}
     seen |= {r.submission_id for r in overall.overall(phase=phase, user=ANON).rows}
-    for ts in board_pages.leaderboard_export(phase=phase, user=ANON)["test_sets"]:
+    for ts in exports.leaderboard_export(phase=phase, user=ANON)["test_sets"]:
         seen |= {row["run"] for row in ts["rows"] if ts["test_set"] == test_set.slug}
     for sub in Submission.objects.filter(phase=phase):
         if test_set.slug in resources.run_status(submission=sub, user=ANON)["scores"]:

@@ -13,8 +13,10 @@ from evalhub.competitions.services.boards import (
     access,
     board_pages,
     compare,
+    exports,
     overall,
     own_rows,
+    tails,
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.lookups import task_or_404
@@ -37,7 +39,11 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
             request,
             "competitions/phase_leaderboard.html",
             board_pages.leaderboard_page(
-                phase=phase_obj, test_sets=test_sets, user=request.user, track=track
+                phase=phase_obj,
+                test_sets=test_sets,
+                user=request.user,
+                track=track,
+                every_row=tails.shows_all(request.GET.get("rows")),
             ),
         ).content
 
@@ -107,7 +113,7 @@ def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpRespons
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
-    data = board_pages.leaderboard_export(
+    data = exports.leaderboard_export(
         phase=phase_obj, user=request.user, track=track
     )
     return HttpResponse(

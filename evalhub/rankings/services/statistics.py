@@ -16,7 +16,6 @@ from collections.abc import Mapping
 
 from django.db import transaction
 
-from evalhub.competitions import logs
 from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services.boards import (
     boardcache,

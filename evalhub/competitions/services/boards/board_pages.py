@@ -26,6 +26,7 @@ from evalhub.competitions.services.boards import (
     own_rows,
     selection,
     systems,
+    tails,
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.precompiled import Precompiled, fields, instance
@@ -45,6 +46,13 @@ class BoardView:
     #: Figures or the analysis were drawn from runs the board no longer shows: not
     #: shown until the worker has redrawn them (``access.artefact_current``).
     redrawing: bool = False
+    #: A long board (``tails.cut``): the ranked rows shown, how many are ranked,
+    #: the placeholder of the viewer's rows past them, "show all"/"first" links.
+    rows_slice: str = ":"
+    ranked_count: int = 0
+    tail: SafeString = SafeString("")
+    more_url: str = ""
+    less_url: str = ""
 
     @property
     def system_count(self) -> int:
@@ -98,12 +106,17 @@ def leaderboard_page(
     test_sets: list[TestSet],
     user: object,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
     (see ``boards_fragment``; ``phase`` and ``test_sets`` from
     ``leaderboard_phase``). In a phase with tracks: the boards of ``track``, or
-    of every track together (None), and the track selector."""
+    of every track together (None), and the track selector. ``every_row``: long
+    boards show every row, not the first ones and the viewer's (``tails``)."""
     task = phase.task
+    html = boards_fragment(
+        phase=phase, test_sets=test_sets, user=user, track=track, every_row=every_row
+    )
     return {
         "task": task,
         "phase": phase,
@@ -111,11 +124,9 @@ def leaderboard_page(
         "tracks": tracks.phase_tracks(phase),
         "track": track,
         # The viewer's own rows are marked on the fragment read from the cache,
-        # never in it (``own_rows``).
-        "boards_html": own_rows.mark(
-            boards_fragment(phase=phase, test_sets=test_sets, user=user, track=track),
-            user,
-        ),
+        # never in it; so are a long board's own rows past the first ones put in
+        # (``own_rows``, ``tails``).
+        "boards_html": own_rows.mark(html, user),
         "primary": task.type.metric(task.type.primary_metric),
         "finals": selection.finals_apply(phase),
         "has_private": any(
@@ -132,12 +143,14 @@ def boards_fragment(
     user: object,
     viewer: bool = True,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
     zone, from the fragment cache (``boardcache.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
-    of every track, each row marked with its track); part of the fragment's key."""
+    of every track, each row marked with its track); part of the fragment's key,
+    as is ``every_row`` (long boards: every row, or the first ones, ``tails``)."""
     task = phase.task
     primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
@@ -155,8 +168,11 @@ def boards_fragment(
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
-                "boards": _board_views(phase, test_sets, user, *audience, track=track),
+                "boards": _board_views(
+                    phase, test_sets, user, *audience, track=track, every_row=every_row
+                ),
                 "primary": primary,
+                **tails.numbers(),
                 "track": track,
                 # Every figure address of a track's board names the track.
                 "tq": "" if track is None else f"?track={quote(track.slug)}",
@@ -166,7 +182,7 @@ def boards_fragment(
     track_key = None if track is None else (track.pk, track.slug, track.name)
     return boardcache.fragment(
         test_sets=test_sets,
-        vary_on=(phase.pk, zone, audience, track_key),
+        vary_on=(phase.pk, zone, audience, track_key, every_row),
         render=render,
     )
 
@@ -272,6 +288,7 @@ def _board_views(
     detail: bool,
     hidden_runs: bool,
     track: Track | None = None,
+    every_row: bool = False,
 ) -> list[BoardView]:
     """What the fragment shows; it depends on ``user`` only through the audience
     flags (``shown``, ``detail``, ``hidden_runs``), which key the cache (the
@@ -300,86 +317,27 @@ def _board_views(
         )
         board = leaderboard.board(test_set=ts, include_hidden=hidden_runs, track=track)
         views.append(
-            BoardView(
-                ts,
-                board,
-                plots,
-                analysis,
-                detail,
-                columns,
-                systems.cells(
-                    list(columns),
-                    board.rows,
-                    systems.teams_of(r.submission_id for r in board.rows),
-                )
-                if columns
-                else {},
-                redrawing=not all(access.artefact_current(a) for a in artefacts)
-                or access.track_figures_missing(ts, track, board.rows, artefacts),
+            tails.cut(
+                BoardView(
+                    ts,
+                    board,
+                    plots,
+                    analysis,
+                    detail,
+                    columns,
+                    systems.cells(
+                        list(columns),
+                        board.rows,
+                        systems.teams_of(r.submission_id for r in board.rows),
+                    )
+                    if columns
+                    else {},
+                    redrawing=not all(access.artefact_current(a) for a in artefacts)
+                    or access.track_figures_missing(ts, track, board.rows, artefacts),
+                ),
+                phase=phase,
+                track=track,
+                every_row=every_row,
             )
         )
     return views
-
-
-def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:  # noqa: ANN001
-    """The boards per (test set, track) ``user`` may see (``track``: that track's
-    only; ``leaderboard.track_boards``); ``track`` is None in a phase without
-    tracks."""
-    out: dict[str, object] = {
-        "task": phase.task.slug,
-        "phase": phase.slug,
-        "test_sets": [],
-    }
-    organiser = access.can_see_hidden_runs(user, phase.task)
-    # Feature apps' per-system columns (fact-sheet answers, papers): every one, as
-    # this viewer may see them; each row carries its system's values.
-    columns = systems.system_columns(phase, user)
-    out["system_columns"] = [
-        {"key": c.key, "label": c.label, "description": c.description,
-         "on_leaderboard": c.on_board}
-        for c in columns
-    ]  # fmt: skip
-    for ts in phase.test_sets.all():
-        if not access.can_see_scores(user, ts):
-            continue
-        for t, board in leaderboard.track_boards(test_set=ts, user=user, track=track):
-            team_of = systems.teams_of(r.submission_id for r in board.rows)
-            rows = []
-            for r in board.rows:
-                row = _export_row(r, organiser)
-                if columns:
-                    system = (team_of.get(r.submission_id), r.method_name)
-                    row["system"] = systems.export_values(columns, system)  # type: ignore[arg-type]
-                rows.append(row)
-            out["test_sets"].append(  # type: ignore[attr-defined]
-                {
-                    "test_set": ts.slug,
-                    "track": None if t is None else t.slug,
-                    "primary_metric": board.primary_metric,
-                    "signature": board.signature,
-                    "rows": rows,
-                }
-            )
-    return out
-
-
-def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
-    """One ranked run: the primary metric's bootstrap interval (``interval_low``,
-    ``interval_high``: None until computed) and rank band; for organisers also the
-    team's choices (``hidden``, ``final``)."""
-    row: dict[str, object] = {
-        "rank": r.rank,
-        "team": r.team,
-        "run": r.submission_id,
-        "method": r.method_name,
-        "submitted_at": r.submitted_at.isoformat(),
-        "baseline": r.is_baseline,
-        **{k: v for k, v, _ in r.metrics},
-        "interval_low": r.low,
-        "interval_high": r.high,
-        "band": r.band,
-    }
-    if organiser:
-        row["hidden"] = r.hidden
-        row["final"] = r.final
-    return row

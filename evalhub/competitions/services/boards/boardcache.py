@@ -205,6 +205,17 @@ def store(key: str, value: object, timeout: int) -> None:
         ahead[1].append(key)
 
 
+def store_many(values: Mapping[str, object], timeout: int) -> None:
+    """``store`` each of ``values`` (one round trip): what goes with a fragment,
+    such as a long board's tail rows (``services/boards/tails.py``)."""
+    if not values:
+        return
+    cache.set_many(dict(values), timeout)
+    ahead = _predicted.get()
+    if ahead:
+        ahead[1].extend(values)
+
+
 def invalidate_phase(
     *, phase: Phase | int, refresh_statistics: bool = True, retract: bool = False
 ) -> None:

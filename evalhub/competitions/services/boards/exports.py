@@ -25,7 +25,6 @@ from evalhub.competitions.models import (
 from evalhub.competitions.services.boards import (
     access,
     board_layout,
-    board_pages,
     leaderboard,
     systems,
     tables,
@@ -70,7 +69,7 @@ def visible_track_boards(
 def leaderboard_json(*, phase: Phase, user: object, track: Track | None = None) -> str:
     if not access.can_see_task(user, phase.task):
         raise NotVisible
-    data = board_pages.leaderboard_export(phase=phase, user=user, track=track)
+    data = leaderboard_export(phase=phase, user=user, track=track)
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
@@ -302,3 +301,67 @@ def runs_zip(
         archive.writestr("manifest.csv", manifest.getvalue())
     out.seek(0)
     return out
+
+
+def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:  # noqa: ANN001
+    """The boards per (test set, track) ``user`` may see (``track``: that track's
+    only; ``leaderboard.track_boards``); ``track`` is None in a phase without
+    tracks."""
+    out: dict[str, object] = {
+        "task": phase.task.slug,
+        "phase": phase.slug,
+        "test_sets": [],
+    }
+    organiser = access.can_see_hidden_runs(user, phase.task)
+    # Feature apps' per-system columns (fact-sheet answers, papers): every one, as
+    # this viewer may see them; each row carries its system's values.
+    columns = systems.system_columns(phase, user)
+    out["system_columns"] = [
+        {"key": c.key, "label": c.label, "description": c.description,
+         "on_leaderboard": c.on_board}
+        for c in columns
+    ]  # fmt: skip
+    for ts in phase.test_sets.all():
+        if not access.can_see_scores(user, ts):
+            continue
+        for t, board in leaderboard.track_boards(test_set=ts, user=user, track=track):
+            team_of = systems.teams_of(r.submission_id for r in board.rows)
+            rows = []
+            for r in board.rows:
+                row = _export_row(r, organiser)
+                if columns:
+                    system = (team_of.get(r.submission_id), r.method_name)
+                    row["system"] = systems.export_values(columns, system)  # type: ignore[arg-type]
+                rows.append(row)
+            out["test_sets"].append(  # type: ignore[attr-defined]
+                {
+                    "test_set": ts.slug,
+                    "track": None if t is None else t.slug,
+                    "primary_metric": board.primary_metric,
+                    "signature": board.signature,
+                    "rows": rows,
+                }
+            )
+    return out
+
+
+def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
+    """One ranked run: the primary metric's bootstrap interval (``interval_low``,
+    ``interval_high``: None until computed) and rank band; for organisers also the
+    team's choices (``hidden``, ``final``)."""
+    row: dict[str, object] = {
+        "rank": r.rank,
+        "team": r.team,
+        "run": r.submission_id,
+        "method": r.method_name,
+        "submitted_at": r.submitted_at.isoformat(),
+        "baseline": r.is_baseline,
+        **{k: v for k, v, _ in r.metrics},
+        "interval_low": r.low,
+        "interval_high": r.high,
+        "band": r.band,
+    }
+    if organiser:
+        row["hidden"] = r.hidden
+        row["final"] = r.final
+    return row

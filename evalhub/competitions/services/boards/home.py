@@ -3,8 +3,9 @@ of task and leaderboard pages).
 
 Everything here is what an anonymous visitor may see, whoever asks: the leader
 comes from the *public* board of the phase's first test set whose scores are
-public (``leaderboard.board_for`` with an anonymous viewer: no hidden run, no
-private score, only what a score gate such as the Ladder released), and the
+public (``leaderboard.leading_row``, from the board an anonymous viewer gets: no
+hidden run, no private score, only what a score gate such as the Ladder
+released), and the
 counts leave hidden runs and baselines out. Boards are read from the board cache
 (one cache read per task); the rest is five queries for any number of tasks."""
 
@@ -71,12 +72,12 @@ def phase_leader(
         test_set.phase = phase
         if not access.can_see_scores(public, test_set):
             continue
-        board = leaderboard.board_for(test_set=test_set, user=public)
-        row = next((r for r in board.rows if not r.is_baseline), None)
+        # The anonymous viewer's board (``board_for``): no hidden run.
+        row, primary = leaderboard.leading_row(test_set=test_set)
         if row is None:
             return None
-        metric = phase.task.type.metric(board.primary_metric)
-        text = next(t for k, _, t in row.metrics if k == board.primary_metric)
+        metric = phase.task.type.metric(primary)
+        text = next(t for k, _, t in row.metrics if k == primary)
         return Leader(
             team=row.team,
             method=row.method_name,

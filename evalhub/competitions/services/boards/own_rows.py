@@ -32,7 +32,12 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.competitions.services.boards import access, leaderboard, visibility
+from evalhub.competitions.services.boards import (
+    access,
+    leaderboard,
+    tails,
+    visibility,
+)
 
 #: What the boards' template writes into each team's row (``placeholder``) and
 #: what ``mark`` puts in place of the viewer's own.
@@ -54,12 +59,15 @@ def own_team_ids(user: object) -> frozenset[int]:
 
 
 def mark(html: str, user: object) -> SafeString:
-    """``html`` (a fragment read from the cache) with the rows of ``user``'s teams
-    marked "you" and every other placeholder removed; the teams are looked up
-    only when the boards have rows."""
+    """``html`` (a fragment read from the cache) with a long board's rows of
+    ``user``'s teams past its first rows put in (``tails.insert``), the rows of
+    ``user``'s teams marked "you" and every other placeholder removed; the teams
+    are looked up only when the boards have rows."""
     if "<!--you:" not in html:
         return mark_safe(html)  # noqa: S308 - the caller's fragment
-    own = {str(pk) for pk in own_team_ids(user)}
+    teams = own_team_ids(user)
+    html = tails.insert(html, teams)
+    own = {str(pk) for pk in teams}
     return mark_safe(  # noqa: S308 - the fragment is escaped; MARKER is constant
         _PLACEHOLDER.sub(lambda m: MARKER if m.group(1) in own else "", html)
     )

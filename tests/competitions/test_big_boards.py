@@ -1,0 +1,135 @@
+"""A board of 1,000 teams (issue 31, "big boards"), through web requests: the page
+shows the first ``tails.TOP_ROWS`` ranked rows and the viewer's own rows wherever
+they rank (added outside the cached fragment, never in another viewer's copy),
+with a bounded number of queries, and ``?rows=all`` lists every team."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from evalhub.competitions.services.boards import tails
+from evalhub.competitions.services.boards.own_rows import MARKER
+from tests.competitions.big_board import seed_board
+
+pytestmark = pytest.mark.django_db
+
+TEAMS = 1000
+YOU = MARKER.strip()
+#: Queries of a signed-in page rendering its boards, and reading them from the
+#: cache (bounded: none is per row or per team).
+COLD, WARM = 16, 7
+
+
+@pytest.fixture
+def big(phase, test_set):  # noqa: ANN001, ANN201
+    """1,000 teams ranked on the public test set, "Seeded 0001" first."""
+    return seed_board(phase=phase, teams=TEAMS)
+
+
+def _url(phase, query: str = "") -> str:  # noqa: ANN001
+    url = reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
+    return url + query
+
+
+def _teams_shown(html: str) -> list[str]:
+    """The team cells of the board's rows, in order."""
+    return re.findall(r'<th scope="row" class="team">(Seeded \d{4})', html)
+
+
+def _row(html: str, team_name: str) -> str:
+    rows = re.findall(r"<tr[^>]*>.*?</tr>", html, flags=re.S)
+    (row,) = [r for r in rows if f'class="team">{team_name}' in r]
+    return row
+
+
+def test_first_rows_then_own_rows_with_bounded_queries(
+    client, phase, big, participant, outsider, django_assert_max_num_queries
+):  # noqa: ANN001
+    big[699].members.add(participant)  # ranked 700th
+    big[899].members.add(outsider)  # ranked 900th
+    client.force_login(participant)
+    # The first request renders the fragment and the tail rows (the queries of a
+    # board of any length), the next reads them from the cache.
+    for most in (COLD, WARM):
+        with django_assert_max_num_queries(most):
+            response = client.get(_url(phase))
+        html = response.content.decode()
+        shown = _teams_shown(html)
+        first = [f"Seeded {i:04d}" for i in range(1, tails.TOP_ROWS + 1)]
+        assert shown == [*first, "Seeded 0700"]
+        assert YOU in _row(html, "Seeded 0700")
+        assert html.count(YOU) == 1
+        assert '<td class="rank">700</td>' in _row(html, "Seeded 0700")
+        assert "Your team, further down the board:" in html
+        assert f"Show all {TEAMS} rows" in html
+        assert "<!--tail:" not in html and "<!--you:" not in html
+
+    # Another team reads the same cached fragment: its own row, not the first's.
+    client.force_login(outsider)
+    with django_assert_max_num_queries(WARM):
+        html = client.get(_url(phase)).content.decode()
+    assert _teams_shown(html)[-1] == "Seeded 0900"
+    assert "Seeded 0700" not in html
+    assert YOU in _row(html, "Seeded 0900") and html.count(YOU) == 1
+
+
+def test_own_row_among_the_first_is_not_repeated(client, phase, big, participant):  # noqa: ANN001
+    big[9].members.add(participant)
+    client.force_login(participant)
+    html = client.get(_url(phase)).content.decode()
+    assert len(_teams_shown(html)) == tails.TOP_ROWS
+    assert YOU in _row(html, "Seeded 0010")
+    assert "further down the board" not in html
+
+
+def test_the_public_sees_the_first_rows_and_no_placeholder(client, phase, big):  # noqa: ANN001
+    for _ in range(2):  # rendered, then the whole page from the cache
+        html = client.get(_url(phase)).content.decode()
+        assert len(_teams_shown(html)) == tails.TOP_ROWS
+        assert "<!--tail:" not in html and "further down" not in html
+        more = f'href="{_url(phase, "?rows=all")}#testset-'
+        assert more in html
+
+
+def test_all_rows_lists_every_team(
+    client, phase, big, participant, django_assert_max_num_queries
+):  # noqa: ANN001
+    expected = [f"Seeded {i:04d}" for i in range(1, TEAMS + 1)]
+    html = client.get(_url(phase, "?rows=all")).content.decode()  # anonymous
+    assert _teams_shown(html) == expected
+    assert f"All {TEAMS} ranked rows" in html
+    big[499].members.add(participant)
+    client.force_login(participant)
+    with django_assert_max_num_queries(WARM):
+        html = client.get(_url(phase, "?rows=all")).content.decode()
+    assert _teams_shown(html) == expected
+    assert YOU in _row(html, "Seeded 0500") and html.count(YOU) == 1
+
+
+def test_own_rows_lost_from_the_cache_point_to_the_full_board(
+    client, phase, big, participant
+):  # noqa: ANN001
+    big[799].members.add(participant)
+    client.force_login(participant)
+    assert "Seeded 0800" in client.get(_url(phase)).content.decode()
+    # The tail rows evicted while the fragment naming them is still cached.
+    redis = cache._cache.get_client(write=True)  # noqa: SLF001
+    evicted = list(redis.scan_iter(match=f"*:leaderboard:tail:*:{big[799].pk}"))
+    assert evicted
+    redis.delete(*evicted)
+    html = client.get(_url(phase)).content.decode()
+    assert "Seeded 0800" not in html
+    assert "Your team is further down" in html
+    (anchor,) = re.findall(r'href="#(testset-\d+-more)"', html)
+    assert f'id="{anchor}"' in html
+
+
+def test_a_short_board_is_unchanged(client, phase, test_set, participant):  # noqa: ANN001
+    seed_board(phase=phase, teams=tails.TOP_ROWS)
+    html = client.get(_url(phase)).content.decode()
+    assert len(_teams_shown(html)) == tails.TOP_ROWS
+    assert "ranked rows" not in html and "<!--tail:" not in html
