@@ -13,8 +13,8 @@ from evalhub.competitions.models import Submission
 from evalhub.competitions.services.boards import (
     access,
     board_pages,
-    exports,
     compare,
+    exports,
     leaderboard,
     overall,
     selection,
