@@ -21,7 +21,13 @@ from evalhub.competitions.services.boards import (
     refreshes,
     visibility,
 )
-from evalhub.rankings.models import PhaseRanking, TestSetStatistics, TrackChart
+from evalhub.rankings.models import (
+    PairStatistics,
+    PhaseRanking,
+    RunStatistics,
+    TestSetStatistics,
+    TrackChart,
+)
 from evalhub.rankings.services import phase_settings
 
 
@@ -106,7 +112,13 @@ def connect() -> None:
     archive_parts.register(
         archive_parts.Part(
             name="rankings",
-            models=(PhaseRanking, TestSetStatistics, TrackChart),
+            models=(
+                PhaseRanking,
+                TestSetStatistics,
+                TrackChart,
+                RunStatistics,
+                PairStatistics,
+            ),
             rows=lambda task: [
                 *PhaseRanking.objects.filter(phase__task=task).order_by("pk"),
                 *TestSetStatistics.objects.filter(test_set__phase__task=task).order_by(
@@ -115,6 +127,14 @@ def connect() -> None:
                 *TrackChart.objects.filter(
                     statistics__test_set__phase__task=task
                 ).order_by("pk"),
+                # Each run's share and the pairs: an imported board's significance
+                # page reads them instead of recomputing them in the request.
+                *RunStatistics.objects.filter(test_set__phase__task=task).order_by(
+                    "pk"
+                ),
+                *PairStatistics.objects.filter(test_set__phase__task=task).order_by(
+                    "pk"
+                ),
             ],
         )
     )
