@@ -399,6 +399,13 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"quiet_ticks": {"()": "evalhub.logfilters.QuietTicks"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["quiet_ticks"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("EVALHUB_LOG_LEVEL", "INFO")},
 }
