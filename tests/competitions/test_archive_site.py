@@ -35,7 +35,7 @@ from tests.competitions.crawl import comparable
 
 pytestmark = pytest.mark.django_db
 
-_ATTRIBUTE = re.compile(r"""\b(?:href|src|action)=["']([^"']*)["']""")
+_ATTRIBUTE = re.compile(r"""\b(?:href|src|srcset|action)=["']([^"']*)["']""")
 
 
 @pytest.fixture

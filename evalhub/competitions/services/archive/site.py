@@ -28,7 +28,7 @@ from django.urls import Resolver404, resolve
 from evalhub.competitions.models import SharedTask, Submission, TestSet
 
 _ATTRIBUTE = re.compile(
-    r"""\b(href|src|action|hx-get|hx-post)=(["'])(.*?)\2""", re.DOTALL
+    r"""\b(href|src|srcset|action|hx-get|hx-post)=(["'])(.*?)\2""", re.DOTALL
 )
 #: Requests a page makes to the server when JavaScript runs (a run's live status):
 #: a static copy has no server to answer them.
@@ -108,11 +108,32 @@ def write_site(*, task: SharedTask, folder: Path, limit: int = 20_000) -> Snapsh
     (folder / "index.html").write_text(
         _INDEX.format(title=html.escape(task.title), start=start)
     )
+    (folder / ELSEWHERE).write_text(
+        _ELSEWHERE.format(title=html.escape(task.title), start=start)
+    )
     return snapshot
 
 
+#: Where a link to a page this copy does not hold (log in, sign up, another task)
+#: leads: a page saying so, linking back to the task.
+ELSEWHERE = "elsewhere.html"
+_ELSEWHERE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="A static copy of {title}.">
+<link rel="icon" href="data:,">
+<title>Not in this copy · {title}</title></head>
+<body><main><h1>Not in this copy</h1>
+<p>This is a static copy of {title}: signing in, submitting and the other pages of
+the site it was taken from are not part of it.</p>
+<p><a href="{start}">Back to {title}</a></p></main></body></html>
+"""
+
 _INDEX = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="A static copy of {title}.">
+<link rel="icon" href="data:,">
 <meta http-equiv="refresh" content="0; url={start}"></head>
 <body><p><a href="{start}">{title}</a></p></body></html>
 """
@@ -218,6 +239,10 @@ def _relative(url: str, page: str, snapshot: Snapshot) -> str:
             return f"{name}={quote}{html.escape(relative)}{quote}"
         if urlsplit(value).path == "" and fragment:  # "#id" on the page itself
             return match.group(0)
-        return f"data-{name}-elsewhere={quote}{raw}{quote}"
+        kept = f"data-{name}-elsewhere={quote}{raw}{quote}"
+        if name == "href":  # a link still leads somewhere: the page saying why
+            elsewhere = os.path.relpath(ELSEWHERE, here or ".")
+            return f"href={quote}{html.escape(elsewhere)}{quote} {kept}"
+        return kept
 
     return _ATTRIBUTE.sub(rewrite, page)
