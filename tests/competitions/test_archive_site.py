@@ -66,7 +66,7 @@ def test_every_link_resolves_to_a_file_of_the_site(folder):  # noqa: ANN001
     for page in pages:
         for raw in _ATTRIBUTE.findall(page.read_text()):
             value = html.unescape(raw)
-            if value.startswith(("http://", "https://", "mailto:", "#")):
+            if value.startswith(("http://", "https://", "mailto:", "data:", "#")):
                 continue
             assert not value.startswith("/"), f"{page}: {value} is not relative"
             target = (page.parent / urlsplit(value).path).resolve()
@@ -98,7 +98,9 @@ def test_http_server_serves_all_of_it(folder):  # noqa: ANN001
             if kind.startswith("text/html"):
                 for raw in _ATTRIBUTE.findall(body.decode()):
                     value = html.unescape(raw)
-                    if not value.startswith(("http://", "https://", "mailto:", "#")):
+                    if not value.startswith(
+                        ("http://", "https://", "mailto:", "data:", "#")
+                    ):
                         todo.append(urljoin(url, value).partition("#")[0])
     finally:
         server.shutdown()
