@@ -173,3 +173,27 @@ def test_slow_refreshes_back_off(sent, settings, monkeypatch, ids):
     assert _later(119) < due < _later(121)
     # A fast test set keeps the short delay.
     assert refreshes.delay(kind=STATS, test_set_id=fast) == 5
+
+
+def test_a_refresh_that_fails_midway_is_due_again(sent, monkeypatch, ids):
+    """Redis went away while the statistics job ran (its claim had cleared the
+    row's *due*): the row is due again, so the runs it was to show are not left
+    waiting for the next change (found by tests/reliability/test_redis_outage.py)."""
+    import redis
+
+    from evalhub.rankings.services import statistics
+
+    pk = ids[0]
+    assert refreshes.request(kind=STATS, test_set_id=pk)
+    refreshes.dispatch(now=_later(60))
+
+    def outage(test_set_id: int) -> str:
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr(statistics, "_refresh", outage)
+    with pytest.raises(redis.exceptions.ConnectionError):
+        ranking_jobs.refresh_statistics(pk)
+    row = Refresh.objects.get(kind=STATS, test_set_id=pk)
+    assert row.due_at is not None and row.started_at is None
+    assert refreshes.dispatch(now=_later(120)) == 1
+    assert sent == [(STATS, pk), (STATS, pk)]

@@ -178,7 +178,23 @@ def turn(*, kind: str, test_set_id: int) -> Iterator[bool]:
     started = _clock()
     try:
         yield True
+    except BaseException:
+        # It did not complete (Redis went away in the middle, a time limit): the
+        # claim cleared *due*, so make it due again, or the runs it was to show
+        # would wait for the next change.
+        _due_again(row, kind=kind, test_set_id=test_set_id)
+        raise
     finally:
         Refresh.objects.filter(row, started_at=now).update(
             started_at=None, seconds=round(_clock() - started, 3)
         )
+
+
+def _due_again(row: Q, *, kind: str, test_set_id: int) -> None:
+    try:
+        wait = timedelta(seconds=delay(kind=kind, test_set_id=test_set_id))
+        Refresh.objects.filter(row, due_at__isnull=True).update(
+            due_at=timezone.now() + wait
+        )
+    except Exception:  # noqa: BLE001 - the database too: the original error is raised
+        log.warning("could not mark the %s refresh of test set %s due again", kind, test_set_id)  # fmt: skip
