@@ -10,6 +10,7 @@ so one per pool is enough."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -38,6 +39,22 @@ class RedisCache(django_redis.RedisCache):
     def __init__(self, server, params) -> None:  # noqa: ANN001
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+    def clear(self) -> None:
+        """Delete this cache's keys only (those under its KEY_PREFIX). Django's
+        ``clear`` empties the whole Redis database, and the cache shares it with
+        Celery's broker under ``manage.py up`` (and may in production): it would
+        drop every queued job, and every other cache's keys."""
+        client = self._cache.get_client(write=True)
+        pattern = re.sub(r"([*?\[\]\\])", r"\\\1", self.key_prefix) + ":*"
+        batch: list[bytes] = []
+        for key in client.scan_iter(match=pattern, count=1000):
+            batch.append(key)
+            if len(batch) == 1000:
+                client.delete(*batch)
+                batch = []
+        if batch:
+            client.delete(*batch)
 
 
 def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
