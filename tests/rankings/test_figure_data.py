@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from evalhub.competitions.models import Team
 from evalhub.competitions.services.boards import overall
+from evalhub.rankings.models import PhaseRanking
 from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +76,30 @@ def test_the_leaderboard_links_the_interval_chart_data(
     ).content.decode()
     assert reverse("rankings:chart-detail", args=[test_set.pk, "csv"]) in page
     assert reverse("rankings:chart-detail", args=[test_set.pk, "pdf"]) in page
+
+
+def test_the_chart_draws_the_boards_first_rows_and_its_data_every_run(
+    client, stats, test_set, monkeypatch
+):  # noqa: ANN001, F811
+    """A board's chart draws the runs shown before "Show all" (its first
+    ``TOP_ROWS``, here 1 of the 2 teams' rows); its data CSV every run of the
+    board."""
+    from evalhub.competitions.services.boards import tails
+    from evalhub.rankings import jobs
+
+    PhaseRanking.objects.filter(phase=test_set.phase).update(ladder=False)
+    monkeypatch.setattr(tails, "TOP_ROWS", 1)
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    test_set.statistics.refresh_from_db()
+    data = test_set.statistics.data
+    every = [pk for pk in data["matrix"]["runs"] if str(pk) in data["intervals"]]
+    assert len(every) == 2  # a row per team
+    svg = client.get(reverse("rankings:chart-detail", args=[test_set.pk, "svg"]))
+    text = b"".join(svg.streaming_content).decode()
+    assert "the best 1 of 2 runs" in text
+    methods = {s.pk: s.method_name for s in stats}
+    assert [f"· {methods[pk]}" in text for pk in every] == [True, False]
+    rows = _rows(
+        client.get(reverse("rankings:chart-detail", args=[test_set.pk, "csv"]))
+    )
+    assert [int(r["run"]) for r in rows] == every

@@ -1,7 +1,12 @@
 """The leaderboard's interval chart: each shown run's primary metric with its
 bootstrap interval as an error bar, best at the top. One per board: of every track
 together (``TestSetStatistics.chart_*``), and of each track from its own runs
-(``TrackChart``), drawn by the statistics job."""
+(``TrackChart``), drawn by the statistics job.
+
+A chart draws the board's first ``tails.TOP_ROWS`` runs, the rows a board shows
+before "Show all": a chart of every run of a 1,000-team board is 350 inches tall,
+unreadable, and took the statistics job 20 to 40 s to draw after every new run.
+Its data CSV holds every run of the board."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from django.core.files.base import ContentFile
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Submission, TestSet, Track
-from evalhub.competitions.services.boards import access, tables, team_colours
+from evalhub.competitions.services.boards import access, tables, tails, team_colours
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics, TrackChart
 from tasks.base import Plot
@@ -31,8 +36,8 @@ def _label(sub: Submission, *, with_track: bool) -> str:
 
 
 def drawn_runs(data: Mapping[str, object], track_id: int | None = None) -> list[int]:
-    """The runs the chart of a board draws, best first: those of the board of
-    ``track_id`` (None: of every track) with an interval."""
+    """The runs of the board of ``track_id`` (None: of every track) with an
+    interval, best first (the chart draws the first ``tails.TOP_ROWS``)."""
     if track_id is None:
         matrix = data.get("matrix") or {}
     else:
@@ -46,7 +51,8 @@ def interval_chart(
 ) -> Plot | None:
     """The chart of the board of ``track_id`` (None: of every track together)."""
     intervals = data.get("intervals") or {}
-    runs = drawn_runs(data, track_id)
+    every = drawn_runs(data, track_id)
+    runs = every[: tails.TOP_ROWS]
     if not runs:
         return None
     subs = Submission.objects.select_related("team", "track").in_bulk(runs)
@@ -80,7 +86,10 @@ def interval_chart(
         f"{metric.label} ({confidence:.0%} bootstrap interval, "
         f"{data.get('samples')} samples)"
     )
-    ax.set_title(f"{metric.label} with confidence intervals")
+    title = f"{metric.label} with confidence intervals"
+    if len(every) > len(runs):
+        title += f": the best {len(runs)} of {len(every)} runs"
+    ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
     return plotting.render("primary-intervals", f"{metric.label} ± CI", fig)
 
@@ -222,8 +231,9 @@ def intervals_csv(
     track_id: int | None = None,
 ) -> str:
     """The points of the interval chart of the board of ``track_id`` (None: of
-    every track) as CSV, best first: each drawn run the viewer may see, its
-    primary metric and its bootstrap interval (full precision)."""
+    every track) as CSV, best first: each run of the board with an interval that
+    the viewer may see (those the chart leaves out too), its primary metric and its
+    bootstrap interval (full precision)."""
     intervals = data.get("intervals") or {}
     runs = drawn_runs(data, track_id)
     subs = Submission.objects.select_related("team", "track", "phase__task").in_bulk(
