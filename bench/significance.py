@@ -162,17 +162,20 @@ reports = [ScoreReport(**r) for r in json.load(open(REPORTS))]
 tt = task.type
 small = open(SMALL, "rb").read()
 users = list(get_user_model().objects.filter(username__startswith="stat-")
-             .order_by("pk")[:N + 1])
+             .order_by("pk")[:N + 2])
 rng = np.random.default_rng(N)
 
-def add_run(i, user):
+def add_run(i, user, lead=False):
     # The run's row goes through the submit service and the run's life owner; its
-    # outcome is a BUCC-size one derived from the 20 scored runs (ranks moved).
+    # outcome is a BUCC-size one derived from the 20 scored runs (ranks moved;
+    # ``lead``: the best of them, unchanged, so it leads the board).
     sub = submit.submit_run(phase=phase, user=user, filename="run.tsv", data=small,
                             method_name=f"m{i}")
     src = reports[i % len(reports)]
+    if lead:
+        src = max(reports, key=lambda r: r.metrics["ap"])
     ranks = np.asarray(src.detail["gold_ranks"])
-    moved = rng.random(len(ranks)) < 0.05
+    moved = rng.random(len(ranks)) < (0 if lead else 0.05)
     ranks = np.where(moved & (ranks > 0), ranks + rng.integers(0, 500, len(ranks)), ranks)
     detail = {**src.detail, "gold_ranks": [int(r) for r in ranks]}
     ap = tt.item_statistics(ScoreReport(metrics={}, payload={}, detail=detail)).value()
@@ -198,10 +201,26 @@ out["full_recompute_jobs"] = jobs
 t = time.perf_counter()
 assert statistics.refresh(test_set_id=ts.pk) == "refreshed"
 out["refresh_nothing_new_s"] = round(time.perf_counter() - t, 2)
+from evalhub.rankings.models import TestSetStatistics
+from evalhub.rankings.services import charts as charts_module
+drawn = []
+real_draw = charts_module.draw
+def counting_draw(shown):
+    drawn.append(len(shown.rows))
+    return real_draw(shown)
+charts_module.draw = counting_draw
 add_run(N - 1, users[N - 1])
 t = time.perf_counter()
 assert statistics.refresh(test_set_id=ts.pk) == "refreshed"
 out["refresh_one_new_run_s"] = round(time.perf_counter() - t, 2)
+out["refresh_one_new_run_charts_drawn"] = len(drawn)
+add_run(N + 1, users[N + 1], lead=True)
+drawn.clear()
+t = time.perf_counter()
+assert statistics.refresh(test_set_id=ts.pk) == "refreshed"
+out["refresh_new_leader_s"] = round(time.perf_counter() - t, 2)
+out["refresh_new_leader_charts_drawn"] = len(drawn)
+charts_module.draw = real_draw
 # The same after one more run, its two parts apart: the numbers (shares, pairs,
 # Ladder, bands) and the interval chart the refresh draws with them.
 from evalhub.rankings.models import PhaseRanking
@@ -283,7 +302,7 @@ def platform_boards(
             "from django.contrib.auth import get_user_model\n"
             "from evalhub.competitions.models import *\n"
             f"task = SharedTask.objects.get(slug={TASK!r})\n"
-            f"for i in range({max(sizes) + 1}):\n"
+            f"for i in range({max(sizes) + 2}):\n"
             "    u = get_user_model().objects.create_user(f'stat-{i:05d}')\n"
             "    team = Team.objects.create(name=f'Team {i:05d}')\n"
             "    team.members.add(u)\n"

@@ -103,3 +103,32 @@ def test_the_chart_draws_the_boards_first_rows_and_its_data_every_run(
         client.get(reverse("rankings:chart-detail", args=[test_set.pk, "csv"]))
     )
     assert [int(r["run"]) for r in rows] == every
+
+
+def test_a_refresh_redraws_the_chart_only_when_what_it_shows_changed(
+    stats, test_set, monkeypatch
+):  # noqa: ANN001, F811
+    """At 1,000 runs a new run mostly lands below the chart's rows: the statistics
+    job then stores its numbers without drawing the chart again."""
+    from evalhub.rankings import jobs
+    from evalhub.rankings.services import charts
+
+    drawn: list[int] = []
+    real = charts.draw
+
+    def counting(shown):  # noqa: ANN001, ANN202
+        drawn.append(len(shown.rows))
+        return real(shown)
+
+    monkeypatch.setattr(charts, "draw", counting)
+    test_set.statistics.refresh_from_db()
+    before = test_set.statistics.chart_svg.name
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    test_set.statistics.refresh_from_db()
+    assert drawn == [] and test_set.statistics.chart_svg.name == before
+    Team.objects.filter(name="Other").update(name="Renamed")  # a label it shows
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    assert drawn == [2]
+    test_set.statistics.refresh_from_db()
+    svg = test_set.statistics.chart_svg.read().decode()
+    assert "Renamed" in svg

@@ -10,6 +10,9 @@ Its data CSV holds every run of the board."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,72 +49,138 @@ def drawn_runs(data: Mapping[str, object], track_id: int | None = None) -> list[
     return [pk for pk in matrix.get("runs", []) if str(pk) in intervals]  # type: ignore[union-attr, operator]
 
 
-def interval_chart(
-    *, test_set: TestSet, data: Mapping[str, object], track_id: int | None = None
-) -> Plot | None:
-    """The chart of the board of ``track_id`` (None: of every track together)."""
+@dataclass(frozen=True)
+class ChartInput:
+    """Everything an interval chart shows: drawn again only when this changes
+    (a new run outside the first rows of a 1,000-run board changes nothing)."""
+
+    metric_label: str
+    confidence: float
+    samples: object
+    total: int  #: runs on the board with an interval (the chart draws ``rows``)
+    #: label, value, low, high, colour, marker; best first.
+    rows: tuple[tuple[str, float, float, float, str, str], ...]
+
+    def key(self) -> str:
+        text = json.dumps(dataclasses.astuple(self), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def chart_input(
+    *,
+    test_set: TestSet,
+    data: Mapping[str, object],
+    track_id: int | None = None,
+    styles: Mapping[int, plotting.SeriesStyle] | None = None,
+) -> ChartInput | None:
+    """What the chart of the board of ``track_id`` (None: of every track
+    together) shows; None when it has no run with an interval."""
     intervals = data.get("intervals") or {}
     every = drawn_runs(data, track_id)
     runs = every[: tails.TOP_ROWS]
     if not runs:
         return None
     subs = Submission.objects.select_related("team", "track").in_bulk(runs)
-    metric = test_set.phase.task.type.metric(str(data["metric"]))
-    rows = [(subs[pk], intervals[str(pk)]) for pk in runs]  # type: ignore[index]
-    height = 1.2 + 0.35 * len(rows)
-    fig = plotting.new_figure(6.4, max(2.4, height))
+    if styles is None:
+        styles = team_colours.team_styles(task=test_set.phase.task)
+    rows = []
+    for pk in runs:
+        sub, iv = subs[pk], intervals[str(pk)]  # type: ignore[index]
+        look = styles.get(sub.team_id, plotting.nth_style(0))
+        rows.append(
+            (_label(sub, with_track=track_id is None), iv["value"], iv["low"],
+             iv["high"], look.colour, look.marker)
+        )  # fmt: skip
+    return ChartInput(
+        metric_label=test_set.phase.task.type.metric(str(data["metric"])).label,
+        confidence=float(data.get("confidence", 0.95)),  # type: ignore[arg-type]
+        samples=data.get("samples"),
+        total=len(every),
+        rows=tuple(rows),
+    )
+
+
+def interval_chart(
+    *, test_set: TestSet, data: Mapping[str, object], track_id: int | None = None
+) -> Plot | None:
+    """The chart of the board of ``track_id`` (None: of every track together)."""
+    shown = chart_input(test_set=test_set, data=data, track_id=track_id)
+    return None if shown is None else draw(shown)
+
+
+def draw(shown: ChartInput) -> Plot:
+    rows = shown.rows
+    fig = plotting.new_figure(6.4, max(2.4, 1.2 + 0.35 * len(rows)))
     ax = fig.add_subplot()
     ys = list(range(len(rows)))[::-1]
-    values = [iv["value"] for _, iv in rows]
-    lows = [iv["value"] - iv["low"] for _, iv in rows]
-    highs = [iv["high"] - iv["value"] for _, iv in rows]
-    styles = team_colours.team_styles(task=test_set.phase.task)
-    for (sub, _), y, value, low, high in zip(
-        rows, ys, values, lows, highs, strict=True
-    ):
-        look = styles.get(sub.team_id, plotting.nth_style(0))
+    for (_, value, low, high, colour, marker), y in zip(rows, ys, strict=True):
         ax.errorbar(
             [value],
             [y],
-            xerr=[[low], [high]],
-            fmt=look.marker,
+            xerr=[[value - low], [high - value]],
+            fmt=marker,
             capsize=3,
-            color=look.colour,
+            color=colour,
             linestyle="none",
             linewidth=1.2,
         )
-    ax.set_yticks(ys, [_label(s, with_track=track_id is None) for s, _ in rows])
-    confidence = float(data.get("confidence", 0.95))  # type: ignore[arg-type]
+    ax.set_yticks(ys, [row[0] for row in rows])
+    label = shown.metric_label
     ax.set_xlabel(
-        f"{metric.label} ({confidence:.0%} bootstrap interval, "
-        f"{data.get('samples')} samples)"
+        f"{label} ({shown.confidence:.0%} bootstrap interval, {shown.samples} samples)"
     )
-    title = f"{metric.label} with confidence intervals"
-    if len(every) > len(runs):
-        title += f": the best {len(runs)} of {len(every)} runs"
+    title = f"{label} with confidence intervals"
+    if shown.total > len(rows):
+        title += f"\nthe best {len(rows)} of {shown.total:,} runs"
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
-    return plotting.render("primary-intervals", f"{metric.label} ± CI", fig)
+    return plotting.render("primary-intervals", f"{label} ± CI", fig)
 
 
-def save_charts(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+def save_charts(
+    row: TestSetStatistics,
+    test_set: TestSet,
+    data: dict,
+    previous: Mapping[str, object] | None = None,
+) -> None:
     """The interval chart of every board: of every track together on the row,
-    and each track's own (``TrackChart``)."""
-    for f in (row.chart_svg, row.chart_png, row.chart_pdf, row.chart_svg_narrow):
-        if f:
-            f.delete(save=False)
-    _store_chart(row, _draw_chart(test_set, data, None))
+    and each track's own (``TrackChart``); each drawn again only if what it shows
+    changed since ``previous`` (the row's data before): the keys of what they show
+    are kept in ``data["chart_keys"]``."""
+    before: Mapping[str, str] = (previous or {}).get("chart_keys") or {}  # type: ignore[assignment]
+    keys: dict[str, str] = {}
+    styles = team_colours.team_styles(task=test_set.phase.task)
+    shown = chart_input(test_set=test_set, data=data, styles=styles)
+    keys["all"] = "" if shown is None else shown.key()
+    if not (keys["all"] and keys["all"] == before.get("all") and row.chart_svg):
+        for f in (row.chart_svg, row.chart_png, row.chart_pdf, row.chart_svg_narrow):
+            if f:
+                f.delete(save=False)
+        _store_chart(row, _draw_chart(test_set, shown))
     if row.pk is None:
         row.save()
-    for old in TrackChart.objects.filter(statistics=row):
-        _delete_chart_files(old)
-        old.delete()
-    for track in tracks.phase_tracks(test_set.phase):
-        drawn = _draw_chart(test_set, data, track.pk)
+    phase_tracks = tracks.phase_tracks(test_set.phase)
+    old = {c.track_id: c for c in TrackChart.objects.filter(statistics=row)}
+    for track in phase_tracks:
+        shown = chart_input(
+            test_set=test_set, data=data, track_id=track.pk, styles=styles
+        )
+        key = keys[str(track.pk)] = "" if shown is None else shown.key()
+        kept = old.pop(track.pk, None)
+        if kept is not None and key and key == before.get(str(track.pk)):
+            continue
+        if kept is not None:
+            _delete_chart_files(kept)
+            kept.delete()
+        drawn = _draw_chart(test_set, shown)
         if drawn is not None:
             chart = TrackChart(statistics=row, track=track)
             _store_chart(chart, drawn)
             chart.save()
+    for gone in old.values():
+        _delete_chart_files(gone)
+        gone.delete()
+    data["chart_keys"] = keys
 
 
 def chart_of(
@@ -130,11 +199,13 @@ def chart_of(
 
 
 def _draw_chart(
-    test_set: TestSet, data: dict, track_id: int | None
+    test_set: TestSet, shown: ChartInput | None
 ) -> tuple[Plot, bytes | None] | None:
+    if shown is None:
+        return None
     try:
         with plotting.collecting_pdfs() as pdfs:
-            plot = interval_chart(test_set=test_set, data=data, track_id=track_id)
+            plot = draw(shown)
     except logs.FATAL:
         raise
     except Exception:  # noqa: BLE001 - the numbers are stored without their chart

@@ -243,9 +243,9 @@ def _refresh(test_set_id: int) -> str:
         before = visibility.released(test_set)
         shown_key = matrix_of(row.data or {}, None).get("pairs_key")
         data = compute(test_set=test_set, ranking=ranking, shares=shares)
-        row.data = data
+        previous, row.data = row.data, data
         row.signature = signature(test_set, ranking)
-        _save_charts(row, test_set, data)
+        _save_charts(row, test_set, data, previous)
         row.save()
         decided = visibility.released(test_set) != before
     if shown_key != shares.key:  # new gold or settings: the old pairs are not shown
@@ -262,11 +262,13 @@ def _refresh(test_set_id: int) -> str:
     return "refreshed"
 
 
-def _save_charts(row: TestSetStatistics, test_set: TestSet, data: dict) -> None:
+def _save_charts(
+    row: TestSetStatistics, test_set: TestSet, data: dict, previous: dict | None
+) -> None:
     # Imported when drawn: matplotlib is slow to import in a web process.
     from evalhub.rankings.services import charts
 
-    charts.save_charts(row, test_set, data)
+    charts.save_charts(row, test_set, data, previous)
 
 
 class NotComparable(Exception):
