@@ -66,3 +66,13 @@ def fold(report: pytest.TestReport) -> None:
     longrepr = report.longrepr
     if report.skipped and isinstance(longrepr, tuple) and MISSING in longrepr[2]:
         report.longrepr = (__file__, 1, longrepr[2])
+
+
+def log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
+    """Sign ``page`` in through the login form, as a person does (``base``: the
+    live server's address), and wait until the header says so."""
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text("Signed in as").wait_for()

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.competitions.services import teams
+from tests.browsers import log_in
 from tests.rankings.helpers import scored
 from tests.zips import zip_bytes
 
@@ -54,14 +55,6 @@ phases:
 """
 
 
-def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
-
-
 def test_bundle_gold_rescore_reveal_release(
     live_server,
     worker,
@@ -82,7 +75,7 @@ def test_bundle_gold_rescore_reveal_release(
     }
     visited: list[str] = []
     page.on("request", lambda request: visited.append(request.url))
-    _log_in(page, base, "org", "pw-organiser-1")
+    log_in(page, base, "org", "pw-organiser-1")
 
     # 1. A broken bundle: every problem names its file and line; nothing is created.
     broken = tmp_path / "broken.zip"

@@ -10,16 +10,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+from tests.browsers import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
 
 
 def _check(page, axe, shots, name: str) -> list[str]:  # noqa: ANN001
@@ -60,7 +53,7 @@ def test_staff_grant_the_right_and_the_user_creates_a_task(
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.on("request", lambda request: visited.append(request.url))
-    _log_in(page, base, "siteadmin", "pw-siteadmin-1")
+    log_in(page, base, "siteadmin", "pw-siteadmin-1")
     page.get_by_role("link", name="Task creators").click()
     page.get_by_label("User name or e-mail address").fill("lab.example")
     page.get_by_role("button", name="Search").click()
@@ -74,7 +67,7 @@ def test_staff_grant_the_right_and_the_user_creates_a_task(
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.on("request", lambda request: visited.append(request.url))
-    _log_in(page, base, "carol", "pw-carol-1")
+    log_in(page, base, "carol", "pw-carol-1")
     problems += _check(page, axe, screenshots, "creator-home")
     page.get_by_role("main").get_by_role("link", name="Create a task").click()
     page.wait_for_url(f"{base}/new/task/")

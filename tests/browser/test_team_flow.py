@@ -10,17 +10,15 @@ import re
 
 import pytest
 
+from tests.browsers import log_in
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def _log_in(browser, url: str, username: str, password: str, **context):  # noqa: ANN001, ANN003, ANN202
     page = browser.new_context(timezone_id="Europe/Paris", **context).new_page()
     page.set_default_timeout(30_000)
-    page.goto(f"{url}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
+    log_in(page, url, username, password)
     return page
 
 

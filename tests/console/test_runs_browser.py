@@ -10,6 +10,7 @@ import pytest
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Phase, Submission
+from tests.browsers import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -28,11 +29,7 @@ def runs(phase, test_set, submit_run, demo_run, outsider, other_team):  # noqa: 
 
 
 def _log_in(page, base: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill("org")
-    page.get_by_label("Password").fill("pw-organiser-1")
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
+    log_in(page, base, "org", "pw-organiser-1")
 
 
 def test_runs_page_hide_a_run_at_desktop_and_phone_width(

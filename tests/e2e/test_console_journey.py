@@ -22,20 +22,13 @@ from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from tests.browser.test_accessibility import AXE_OPTIONS, _serious
+from tests.browsers import log_in
 from tests.paths import shared_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 LISTS = ("term_extraction", "acter", "en", "htfl", "annotated", "annotations",
          "unique_annotation_lists")  # fmt: skip
-
-
-def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
 
 
 def _audit(page) -> None:  # noqa: ANN001
@@ -65,7 +58,7 @@ def test_console_journey(
     )
     terms = shared_data(*LISTS, "htfl_en_terms.tsv").read_bytes()
     with_nes = shared_data(*LISTS, "htfl_en_terms_nes.tsv").read_bytes()
-    _log_in(page, base, "neworg", "pw-neworg-1")
+    log_in(page, base, "neworg", "pw-neworg-1")
 
     # 0. The task from scratch: its type, the type's settings as a form, a draft.
     page.goto(f"{base}/new/task/")
@@ -163,7 +156,7 @@ def test_console_journey(
         + "not a term at all\n"
     )
     other = browser.new_context().new_page()
-    _log_in(other, base, "alice", "pw-alice-1")
+    log_in(other, base, "alice", "pw-alice-1")
     other.goto(f"{base}/tasks/{task.slug}/")
     other.get_by_role("link", name="Register a team").click()
     other.get_by_label("…or a new team name").fill("Cardio")

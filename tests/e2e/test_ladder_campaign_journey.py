@@ -24,16 +24,9 @@ from evalhub.competitions.models import SharedTask, Submission
 from evalhub.rankings.models import PhaseRanking
 from tests.accounts.test_browser import _mail_link
 from tests.browser.test_accessibility import DESKTOP
+from tests.browsers import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
 
 
 def _wait(predicate, page, what: str, seconds: float = 180) -> None:  # noqa: ANN001
@@ -86,7 +79,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
 
     # 1. Site staff grant carol the right to create tasks, on the staff page.
     staff = new_page()
-    _log_in(staff, base, "siteadmin", "pw-siteadmin-1")
+    log_in(staff, base, "siteadmin", "pw-siteadmin-1")
     staff.get_by_role("link", name="Task creators").click()
     staff.get_by_label("User name or e-mail address").fill("carol")
     staff.get_by_role("button", name="Search").click()
@@ -96,7 +89,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
 
     # 2. Carol creates a BUCC task from the home page's link.
     page = new_page()
-    _log_in(page, base, "carol", "pw-carol-1")
+    log_in(page, base, "carol", "pw-carol-1")
     page.get_by_role("main").get_by_role("link", name="Create a task").click()
     page.wait_for_url(f"{base}/new/task/")
     page.get_by_label("Bilingual term alignment (BUCC 2022)").check()
@@ -197,9 +190,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
 
     def scored() -> bool:
         assert worker.poll() is None, "the worker died"
-        return all(
-            Submission.objects.get(pk=run.pk).status == "scored" for run in runs
-        )
+        return all(Submission.objects.get(pk=run.pk).status == "scored" for run in runs)
 
     _wait(scored, page, "the worker to score both runs")
 

@@ -10,6 +10,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
+from tests.browsers import log_in
 from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -26,11 +27,7 @@ def _login(browser, live_server, username: str, password: str):  # noqa: ANN001,
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(live_server.url + reverse("account_login"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
+    log_in(page, live_server.url, username, password)
     return context, page
 
 
