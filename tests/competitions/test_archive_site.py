@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import io
+import logging
 import re
 import threading
 import urllib.error
@@ -178,3 +179,22 @@ def test_a_draft_task_has_no_snapshot(isolated_storage, tmp_path):  # noqa: ANN0
     with pytest.raises(CommandError, match="sees nothing of this task"):
         call_command("archive", "site", task.slug, str(out), stdout=io.StringIO())
     assert not out.exists()
+
+
+def test_forms_are_not_crawled_and_lead_to_the_page_saying_why(
+    campaign, tmp_path, caplog
+):  # noqa: ANN001
+    """The compare form's bare action answers 400 (no runs chosen): the snapshot
+    does not ask for it, and in the copy the form leads to "Not in this copy"."""
+    out = tmp_path / "site"
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        call_command("archive", "site", campaign.slug, str(out), stdout=io.StringIO())
+    assert [r.getMessage() for r in caplog.records] == []
+    actions = [
+        (page, html.unescape(m))
+        for page in out.rglob("*.html")
+        for m in re.findall(r'<form[^>]*\baction="([^"]*)"', page.read_text())
+    ]
+    assert actions, "the copy has the compare form"
+    for page, action in actions:
+        assert (page.parent / action).resolve() == (out / "elsewhere.html").resolve()

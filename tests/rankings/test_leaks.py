@@ -203,3 +203,33 @@ def test_run_page_and_plots_hide_what_the_ladder_did_not_release(
         reverse("competitions:run-detail", args=[first.pk])
     ).content.decode()
     assert "AP (interp.)" in org_page
+
+
+def test_released_gold_opens_no_withheld_or_private_per_item_outcome(
+    client, stats, task, test_set, private_test_set, outsider
+):
+    """With the gold released, a run's per-item outcomes on a test set are shown
+    to whoever sees its scores there, no one else: a run the Ladder withholds, or
+    any run on a private test set not yet revealed, keeps them (its score follows
+    from them and the released gold)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from evalhub.competitions.services.boards import visibility
+
+    task.gold_released = True
+    task.save()
+    shown = visibility.visible(viewer=AnonymousUser(), test_set=test_set, runs=stats)
+    withheld = [s for s in stats if s.pk not in shown]
+    assert withheld and len(shown) >= 1  # the Ladder withholds a run
+    for user in (None, outsider):
+        c = _client(client, user)
+        for sub in stats:
+            url = reverse("competitions:run-item-detail", args=[sub.pk, test_set.pk])
+            expected = 200 if sub.pk in shown else 404
+            assert c.get(url).status_code == expected, (sub.method_name, url)
+            assert c.get(url + "?format=json").status_code == expected
+            private = reverse(
+                "competitions:run-item-detail", args=[sub.pk, private_test_set.pk]
+            )
+            assert c.get(private).status_code == 404
+            assert c.get(private + "?format=json").status_code == 404

@@ -51,7 +51,12 @@ def run_item_detail(request: HttpRequest, pk: int, test_set: int) -> HttpRespons
     sub = run_or_404(request, pk)
     if not access.can_see_detail(request.user, sub.phase.task):
         raise Http404("No such page.")
-    evaluation = get_object_or_404(sub.evaluations.all(), test_set_id=test_set)
+    evaluation = get_object_or_404(
+        sub.evaluations.select_related("test_set"), test_set_id=test_set
+    )
+    # Its score follows from the per-item outcomes and the released gold.
+    if not access.can_see_run_scores(request.user, sub, evaluation.test_set):
+        raise Http404("No such page.")
     if request.GET.get("format") == "json":
         return HttpResponse(
             json.dumps(evaluation.detail, indent=1, ensure_ascii=False),

@@ -33,6 +33,10 @@ _ATTRIBUTE = re.compile(
 #: Requests a page makes to the server when JavaScript runs (a run's live status):
 #: a static copy has no server to answer them.
 _LIVE = ("hx-get", "hx-post")
+#: Addresses the crawl does not follow: a form's action answers only with the
+#: form's fields (the compare form's, bare, is a 400); the copy's forms lead to
+#: the page saying what the copy does not hold.
+_NOT_FOLLOWED = (*_LIVE, "action")
 _SUFFIX = {
     "text/html": ".html",
     "text/csv": ".csv",
@@ -184,7 +188,7 @@ class _Scope:
 def _links(base: str, page: str) -> list[str]:
     found = []
     for name, _, raw in _ATTRIBUTE.findall(page):
-        url = None if name in _LIVE else _own(base, raw)
+        url = None if name in _NOT_FOLLOWED else _own(base, raw)
         if url is not None:
             found.append(url)
     return found
@@ -240,9 +244,9 @@ def _relative(url: str, page: str, snapshot: Snapshot) -> str:
         if urlsplit(value).path == "" and fragment:  # "#id" on the page itself
             return match.group(0)
         kept = f"data-{name}-elsewhere={quote}{raw}{quote}"
-        if name == "href":  # a link still leads somewhere: the page saying why
+        if name in ("href", "action"):  # it leads somewhere: the page saying why
             elsewhere = os.path.relpath(ELSEWHERE, here or ".")
-            return f"href={quote}{html.escape(elsewhere)}{quote} {kept}"
+            return f"{name}={quote}{html.escape(elsewhere)}{quote} {kept}"
         return kept
 
     return _ATTRIBUTE.sub(rewrite, page)
