@@ -190,9 +190,7 @@ def test_public_exports_never_carry_hidden_runs_or_choices(
     assert {"interval_low", "interval_high", "band"} <= set(rows[0])
     organiser_rows = [
         row
-        for ts in exports.leaderboard_export(phase=phase, user=organiser)[
-            "test_sets"
-        ]
+        for ts in exports.leaderboard_export(phase=phase, user=organiser)["test_sets"]
         for row in ts["rows"]
     ]
     assert {(row["run"], row["hidden"], row["final"]) for row in organiser_rows} == {

@@ -113,9 +113,7 @@ def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpRespons
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
-    data = exports.leaderboard_export(
-        phase=phase_obj, user=request.user, track=track
-    )
+    data = exports.leaderboard_export(phase=phase_obj, user=request.user, track=track)
     return HttpResponse(
         json.dumps(data, indent=2, default=str), content_type="application/json"
     )
