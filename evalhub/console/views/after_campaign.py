@@ -4,10 +4,13 @@ for evaluation, change its closing date and limits, close it
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.services import after_campaign
@@ -19,13 +22,16 @@ from evalhub.console.views.access import organised_task
 def after_campaign_page(request: HttpRequest, slug: str) -> HttpResponse:
     task = organised_task(request, slug)
     state = after_campaign.current(task=task)
-    initial = {}
+    # A year from now unless it is open (then: its own closing date).
+    initial: dict[str, object] = {
+        "closes_at": timezone.now().replace(second=0, microsecond=0)
+        + timedelta(days=365)
+    }
     if state.phase is not None:
-        initial = {
-            "closes_at": state.phase.closes_at,
-            "daily_limit": state.phase.daily_limit,
-            "total_limit": state.phase.total_limit,
-        }
+        initial["daily_limit"] = state.phase.daily_limit
+        initial["total_limit"] = state.phase.total_limit
+    if state.is_open:
+        initial["closes_at"] = state.phase.closes_at  # type: ignore[union-attr]
     form = AfterCampaignForm(request.POST or None, initial=initial)
     status = 200
     if request.method == "POST" and state.refused is not None:
