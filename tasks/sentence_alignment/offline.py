@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tasks.base import SettingsError
 from tasks.common import cli_files
@@ -29,9 +28,6 @@ from tasks.sentence_alignment.formats import (
     parse_documents,
     parse_sentences,
 )
-
-if TYPE_CHECKING:
-    from tasks.sentence_alignment.task import Bitexts
 
 
 def check_arguments(args: argparse.Namespace) -> None:
@@ -49,44 +45,39 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise SettingsError("--ignore-other-documents goes with --documents")
 
 
-def read_inputs(args: argparse.Namespace) -> Bitexts:
-    from tasks.sentence_alignment.task import Bitexts
-
+def read_documents(args: argparse.Namespace) -> tuple[Document, ...]:
+    """The documents of ``--documents``, or the one of ``--source``/``--target``."""
     if args.documents is not None:
         data = cli_files.read_input(args.documents, "--documents")
-        return Bitexts(
-            parse_documents(data, cli_files.label("--documents", args.documents))
-        )
+        return parse_documents(data, cli_files.label("--documents", args.documents))
     name = Path(args.source).name.split(".")[0] or "document"
-    return Bitexts(
-        (
-            Document(
-                name if DOC_NAME.fullmatch(name) else "document",
-                parse_sentences(
-                    cli_files.read_input(args.source, "--source"),
-                    cli_files.label("--source", args.source),
-                ),
-                parse_sentences(
-                    cli_files.read_input(args.target, "--target"),
-                    cli_files.label("--target", args.target),
-                ),
+    return (
+        Document(
+            name if DOC_NAME.fullmatch(name) else "document",
+            parse_sentences(
+                cli_files.read_input(args.source, "--source"),
+                cli_files.label("--source", args.source),
             ),
-        )
+            parse_sentences(
+                cli_files.read_input(args.target, "--target"),
+                cli_files.label("--target", args.target),
+            ),
+        ),
     )
 
 
 def read_alignments(
-    args: argparse.Namespace, inputs: Bitexts
+    args: argparse.Namespace, documents: tuple[Document, ...]
 ) -> tuple[AlignmentSet, AlignmentSet]:
-    """(gold, run) of the documents of ``inputs``."""
+    """(gold, run) of ``documents``."""
     gold = parse_alignments(
         cli_files.read_input(args.gold, "--gold"),
         cli_files.label("--gold", args.gold),
-        inputs.documents,
+        documents,
     )
     data = cli_files.read_input(args.run, "--run", allow_blank=True)
     file = cli_files.label("--run", args.run)
     ignore: frozenset[str] = frozenset()
     if args.ignore_other_documents:
-        ignore = document_names(data, file) - {d.name for d in inputs.documents}
-    return gold, parse_alignments(data, file, inputs.documents, ignore=ignore)
+        ignore = document_names(data, file) - {d.name for d in documents}
+    return gold, parse_alignments(data, file, documents, ignore=ignore)

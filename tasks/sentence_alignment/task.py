@@ -303,8 +303,8 @@ class SentenceAlignment(
 
         settings = self.cli_settings(args)
         with gc_paused():
-            inputs = offline.read_inputs(args)
-            gold, run = offline.read_alignments(args, inputs)
+            inputs = Bitexts(offline.read_documents(args))
+            gold, run = offline.read_alignments(args, inputs.documents)
             return self.score(run, gold, inputs, settings)
 
     def score_command(
