@@ -110,6 +110,9 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: How the organisers' settings form asks for each setting (label, help, the
     #: values a list may hold); kinds and defaults come from ``settings_class``.
     setting_fields: ClassVar[tuple[SettingField, ...]] = ()
+    #: Where ``score_command`` returns None: one sentence saying why no offline
+    #: command is offered, shown on the task page once the gold is released.
+    no_score_command: ClassVar[str] = ""
 
     # ---- settings -------------------------------------------------------------
     def parse_settings(self, raw: Mapping[str, object] | None) -> SettingsT:

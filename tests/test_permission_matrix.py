@@ -295,6 +295,10 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:preview-participant": ORGANISER_PAGE,
     "console:preview-public": ORGANISER_PAGE,
     "console:preview-leaderboard": ORGANISER_PAGE,
+    # The evaluation after the campaign (tests/console/test_after_campaign_page.py
+    # adds organisers of other tasks, co-organisers and the POSTs).
+    "console:after-campaign": ORGANISER_PAGE,
+    "console:after-campaign-close": POST_ONLY,
     # Every run of the task (console/views/runs.py; tests/console/test_runs_page.py
     # adds organisers of other tasks and the bulk actions' POSTs).
     "console:runs": ORGANISER_PAGE,

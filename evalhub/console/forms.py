@@ -197,16 +197,67 @@ def zone_names() -> list[str]:
     return sorted(zoneinfo.available_timezones() | {"UTC"})
 
 
-class PhaseForm(forms.ModelForm):
-    """A phase; opening and closing times are read in ``time_zone`` (the
-    organiser's, from the browser, or one they choose) and stored in UTC. An empty
-    slug is made from the name, as a test set's."""
+def datetime_input() -> forms.DateTimeInput:
+    return forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
+    )
 
-    time_zone = forms.CharField(
+
+class ZonedTimes(forms.BaseForm):
+    """A form mixin: the ``time_fields`` are read in ``time_zone`` (the
+    organiser's, from the browser, or one they choose) and stored in UTC. Call
+    ``zone_times()`` at the end of ``__init__``; each ``clean_<field>`` returns
+    ``self.in_zone(<field>)``."""
+
+    time_fields: tuple[str, ...] = ()
+
+    def zone_times(self) -> None:
+        names = set(zone_names())
+        own = str(timezone.get_current_timezone())
+        own = own if own in names else "UTC"
+        self.fields["time_zone"].widget.first = own  # type: ignore[attr-defined]
+        zone = (self.data.get("time_zone") if self.is_bound else None) or own
+        self.fields["time_zone"].initial = zone if zone in names else "UTC"
+        self.zone = zoneinfo.ZoneInfo(self.fields["time_zone"].initial)
+        for name in self.time_fields:
+            self.fields[name].input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]
+            value = self.initial.get(name)
+            if value is not None:
+                self.initial[name] = value.astimezone(self.zone).replace(tzinfo=None)
+
+    def in_zone(self, name: str):  # noqa: ANN201
+        value = self.cleaned_data.get(name)
+        if value is None:
+            return None
+        # Django read the naive input in the active zone: re-read it in the chosen one.
+        naive = timezone.make_naive(value, timezone.get_current_timezone())
+        return naive.replace(tzinfo=self.zone)
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data["time_zone"].strip()
+        if zone not in set(zone_names()):
+            raise forms.ValidationError(
+                f"“{zone}” is not a time zone: type part of a city or region and "
+                "choose one of the list (e.g. Europe/Paris)."
+            )
+        return zone
+
+
+def time_zone_field() -> forms.CharField:
+    return forms.CharField(
         widget=ZoneInput,
         help_text="Times below are in this zone; they are stored in UTC. Type part "
         "of a city or region to search, e.g. Paris.",
     )
+
+
+class PhaseForm(ZonedTimes, forms.ModelForm):
+    """A phase; opening and closing times are read in ``time_zone`` (the
+    organiser's, from the browser, or one they choose) and stored in UTC. An empty
+    slug is made from the name, as a test set's."""
+
+    time_zone = time_zone_field()
+    time_fields = ("opens_at", "closes_at")
     confirm = forms.BooleanField(
         required=False, label="Save although runs already made are affected"
     )
@@ -225,14 +276,7 @@ class PhaseForm(forms.ModelForm):
             "failed_runs_count",
             "max_final_runs",
         ]
-        widgets = {
-            "opens_at": forms.DateTimeInput(
-                attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
-            ),
-            "closes_at": forms.DateTimeInput(
-                attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
-            ),
-        }
+        widgets = {"opens_at": datetime_input(), "closes_at": datetime_input()}
 
     def __init__(self, *args, task: SharedTask, **kwargs):  # noqa: ANN002, ANN003
         super().__init__(*args, **kwargs)
@@ -242,41 +286,13 @@ class PhaseForm(forms.ModelForm):
             "The phase's address in URLs: letters, digits and hyphens. Left empty: "
             "made from the name."
         )
-        names = set(zone_names())
-        own = str(timezone.get_current_timezone())
-        own = own if own in names else "UTC"
-        self.fields["time_zone"].widget.first = own
-        zone = (self.data.get("time_zone") if self.is_bound else None) or own
-        self.fields["time_zone"].initial = zone if zone in names else "UTC"
-        self.zone = zoneinfo.ZoneInfo(self.fields["time_zone"].initial)
-        for name in ("opens_at", "closes_at"):
-            self.fields[name].input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]
-            value = self.initial.get(name)
-            if value is not None:
-                self.initial[name] = value.astimezone(self.zone).replace(tzinfo=None)
-
-    def _in_zone(self, name: str):  # noqa: ANN202
-        value = self.cleaned_data.get(name)
-        if value is None:
-            return None
-        # Django read the naive input in the active zone: re-read it in the chosen one.
-        naive = timezone.make_naive(value, timezone.get_current_timezone())
-        return naive.replace(tzinfo=self.zone)
+        self.zone_times()
 
     def clean_opens_at(self):  # noqa: ANN201
-        return self._in_zone("opens_at")
+        return self.in_zone("opens_at")
 
     def clean_closes_at(self):  # noqa: ANN201
-        return self._in_zone("closes_at")
-
-    def clean_time_zone(self) -> str:
-        zone = self.cleaned_data["time_zone"].strip()
-        if zone not in set(zone_names()):
-            raise forms.ValidationError(
-                f"“{zone}” is not a time zone: type part of a city or region and "
-                "choose one of the list (e.g. Europe/Paris)."
-            )
-        return zone
+        return self.in_zone("closes_at")
 
     def clean_slug(self) -> str:
         slug = slug_from_name(self.cleaned_data["slug"], self.cleaned_data.get("name"))

@@ -1,6 +1,7 @@
 """The console's place on the core's pages: its pages as links on the dashboard
 (``dashboard_links``: the set-up pages, and every run of the task), the checklist of
-what is missing (``dashboard_panels``) and the announcements on the public task page
+what is missing and, once the campaign is over, the evaluation after it
+(``dashboard_panels``) and the announcements on the public task page
 (``task_page_panels``)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from django.dispatch import receiver
 from django.urls import reverse
 
 from evalhub.competitions import signals
+from evalhub.competitions.services import after_campaign
 from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.console.models import Announcement
 from evalhub.console.services import checklist, people
@@ -42,6 +44,16 @@ def console_runs_link(sender: object, task, **kwargs: object):  # noqa: ANN001, 
 @receiver(signals.dashboard_panels, dispatch_uid="console-checklist")
 def console_checklist(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
     return ("console/task_checklist.html", {"items": checklist.checklist(task=task)})
+
+
+@receiver(signals.dashboard_panels, dispatch_uid="console-after-campaign")
+def after_campaign_panel(sender: object, task, **kwargs: object):  # noqa: ANN001, ANN201
+    """Once the campaign is over: the way to keep the task open for evaluation."""
+    state = after_campaign.current(task=task)
+    if state.refused is not None:
+        return None
+    url = reverse("console:after-campaign", kwargs={"slug": task.slug})
+    return ("console/after_campaign_panel.html", {"state": state, "url": url})
 
 
 @receiver(signals.task_page_panels, dispatch_uid="console-announcements")

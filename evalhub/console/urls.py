@@ -2,7 +2,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from evalhub.console.views import gold, people, phases, preview, runs, tasks, testsets
+from evalhub.console.views import (
+    after_campaign,
+    gold,
+    people,
+    phases,
+    preview,
+    runs,
+    tasks,
+    testsets,
+)
 from evalhub.console.views import tracks as track_views
 
 app_name = "console"
@@ -19,6 +28,16 @@ urlpatterns = [
     path(f"{DASH}phases/new/", phases.phase_create, name="phase-create"),
     path(f"{DASH}phases/<slug:phase>/", phases.phase_edit, name="phase-edit"),
     path(f"{DASH}phases/<slug:phase>/move/", phases.phase_move, name="phase-move"),
+    path(
+        f"{DASH}after-the-campaign/",
+        after_campaign.after_campaign_page,
+        name="after-campaign",
+    ),
+    path(
+        f"{DASH}after-the-campaign/close/",
+        after_campaign.after_campaign_close,
+        name="after-campaign-close",
+    ),
     path(f"{DASH}organisers/", people.organisers, name="organisers"),
     path(
         f"{DASH}organisers/<int:user_id>/remove/",

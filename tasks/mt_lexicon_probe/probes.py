@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tasks.base import FormatError, ProblemCollector
 from tasks.common.textio import read_lines
-from tasks.mt_lexicon_probe.tags import Tag, parse_tag
+from tasks.mt_lexicon_probe.tags import JudgementMemory, Tag, parse_tag
 
 
 class Pos(enum.StrEnum):
@@ -267,3 +267,20 @@ def references_to_tsv(probes: Iterable[Probe]) -> str:
 
 def judgements_to_tsv(judgements: Mapping[str, Tag]) -> str:
     return "".join(f"{pid}\t{tag.value}\n" for pid, tag in judgements.items())
+
+
+def parse_memory(data: bytes, file: str, inputs: ProbeSet) -> JudgementMemory:
+    """The judgement memory: ``id<TAB>translation<TAB>tag`` lines (other systems'
+    judged translations)."""
+    problems = ProblemCollector()
+    known = inputs.by_id()
+    records: list[tuple[str, str, Tag]] = []
+    for line in read_lines(data, file, keep_empty=False):
+        cols = line.text.split("\t")
+        tag = parse_tag(cols[-1]) if len(cols) == 3 else None
+        if tag is None or cols[0].strip() not in known:
+            problems.add(file, line.number, "expected known id<TAB>translation<TAB>tag")
+            continue
+        records.append((cols[0].strip(), cols[1], tag))
+    problems.raise_if_any()
+    return JudgementMemory.build(records)

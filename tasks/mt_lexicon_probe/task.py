@@ -30,6 +30,7 @@ from tasks.mt_lexicon_probe.probes import (
     ProbeSet,
     Run,
     parse_judgements,
+    parse_memory,
     parse_probes,
     parse_references,
     parse_run,
@@ -288,6 +289,20 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     def cli_settings(self, args: argparse.Namespace) -> MtLexiconProbeSettings:
         return MtLexiconProbeSettings(count_proposed_correct=not args.no_proposed)
 
+    no_score_command = (
+        "No offline command is shown for this task type: its scores depend on the "
+        "annotators' judgements of each run's translations, which are not published."
+    )
+
+    def score_command(
+        self, settings: MtLexiconProbeSettings, files: Mapping[str, str]
+    ) -> None:
+        """None: the scores depend on the annotators' judgements (``--judgements``,
+        ``--memory``), which only organisers and annotators can read, even after
+        the gold is released (the public's per-item page shows settled tags, not
+        judgement files); without them the command gives a provisional score."""
+        return None
+
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
         def read(option: str, path: str) -> tuple[bytes, str]:
             blank_ok = option in ("--run", "--judgements", "--memory")
@@ -307,7 +322,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
             else {}
         )
         memory = (
-            _read_memory(*read("--memory", args.memory), inputs)
+            parse_memory(*read("--memory", args.memory), inputs)
             if args.memory
             else None
         )
@@ -315,25 +330,6 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         return self.score_judged(
             run, Gold(refs), inputs, settings, judgements, memory=memory
         )
-
-
-def _read_memory(data: bytes, file: str, inputs: ProbeSet) -> JudgementMemory:
-    from tasks.base import ProblemCollector
-    from tasks.common.textio import read_lines
-    from tasks.mt_lexicon_probe.tags import parse_tag
-
-    problems = ProblemCollector()
-    known = inputs.by_id()
-    records: list[tuple[str, str, Tag]] = []
-    for line in read_lines(data, file, keep_empty=False):
-        cols = line.text.split("\t")
-        tag = parse_tag(cols[-1]) if len(cols) == 3 else None
-        if tag is None or cols[0].strip() not in known:
-            problems.add(file, line.number, "expected known id<TAB>translation<TAB>tag")
-            continue
-        records.append((cols[0].strip(), cols[1], tag))
-    problems.raise_if_any()
-    return JudgementMemory.build(records)
 
 
 def _report(

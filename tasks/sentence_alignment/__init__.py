@@ -58,7 +58,12 @@ scores one document and prints ``alignment``, ``sentence``, ``word``, ``char``,
 ``correct`` (precision numerator), ``proposed``, ``correct_reference`` (recall
 numerator; equal to ``correct`` except for strict/lax) and ``reference``, plus
 ``documents`` (the same per document), ``f1`` (primary), ``mean_f1``,
-``primary_granularity`` and ``scorer`` (name and version).
+``primary_granularity`` and ``scorer`` (name and version). A test set at once:
+``--documents D.zip`` (its bitexts, as the task page offers them) instead of
+``--source``/``--target``, with ``--gold`` and ``--run`` in the platform's
+multi-document formats; counts summed over the documents as on the platform;
+``--ignore-other-documents`` skips the run's documents of other test sets (see
+``offline``).
 
 Offline options: ``--ci`` adds the platform's bootstrap interval of the primary F over
 documents (JSON key ``ci``; ``null`` for a single document, as on the platform);

@@ -11,16 +11,29 @@ ARCADE_LEVELS = ("alignment", "sentence", "word", "char")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--source", required=True, help="source sentences, one per line"
+        "--source", help="source sentences, one per line (one document)"
     )
     parser.add_argument(
-        "--target", required=True, help="target sentences, one per line"
+        "--target", help="target sentences, one per line (one document)"
+    )
+    parser.add_argument(
+        "--documents",
+        help="instead of --source and --target: a test set's bitexts, a zip of "
+        "<document>.src and <document>.tgt (as the task page offers it); --gold and "
+        "--run then hold every document (a zip of <document>.align, or '# "
+        "<document>' lines) and the counts are summed over them, as on the platform",
     )
     parser.add_argument(
         "--gold", required=True, help="reference bisegments [i, j]:[k], 0-based"
     )
     parser.add_argument(
         "--run", required=True, help="the run's bisegments, same format"
+    )
+    parser.add_argument(
+        "--ignore-other-documents",
+        action="store_true",
+        help="with --documents: skip the run's documents that are not in it (one "
+        "run file covers every test set of a phase)",
     )
     parser.add_argument(
         "--primary-granularity",

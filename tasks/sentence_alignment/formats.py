@@ -338,6 +338,18 @@ def parse_alignments(
     return AlignmentSet(tuple(found[d.name] for d in documents))
 
 
+def document_names(data: bytes, file: str) -> frozenset[str]:
+    """The documents an alignment file names: its ``<document>.align`` members,
+    or its ``# <document>`` lines."""
+    if is_zip(data):
+        return frozenset(m.rsplit(".", 1)[0] for m in read_zip(data, file, ("align",)))
+    return frozenset(
+        header[1]
+        for line in decode_text(data, file).splitlines()
+        if (header := _HEADER.fullmatch(line.strip())) is not None
+    )
+
+
 def _parse_sections(
     lines: list[Line],
     file: str,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tasks.base import (
@@ -17,17 +16,14 @@ from tasks.base import (
     SettingField,
     TaskType,
 )
-from tasks.common import cli_files
 from tasks.common.gcpause import gc_paused
 from tasks.sentence_alignment import FORMAT_HELP
 from tasks.sentence_alignment.formats import (
-    DOC_NAME,
     AlignmentSet,
     Bisegment,
     Document,
     parse_alignments,
     parse_documents,
-    parse_sentences,
 )
 from tasks.sentence_alignment.metrics import (
     ARCADE_LEVELS,
@@ -297,38 +293,30 @@ class SentenceAlignment(
         add_arguments(parser)
 
     def cli_settings(self, args: argparse.Namespace) -> SentenceAlignmentSettings:
+        from tasks.sentence_alignment.offline import check_arguments
+
+        check_arguments(args)
         return self.parse_settings({"primary_granularity": args.primary_granularity})
 
     def cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        with gc_paused():
-            return self._cli_score(args)
+        from tasks.sentence_alignment import offline
 
-    def _cli_score(self, args: argparse.Namespace) -> ScoreReport:
-        name = Path(args.source).name.split(".")[0] or "document"
-        doc = Document(
-            name if _safe_name(name) else "document",
-            parse_sentences(
-                cli_files.read_input(args.source, "--source"),
-                cli_files.label("--source", args.source),
-            ),
-            parse_sentences(
-                cli_files.read_input(args.target, "--target"),
-                cli_files.label("--target", args.target),
-            ),
-        )
-        inputs = Bitexts((doc,))
         settings = self.cli_settings(args)
-        gold = parse_alignments(
-            cli_files.read_input(args.gold, "--gold"),
-            cli_files.label("--gold", args.gold),
-            inputs.documents,
-        )
-        run = parse_alignments(
-            cli_files.read_input(args.run, "--run", allow_blank=True),
-            cli_files.label("--run", args.run),
-            inputs.documents,
-        )
-        return self.score(run, gold, inputs, settings)
+        with gc_paused():
+            inputs = Bitexts(offline.read_documents(args))
+            gold, run = offline.read_alignments(args, inputs.documents)
+            return self.score(run, gold, inputs, settings)
+
+    def score_command(
+        self, settings: SentenceAlignmentSettings, files: Mapping[str, str]
+    ) -> tuple[str, ...]:
+        """A test set's every document at once (``offline``: ``--documents``)."""
+        return (
+            "evalhub", "score", self.slug, "--documents", files["documents"],
+            "--gold", files["gold"], "--run", files["run"],
+            "--ignore-other-documents",
+            "--primary-granularity", settings.primary_granularity, "--json",
+        )  # fmt: skip
 
 
 def metrics_of(total: LevelCounts, primary: str) -> dict[str, float | None]:
@@ -341,10 +329,6 @@ def metrics_of(total: LevelCounts, primary: str) -> dict[str, float | None]:
     arcade = [metrics[f"{level}_f1"] or 0.0 for level in ARCADE_LEVELS]
     metrics["mean_f1"] = sum(arcade) / len(arcade)
     return metrics
-
-
-def _safe_name(name: str) -> bool:
-    return DOC_NAME.fullmatch(name) is not None
 
 
 def _plots():  # noqa: ANN202

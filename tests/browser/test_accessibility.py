@@ -101,6 +101,7 @@ def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]
         ("console-organisers", reverse("console:organisers", args=[task.slug])),
         ("console-announcements", reverse("console:announcements", args=[task.slug])),
         ("console-runs", reverse("console:runs", args=[task.slug])),
+        ("console-after-campaign", reverse("console:after-campaign", args=[task.slug])),
         (
             "console-preview-participant",
             reverse("console:preview-participant", args=[task.slug]),

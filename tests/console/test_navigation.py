@@ -31,6 +31,7 @@ LABELS = [
     "Organisers",
     "Announcements",
     "Runs",  # once the console's runs page exists (console:runs)
+    "After the campaign",
     "Preview as a participant",
     "Preview as the public",
 ]
@@ -83,6 +84,7 @@ def test_every_console_page_has_the_same_navigation(
         reverse("factsheets:question-edit", args=[slug, question.pk]),
         reverse("console:organisers", args=[slug]),
         reverse("console:announcements", args=[slug]),
+        reverse("console:after-campaign", args=[slug]),
     ]
     client.force_login(organiser)
     navs = {url: _nav(client, url) for url in pages}

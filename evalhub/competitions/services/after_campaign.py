@@ -14,6 +14,7 @@ overview-paper package (the rankings app offers none for such a phase)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -35,6 +36,21 @@ def official_phases(task: SharedTask) -> list[Phase]:
     return [p for p in task.phases.all() if not p.after_campaign]
 
 
+def refusal(*, task: SharedTask, now: datetime | None = None) -> str | None:
+    """Why the task cannot be opened for evaluation after its campaign now (plain
+    words, saying when it becomes possible); None when it can."""
+    official = official_phases(task)
+    if not official:
+        return "The task has no phase yet: there is no campaign to follow."
+    end = max(p.closes_at for p in official)
+    if end > (now or timezone.now()):
+        return (
+            f"The campaign runs until {end:%Y-%m-%d %H:%M} UTC: the evaluation after "
+            "the campaign opens once its last phase has closed."
+        )
+    return None
+
+
 def open_for_evaluation(
     *,
     task: SharedTask,
@@ -47,15 +63,11 @@ def open_for_evaluation(
     evaluation after the campaign. Refused while an official phase is open or to
     come, and for a closing date in the past."""
     now = now or timezone.now()
+    refused = refusal(task=task, now=now)
+    if refused is not None:
+        raise Refused(refused)
     official = official_phases(task)
-    if not official:
-        raise Refused("The task has no phase yet: there is no campaign to follow.")
     end = max(p.closes_at for p in official)
-    if end > now:
-        raise Refused(
-            f"The campaign runs until {end:%Y-%m-%d %H:%M} UTC: the evaluation after "
-            "the campaign opens once its last phase has closed."
-        )
     if closes_at <= now:
         raise Refused("The evaluation after the campaign must close in the future.")
     if daily_limit < 1 or total_limit < 1:
@@ -66,7 +78,7 @@ def open_for_evaluation(
         existing.daily_limit, existing.total_limit = daily_limit, total_limit
         existing.save(update_fields=["closes_at", "daily_limit", "total_limit"])
         return existing
-    last = max(official, key=lambda p: (p.closes_at, p.order))
+    last = _last_official(official)
     with transaction.atomic():
         order = Phase.objects.filter(task=task).aggregate(m=Max("order"))["m"] or 0
         phase = Phase.objects.create(
@@ -97,6 +109,11 @@ def open_for_evaluation(
     return phase
 
 
+def _last_official(official: list[Phase]) -> Phase:
+    """The phase whose tracks and test sets the evaluation after the campaign copies."""
+    return max(official, key=lambda p: (p.closes_at, p.order))
+
+
 def _free_slug(task: SharedTask) -> str:
     taken = set(task.phases.values_list("slug", flat=True))
     slug, n = SLUG, 1
@@ -104,3 +121,42 @@ def _free_slug(task: SharedTask) -> str:
         n += 1
         slug = f"{SLUG}-{n}"
     return slug
+
+
+@dataclass(frozen=True, slots=True)
+class AfterCampaign:
+    """Where a task stands with its evaluation after the campaign."""
+
+    #: Why it cannot be opened now (the campaign runs, no phase); None: it can.
+    refused: str | None
+    #: The phase of the evaluation after the campaign, once opened.
+    phase: Phase | None
+    #: Runs are accepted now.
+    is_open: bool
+    #: Its test sets: the copies, or those its opening would copy.
+    test_sets: tuple[TestSet, ...]
+
+
+def current(*, task: SharedTask, now: datetime | None = None) -> AfterCampaign:
+    now = now or timezone.now()
+    phase = Phase.objects.filter(task=task, after_campaign=True).first()
+    official = official_phases(task)
+    source = phase or (_last_official(official) if official else None)
+    return AfterCampaign(
+        refused=refusal(task=task, now=now),
+        phase=phase,
+        is_open=phase is not None and phase.opens_at <= now < phase.closes_at,
+        test_sets=tuple(source.test_sets.all()) if source else (),
+    )
+
+
+def close(*, task: SharedTask, now: datetime | None = None) -> Phase:
+    """Stop accepting runs after the campaign: its closing date becomes now. Its
+    runs, scores and board stay; opening it again later is allowed."""
+    now = now or timezone.now()
+    phase = Phase.objects.filter(task=task, after_campaign=True).first()
+    if phase is None or phase.closes_at <= now:
+        raise Refused("The task is not open for evaluation after the campaign.")
+    phase.closes_at = max(now, phase.opens_at)
+    phase.save(update_fields=["closes_at"])
+    return phase

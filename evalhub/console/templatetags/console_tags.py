@@ -39,6 +39,7 @@ _NAV = (
     ("Organisers", "console:organisers", "task"),
     ("Announcements", "console:announcements", "task"),
     ("Runs", "console:runs", "task"),
+    ("After the campaign", "console:after-campaign", "task"),
     ("Preview as a participant", "console:preview-participant", "task"),
     ("Preview as the public", "console:preview-public", "task"),
 )

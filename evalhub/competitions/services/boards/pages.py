@@ -49,10 +49,16 @@ def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
             if registration
             else []
         )
+        commands = any(ts["command"] for ts in test_sets)
         phases.append(
             {
                 "phase": phase,
                 "test_sets": test_sets,
+                "has_commands": commands,
+                # Why no command: the gold is released, the type offers none.
+                "offline_note": task.type.no_score_command
+                if task.gold_released and test_sets and not commands
+                else "",
                 "allowance": allowance,
                 "tracks": tracks.phase_tracks(phase),
                 "runs": runs,
