@@ -173,11 +173,16 @@ def test_the_checklist_follows_phases_test_sets_and_files(
     assert texts == [
         "Test set Public (Evaluation) has no gold file Gold dictionary (D1,2)."
     ]
+    test_set.delete()
     phase.closes_at = timezone.now() - timedelta(minutes=1)
     phase.save()
-    test_set.delete()
+    texts = [i.text for i in checklist(task=task)]
+    assert texts == ["Phase Evaluation has no test set."]  # the campaign is over
+    task.state = "draft"
+    task.save()
     texts = [i.text for i in checklist(task=task)]
     assert texts == [
         "Phase Evaluation closed already.",
         "Phase Evaluation has no test set.",
+        "The task is still a draft: only organisers see it.",
     ]

@@ -51,7 +51,9 @@ def checklist(*, task: SharedTask, now=None) -> tuple[Item, ...]:  # noqa: ANN00
         edit = reverse(
             "console:phase-edit", kwargs={"slug": task.slug, "phase": phase.slug}
         )
-        if phase.closes_at <= now:
+        # A published task's closed phases are its campaign's past (or its end),
+        # not something keeping it from opening.
+        if phase.closes_at <= now and task.state == SharedTask.State.DRAFT:
             items.append(
                 Item(f"Phase {phase.name} closed already.", edit, "Change its dates")
             )
