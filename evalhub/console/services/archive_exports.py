@@ -168,7 +168,7 @@ def _write_and_save(
         size = target.seek(0, 2)
         report(SAVING, 0, 1)
         target.seek(0)
-        stamp = started.strftime("%Y%m%d-%H%M%S")
+        stamp = started.strftime("%Y%m%d-%H%M%S-%f")
         name = f"{folder(export.task_id)}{export.task.slug}-{stamp}.zip"
         saved = default_storage.save(name, File(target, name=name))
     return saved, size
