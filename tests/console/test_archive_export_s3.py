@@ -93,6 +93,7 @@ def test_the_export_is_written_to_the_bucket_and_downloaded_from_it(
     isolated_storage,
     settings,
     tmp_path,
+    monkeypatch,
     django_capture_on_commit_callbacks,
 ):  # noqa: ANN001
     client.force_login(organiser)
@@ -107,9 +108,19 @@ def test_the_export_is_written_to_the_bucket_and_downloaded_from_it(
     # Nothing in a local folder: a web node on another machine reads the bucket.
     assert not list(Path(isolated_storage["root"]).rglob("*.zip"))
 
-    response = client.get(reverse("console:task-archive", args=[task.slug]))
-    assert response.status_code == 200
-    body = b"".join(response.streaming_content)
+    # Streamed from the bucket as it is sent: django-storages' S3 file, which
+    # reads the whole object into the web process's memory first, is not used.
+    from storages.backends.s3 import S3File
+
+    def whole_object_read(self) -> None:  # noqa: ANN001
+        raise AssertionError("the archive was read whole into memory")
+
+    with monkeypatch.context() as m:
+        m.setattr(S3File, "file", property(whole_object_read))
+        response = client.get(reverse("console:task-archive", args=[task.slug]))
+        assert response.status_code == 200
+        assert int(response["Content-Length"]) == export.size
+        body = b"".join(response.streaming_content)
     assert len(body) == export.size
     cli = tmp_path / "cli.zip"
     call_command("archive", "export", task.slug, str(cli), stdout=io.StringIO())

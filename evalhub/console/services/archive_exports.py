@@ -221,16 +221,32 @@ def _delete_files(task_id: int, *, keep: str) -> None:
             default_storage.delete(path)
 
 
-def open_ready(task: SharedTask) -> IO[bytes] | None:
-    """The task's archive, opened for reading from the storage; None unless one
-    is ready."""
+def open_ready(task: SharedTask) -> tuple[IO[bytes], int] | None:
+    """The task's archive, opened for reading from the storage, and its size;
+    None unless one is ready."""
     export = current(task)
     if export is None or export.status != Status.READY or not export.file:
         return None
     try:
-        return default_storage.open(export.file, "rb")
+        return _stream(export.file), export.size
     except FileNotFoundError:
         return None
+
+
+def _stream(name: str) -> IO[bytes]:
+    """A file of the storage, read as it is sent. django-storages' S3 file reads
+    the whole object into memory on first read (an archive can be gigabytes), so
+    from a bucket the object's body is read instead, chunk by chunk."""
+    bucket = getattr(default_storage, "bucket", None)  # the S3 backend's
+    if bucket is None:
+        return default_storage.open(name, "rb")
+    from botocore.exceptions import ClientError
+
+    key = default_storage._normalize_name(name)  # noqa: SLF001 - its prefix, as _open
+    try:
+        return bucket.Object(key).get()["Body"]
+    except ClientError as exc:
+        raise FileNotFoundError(name) from exc
 
 
 def sweep(*, now: datetime | None = None) -> dict[str, int]:

@@ -55,12 +55,15 @@ def task_archive(request: HttpRequest, slug: str) -> FileResponse:
     """The archive the worker wrote (gold and every run included), streamed from
     the storage; "not found" when none is ready."""
     task = organised_task(request, slug)
-    handle = archive_exports.open_ready(task)
-    if handle is None:
+    ready = archive_exports.open_ready(task)
+    if ready is None:
         raise Http404("No archive is ready.")
-    return FileResponse(
+    handle, size = ready
+    response = FileResponse(
         handle,
         as_attachment=True,
         filename=f"{task.slug}-archive.zip",
         content_type="application/zip",
     )
+    response["Content-Length"] = size
+    return response
