@@ -399,3 +399,20 @@ def test_only_the_export_service_writes_an_export_status():
     }
     assert found == {}
     assert _export_status_writes(owner.read_text()) != []
+
+
+def test_a_deleted_task_leaves_no_archive_in_storage(
+    client, organiser, task, django_capture_on_commit_callbacks
+):  # noqa: ANN001
+    """(Site staff delete a task in the admin; its archive goes with it.)"""
+    from django.core.files.storage import default_storage
+
+    client.force_login(organiser)
+    _ask(client, task, django_capture_on_commit_callbacks)
+    export = ArchiveExport.objects.get(task=task)
+    jobs.write_archive_export(export.pk)
+    export.refresh_from_db()
+    assert default_storage.exists(export.file)
+    with django_capture_on_commit_callbacks(execute=True):
+        task.delete()
+    assert not default_storage.exists(export.file)

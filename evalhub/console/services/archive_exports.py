@@ -155,7 +155,7 @@ def write(*, export_id: int) -> str:
     if not done:  # the sweeper gave it to another worker meanwhile
         default_storage.delete(name)
         return "superseded"
-    _delete_files(export.task_id, keep=name)
+    delete_files(export.task_id, keep=name)
     return "ready"
 
 
@@ -204,11 +204,11 @@ def _fail(row: Q, task_id: int, reason: str) -> bool:
         size=0,
     )
     if failed:
-        _delete_files(task_id, keep="")
+        delete_files(task_id, keep="")
     return bool(failed)
 
 
-def _delete_files(task_id: int, *, keep: str) -> None:
+def delete_files(task_id: int, *, keep: str = "") -> None:
     """Delete the task's archives in the storage but ``keep`` (the previous
     archive once a new one is ready; those left by a worker lost mid-save)."""
     try:
@@ -293,6 +293,6 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             pk=pk, status__in=ArchiveExport.FINAL, finished_at__lt=expired
         )
         if row.delete()[0]:
-            _delete_files(task_id, keep="")
+            delete_files(task_id)
             done["deleted"] += 1
     return done
