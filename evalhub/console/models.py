@@ -60,6 +60,9 @@ class ArchiveExport(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     #: When the worker writing it now claimed it (None: none writes it).
     started_at = models.DateTimeField(null=True, blank=True)
+    #: Refreshed by that worker while it writes (a worker lost is one whose
+    #: heartbeat stopped: the sweeper takes the export back).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: Claims so far of this request (a worker killed mid-export: claimed again).
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -249,14 +249,16 @@ def test_the_page_shows_progress_and_a_lost_worker_is_claimed_again_then_failed(
     assert 'hx-trigger="every 2s"' in panel
     # The job's message comes back (acks_late): the row is taken, nothing happens.
     assert jobs.write_archive_export(export.pk) == "not queued"
+    stale = timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER + 1)
+    second = timedelta(seconds=1)
 
-    # Before the hard time limit has passed, the sweeper leaves it alone.
-    started = export.started_at
-    limit = timedelta(seconds=settings.ARCHIVE_EXPORT_TIME_LIMIT + 31)
-    assert archive_exports.sweep(now=started + limit - timedelta(minutes=1)) == {
+    # While its heartbeat is fresh, the sweeper leaves it alone; once it stopped
+    # for SCORING_HEARTBEAT_STALE_AFTER seconds, the worker is presumed lost.
+    assert export.heartbeat_at == export.started_at
+    assert archive_exports.sweep(now=export.heartbeat_at + stale - second) == {
         "sent": 0, "requeued": 0, "failed": 0, "deleted": 0,
     }  # fmt: skip
-    assert archive_exports.sweep(now=started + limit)["requeued"] == 1
+    assert archive_exports.sweep(now=export.heartbeat_at + stale)["requeued"] == 1
     export.refresh_from_db()
     assert export.status == Status.QUEUED
 
@@ -267,7 +269,7 @@ def test_the_page_shows_progress_and_a_lost_worker_is_claimed_again_then_failed(
             jobs.write_archive_export(export.pk)
     export.refresh_from_db()
     assert export.attempts == settings.ARCHIVE_EXPORT_MAX_ATTEMPTS == 2
-    assert archive_exports.sweep(now=export.started_at + limit)["failed"] == 1
+    assert archive_exports.sweep(now=export.heartbeat_at + stale)["failed"] == 1
     export.refresh_from_db()
     assert export.status == Status.FAILED
     panel = client.get(urls["archive-status"]).content.decode()
@@ -297,8 +299,8 @@ def test_a_lost_worker_is_claimed_again_and_the_export_finishes(
         with pytest.raises(SystemExit):
             jobs.write_archive_export(export.pk)
     export.refresh_from_db()
-    limit = timedelta(seconds=settings.ARCHIVE_EXPORT_TIME_LIMIT + 31)
-    assert archive_exports.sweep(now=export.started_at + limit)["requeued"] == 1
+    stale = timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER + 1)
+    assert archive_exports.sweep(now=export.heartbeat_at + stale)["requeued"] == 1
     assert jobs.write_archive_export(export.pk) == "ready"
     export.refresh_from_db()
     assert export.status == Status.READY and export.attempts == 2

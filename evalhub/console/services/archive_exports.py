@@ -15,7 +15,7 @@ Each change is one compare-and-set ``UPDATE``, so two workers never both write
 one request and a stale worker never overwrites a newer state. The sweeper
 (``sweep``, a beat job) re-sends a request whose job was lost with the broker,
 claims again (or fails, after ``ARCHIVE_EXPORT_MAX_ATTEMPTS``) an export whose
-worker vanished, and deletes archives written more than
+worker vanished (its heartbeat stopped), and deletes archives written more than
 ``ARCHIVE_EXPORT_KEEP_HOURS`` ago. A new archive replaces the previous one.
 
 The zip is written to a temporary file on the worker and then saved to the
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -38,7 +39,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -120,6 +121,7 @@ def write(*, export_id: int) -> str:
     claimed = ArchiveExport.objects.filter(pk=export_id, status=Status.QUEUED).update(
         status=Status.WRITING,
         started_at=started,
+        heartbeat_at=started,
         attempts=F("attempts") + 1,
         stage=writer.ROWS,
         progress_done=0,
@@ -129,6 +131,8 @@ def write(*, export_id: int) -> str:
         return "not queued"
     export = ArchiveExport.objects.select_related("task").get(pk=export_id)
     mine = Q(pk=export_id, status=Status.WRITING, started_at=started)
+    heartbeat = _Heartbeat(mine)
+    heartbeat.start()
     try:
         name, size = _write_and_save(export, mine, started)
     except _Superseded:
@@ -144,6 +148,8 @@ def write(*, export_id: int) -> str:
         log.exception("archive export %s of task %s failed", export_id, export.task_id)
         _fail(mine, export.task_id, "The worker met an error while writing it (logged for the site's administrators). Ask again; if it fails again, tell them.")  # fmt: skip
         return "failed"
+    finally:
+        heartbeat.stop()
     done = ArchiveExport.objects.filter(mine).update(
         status=Status.READY,
         file=name,
@@ -172,6 +178,44 @@ def _write_and_save(
         name = f"{folder(export.task_id)}{export.task.slug}-{stamp}.zip"
         saved = default_storage.save(name, File(target, name=name))
     return saved, size
+
+
+class _Heartbeat:
+    """Refresh the row's ``heartbeat_at`` every ``SCORING_HEARTBEAT_INTERVAL``
+    seconds from a daemon thread (its own database connection) while it is this
+    worker's, as a scoring worker does for its run: a single large file copied
+    for minutes reports no progress, but its worker is alive."""
+
+    def __init__(self, mine: Q):
+        self.mine = mine
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(
+            target=self._run, name="archive-export-heartbeat", daemon=True
+        )
+
+    def start(self) -> None:
+        try:
+            self.thread.start()
+        except RuntimeError:  # no memory for a thread: the sweeper will notice
+            log.warning("no heartbeat thread for an archive export")
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=2)
+
+    def _run(self) -> None:
+        try:
+            while not self.stopped.wait(settings.SCORING_HEARTBEAT_INTERVAL):
+                try:
+                    beat = ArchiveExport.objects.filter(self.mine)
+                    if not beat.update(heartbeat_at=timezone.now()):
+                        return  # finished, or taken back by the sweeper
+                except Exception:  # noqa: BLE001 - the database may be restarting
+                    log.warning("archive export heartbeat failed")
+                    connection.close()
+        finally:
+            connection.close()
 
 
 def _reporter(mine: Q) -> Callable[[str, int, int], None]:
@@ -262,10 +306,13 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         if row.update(sent_at=now):
             _send(pk)
             done["sent"] += 1
-    # A worker holds an export at most its hard time limit: one still "writing"
-    # after that was lost (killed, machine gone) without a word.
+    # A worker lost (killed, machine gone) says nothing: its heartbeat stops. And
+    # none holds an export longer than the job's hard time limit.
+    stale = now - timedelta(seconds=settings.SCORING_HEARTBEAT_STALE_AFTER)
     dead = now - timedelta(seconds=settings.ARCHIVE_EXPORT_TIME_LIMIT + 30)
-    writing = ArchiveExport.objects.filter(status=Status.WRITING, started_at__lt=dead)
+    writing = ArchiveExport.objects.filter(
+        Q(heartbeat_at__lt=stale) | Q(started_at__lt=dead), status=Status.WRITING
+    )
     for pk, task_id, started, attempts in list(
         writing.values_list("pk", "task_id", "started_at", "attempts")
     ):
