@@ -180,6 +180,24 @@ REFRESH_TICK = env_int("EVALHUB_REFRESH_TICK", 1, minimum=1)
 # (evalhub/celery.py; docs/deploy.md).
 WORKER_NICE = env_int("EVALHUB_WORKER_NICE", 10, minimum=0)
 
+# The console's archive export (a worker job, console/services/archive_exports.py):
+# its time limit (seconds; the hard one 30 s more, below the broker's visibility
+# timeout so a running export is never handed to a second worker), how often a
+# request is claimed again after its worker was lost, the address-space cap while
+# writing (MiB, 0 = none), and how long a written archive is kept before the
+# sweeper deletes it (hours).
+ARCHIVE_EXPORT_SOFT_TIME_LIMIT = env_int(
+    "EVALHUB_ARCHIVE_EXPORT_SOFT_TIME_LIMIT", 900, minimum=1
+)
+ARCHIVE_EXPORT_TIME_LIMIT = ARCHIVE_EXPORT_SOFT_TIME_LIMIT + 30
+ARCHIVE_EXPORT_MAX_ATTEMPTS = env_int(
+    "EVALHUB_ARCHIVE_EXPORT_MAX_ATTEMPTS", 2, minimum=1
+)
+ARCHIVE_EXPORT_MEMORY_LIMIT_MB = env_int(
+    "EVALHUB_ARCHIVE_EXPORT_MEMORY_LIMIT_MB", 0, minimum=0
+)
+ARCHIVE_EXPORT_KEEP_HOURS = env_int("EVALHUB_ARCHIVE_EXPORT_KEEP_HOURS", 24, minimum=1)
+
 CELERY_BROKER_URL = _broker
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -187,7 +205,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SCORING_TIME_LIMIT * 2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(SCORING_TIME_LIMIT, ARCHIVE_EXPORT_TIME_LIMIT) * 2
+}
 # Processes that share one Redis database but not one database of rows (parallel test
 # runs) keep their queues apart with a prefix on every broker key.
 if env_str("EVALHUB_BROKER_KEY_PREFIX"):
@@ -203,6 +223,10 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULE = {
     "sweep-submissions": {
         "task": "evalhub.competitions.jobs.sweep_submissions",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+    "sweep-archive-exports": {
+        "task": "evalhub.console.jobs.sweep_archive_exports",
         "schedule": float(SWEEP_INTERVAL),
     },
     "dispatch-refreshes": {

@@ -285,6 +285,10 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:task-create": ORGANISER_PAGE,
     "console:markdown-preview": POST_ONLY,
     "console:task-settings": ORGANISER_PAGE,
+    "console:archive-export": POST_ONLY,
+    "console:archive-status": ORGANISER_PAGE,
+    # Only once a worker has written one (tests/console/test_archive_export.py).
+    "console:task-archive": (302, 404, 404, 404),
     "console:phases": ORGANISER_PAGE,
     "console:phase-create": ORGANISER_PAGE,
     "console:phase-edit": ORGANISER_PAGE,
@@ -558,7 +562,7 @@ def test_console_posts_by_role(
     """Every console POST by a participant, an outsider or another task's organiser
     (staff) changes nothing; anonymous users are sent to log in."""
     from evalhub.competitions.models import SharedTask
-    from evalhub.console.models import Announcement
+    from evalhub.console.models import Announcement, ArchiveExport
     from evalhub.rankings.models import PhaseRanking
 
     stranger = django_user_model.objects.create_user("org-other", is_staff=True)
@@ -574,6 +578,7 @@ def test_console_posts_by_role(
         reverse("console:organisers", args=[slug]): {"username": "mallory"},
         reverse("console:organiser-remove", args=[slug, organiser.pk]): {},
         reverse("console:announcements", args=[slug]): {"text": "hello"},
+        reverse("console:archive-export", args=[slug]): {},
         reverse("console:ranking", args=[slug, phase.slug]): {
             "ladder": "on",
             "ladder_margin": "1",
@@ -594,6 +599,7 @@ def test_console_posts_by_role(
     assert list(task.phases.values_list("slug", flat=True)) == ["evaluation"]
     assert list(task.organisers.all()) == [organiser]
     assert not Announcement.objects.exists()
+    assert not ArchiveExport.objects.exists()
     assert not PhaseRanking.objects.exists()
 
 

@@ -2,18 +2,20 @@
 (``dashboard_links``: the set-up pages, and every run of the task), the checklist of
 what is missing and, once the campaign is over, the evaluation after it
 (``dashboard_panels``) and the announcements on the public task page
-(``task_page_panels``)."""
+(``task_page_panels``); an archive export's file leaves the storage with its row."""
 
 from __future__ import annotations
 
+from django.db import transaction
+from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.services import after_campaign
 from evalhub.competitions.services.archive import parts as archive_parts
-from evalhub.console.models import Announcement
-from evalhub.console.services import checklist, people
+from evalhub.console.models import Announcement, ArchiveExport
+from evalhub.console.services import archive_exports, checklist, people
 
 
 @receiver(signals.dashboard_links, dispatch_uid="console-dashboard-links")
@@ -70,3 +72,11 @@ archive_parts.register(
         rows=lambda task: Announcement.objects.filter(task=task).order_by("pk"),
     )
 )
+
+
+@receiver(post_delete, sender=ArchiveExport, dispatch_uid="console-archive-deleted")
+def archive_export_deleted(sender: object, instance: ArchiveExport, **kwargs: object) -> None:  # fmt: skip
+    """Its task deleted (or the export expired): its archive goes from the storage
+    too, once the deletion is committed."""
+    task_id = instance.task_id
+    transaction.on_commit(lambda: archive_exports.delete_files(task_id))

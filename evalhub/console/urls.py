@@ -4,6 +4,7 @@ from django.urls import path
 
 from evalhub.console.views import (
     after_campaign,
+    archive,
     gold,
     people,
     phases,
@@ -23,7 +24,9 @@ urlpatterns = [
     path("new/task/", tasks.task_create, name="task-create"),
     path("new/task/preview/", tasks.markdown_preview, name="markdown-preview"),
     path(f"{DASH}settings/", tasks.task_settings, name="task-settings"),
-    path(f"{DASH}archive.zip", tasks.task_archive, name="task-archive"),
+    path(f"{DASH}archive/", archive.archive_export, name="archive-export"),
+    path(f"{DASH}archive/status/", archive.archive_status, name="archive-status"),
+    path(f"{DASH}archive.zip", archive.task_archive, name="task-archive"),
     path(f"{DASH}phases/", phases.phase_list, name="phases"),
     path(f"{DASH}phases/new/", phases.phase_create, name="phase-create"),
     path(f"{DASH}phases/<slug:phase>/", phases.phase_edit, name="phase-edit"),

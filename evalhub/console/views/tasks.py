@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import tempfile
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions import markdown
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.archive import writer as archive_writer
 from evalhub.console.forms import TaskForm
 from evalhub.console.services import tasks
+from evalhub.console.views import archive
 from evalhub.console.views.access import organised_task
 
 
@@ -40,7 +38,7 @@ def task_settings(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, "The task's settings are saved.")
         return redirect("console:task-settings", slug=task.slug)
     status = 422 if form.errors else 200
-    context = {"form": form, "task": task}
+    context = {"form": form, **archive.panel_context(task)}
     return render(request, "console/task_form.html", context, status=status)
 
 
@@ -54,19 +52,3 @@ def markdown_preview(request: HttpRequest) -> HttpResponse:
     html, problem = markdown.preview(request.POST.get("description", ""))
     context = {"html": html, "problem": problem}
     return render(request, "console/task_markdown_preview.html", context)
-
-
-@login_required
-def task_archive(request: HttpRequest, slug: str) -> FileResponse:
-    """The task's whole archive (gold and every run included: its organisers only),
-    as ``manage.py archive export`` writes it."""
-    task = organised_task(request, slug)
-    target = tempfile.TemporaryFile()
-    archive_writer.write_archive(task=task, target=target)
-    target.seek(0)
-    return FileResponse(
-        target,
-        as_attachment=True,
-        filename=f"{task.slug}-archive.zip",
-        content_type="application/zip",
-    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO
 
 from django.contrib.auth import get_user_model
@@ -20,14 +20,25 @@ from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services.archive import format as fmt
 from evalhub.competitions.services.archive.parts import parts
 
+#: ``progress(stage, done, total)``: the writer reads the rows part by part
+#: (``ROWS``), then copies the files they name one by one (``FILES``).
+Progress = Callable[[str, int, int], None]
+ROWS, FILES = "rows", "files"
 
-def write_archive(*, task: SharedTask, target: str | IO[bytes]) -> dict[str, object]:
+
+def write_archive(
+    *, task: SharedTask, target: str | IO[bytes], progress: Progress | None = None
+) -> dict[str, object]:
     """Write the archive of ``task`` to ``target`` (a path or a binary file);
-    returns its manifest."""
+    returns its manifest. ``progress`` is told each step done (the console's
+    export shows it)."""
+    report = progress or (lambda stage, done, total: None)
     rows: list[dict[str, object]] = []
     files: dict[str, tuple[FileField, str]] = {}
     user_ids: set[int] = set()
-    for part in parts():
+    every_part = parts()
+    for done, part in enumerate(every_part):
+        report(ROWS, done, len(every_part))
         for obj in part.rows(task):
             row = _serialise(obj)
             rows.append(row)
@@ -64,11 +75,13 @@ def write_archive(*, task: SharedTask, target: str | IO[bytes]) -> dict[str, obj
         archive.writestr(
             fmt.ROWS, "".join(fmt.dumps(row) + "\n" for row in [*people, *rows])
         )
-        for name, (field, _) in sorted(files.items()):
+        for done, (name, (field, _)) in enumerate(sorted(files.items())):
+            report(FILES, done, len(files))
             with field.storage.open(name, "rb") as handle:
                 with archive.open(fmt.FILES + name, "w", force_zip64=True) as out:
                     while chunk := handle.read(1 << 20):
                         out.write(chunk)
+        report(FILES, len(files), len(files))
     return manifest
 
 
