@@ -96,7 +96,7 @@ def test_the_chart_draws_the_boards_first_rows_and_its_data_every_run(
     assert len(every) == 2  # a row per team
     svg = client.get(reverse("rankings:chart-detail", args=[test_set.pk, "svg"]))
     text = b"".join(svg.streaming_content).decode()
-    assert "the best 1 of 2 runs" in text
+    assert "first 1 runs (all: data CSV)" in text
     methods = {s.pk: s.method_name for s in stats}
     assert [f"· {methods[pk]}" in text for pk in every] == [True, False]
     rows = _rows(
@@ -132,3 +132,32 @@ def test_a_refresh_redraws_the_chart_only_when_what_it_shows_changed(
     test_set.statistics.refresh_from_db()
     svg = test_set.statistics.chart_svg.read().decode()
     assert "Renamed" in svg
+
+
+def test_a_run_below_the_charts_rows_leaves_it_as_it_is(
+    stats, task, phase, test_set, bucc_demo, monkeypatch, django_user_model
+):  # noqa: ANN001, F811
+    """The chart draws the board's first rows only: a new team's run ranked below
+    them changes nothing it shows, so the job does not draw it again."""
+    from evalhub.competitions.services import teams
+    from evalhub.competitions.services.boards import tails
+    from evalhub.rankings import jobs
+    from evalhub.rankings.services import charts
+    from tests.rankings.helpers import scored
+
+    PhaseRanking.objects.filter(phase=phase).update(ladder=False)
+    monkeypatch.setattr(tails, "TOP_ROWS", 1)
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    drawn: list[int] = []
+    real = charts.draw
+    monkeypatch.setattr(
+        charts, "draw", lambda shown: drawn.append(len(shown.rows)) or real(shown)
+    )
+    late = django_user_model.objects.create_user("late", password="pw-late-1")
+    teams.register(task=task, user=late, new_team_name="Late")
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    scored(phase, late, runs["random"], "late")
+    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
+    test_set.statistics.refresh_from_db()
+    assert len(charts.drawn_runs(test_set.statistics.data)) == 3
+    assert drawn == []

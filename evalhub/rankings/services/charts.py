@@ -57,7 +57,9 @@ class ChartInput:
     metric_label: str
     confidence: float
     samples: object
-    total: int  #: runs on the board with an interval (the chart draws ``rows``)
+    #: The board has more runs with an interval than the chart draws. (Not their
+    #: number: every new run would change it, and the chart be drawn again.)
+    cut: bool
     #: label, value, low, high, colour, marker; best first.
     rows: tuple[tuple[str, float, float, float, str, str], ...]
 
@@ -95,7 +97,7 @@ def chart_input(
         metric_label=test_set.phase.task.type.metric(str(data["metric"])).label,
         confidence=float(data.get("confidence", 0.95)),  # type: ignore[arg-type]
         samples=data.get("samples"),
-        total=len(every),
+        cut=len(every) > len(runs),
         rows=tuple(rows),
     )
 
@@ -130,8 +132,8 @@ def draw(shown: ChartInput) -> Plot:
         f"{label} ({shown.confidence:.0%} bootstrap interval, {shown.samples} samples)"
     )
     title = f"{label} with confidence intervals"
-    if shown.total > len(rows):
-        title += f"\nthe best {len(rows)} of {shown.total:,} runs"
+    if shown.cut:
+        title += f"\nthe board's first {len(rows)} runs (all: data CSV)"
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
     return plotting.render("primary-intervals", f"{label} ± CI", fig)
