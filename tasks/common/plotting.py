@@ -20,6 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
+from tasks.common import fonts  # noqa: E402
 from tasks.common.figure_text import LiteralFormatter, protect  # noqa: E402
 from tasks.common.narrow import narrow_svg  # noqa: E402
 from tasks.pages import Plot, RunDetail  # noqa: E402
@@ -27,6 +28,7 @@ from tasks.reports import Curve  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "evalhub"
 matplotlib.rcParams["svg.fonttype"] = "path"
+fonts.use_fallbacks()  # names in any script (``fonts.py``)
 # Labels carry user text (team and method names): plain text, never mathtext. That
 # is decided where each text is drawn (``protect``, on every figure ``render`` and
 # ``render_pdf`` save), not globally: matplotlib's own tick labels stay numbers.
