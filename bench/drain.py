@@ -72,7 +72,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     stack.shell(
         "from django.contrib.auth import get_user_model\n"
         "from evalhub.competitions.models import Phase\n"
-        "from evalhub.competitions.services import submit\n"
+        "from evalhub.competitions.services.runs import submit\n"
         f"phase = Phase.objects.get(task__slug={TASK!r})\n"
         f"users = list(get_user_model().objects.filter(username__in={names!r}))\n"
         f"data = open({str(stack.tmp / 'run.tsv')!r}, 'rb').read()\n"
