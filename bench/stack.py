@@ -2,7 +2,7 @@
 and always stop: a private redis-server, a throwaway PostgreSQL database (or SQLite),
 gunicorn, N Celery workers and one beat; plus the BUCC demo task with participant
 accounts.
-Used by ``traffic.py`` and ``drain.py``."""
+Used by ``traffic.py`` and ``drain.py`` (its other nodes: ``nodes.py``)."""
 
 from __future__ import annotations
 
@@ -166,12 +166,14 @@ class Stack:
         queues: str = "scoring,default",
         log: Path | None = None,
         nice: int | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         """A worker in a session of its own, as a supervisor starts it; with ``log``,
         its INFO log (a line per finished job) goes there; ``nice`` sets
         ``EVALHUB_WORKER_NICE`` (None: the setting's default), the CPU priority the
-        worker lowers itself to (evalhub/celery.py)."""
-        env = dict(self.env)
+        worker lowers itself to (evalhub/celery.py); ``env``: another node's
+        environment (default: the stack's)."""
+        env = dict(env or self.env)
         if nice is not None:
             env["EVALHUB_WORKER_NICE"] = str(nice)
         args = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
