@@ -27,13 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load  # noqa: E402
 
 MEASURE = r"""
-import json, statistics, time
+import json
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services.boards import boardcache, leaderboard
+from evalhub.competitions.services.boards import leaderboard
 from tests.competitions.big_board import seed_board
 
 phase = Phase.objects.get(task__slug=TASK, slug=PHASE)
@@ -43,28 +41,8 @@ teams[int(TEAMS * 0.7)].members.add(user)
 test_sets = list(phase.test_sets.all())
 url = f"/tasks/{TASK}/{PHASE}/leaderboard/"
 
-def measure(client, path, n, before=None):
-    times, queries, size = [], [], 0
-    for _ in range(n):
-        if before:
-            before()
-        with CaptureQueriesContext(connection) as q:
-            t0 = time.perf_counter()
-            r = client.get(path)
-            times.append(time.perf_counter() - t0)
-        assert r.status_code == 200, r.status_code
-        queries.append(len(q.captured_queries))
-        size = len(r.content)
-    times.sort()
-    return {"requests": n,
-            "mean_ms": round(statistics.mean(times) * 1000, 2),
-            "p50_ms": round(times[len(times) // 2] * 1000, 2),
-            "p99_ms": round(times[int(0.99 * (len(times) - 1))] * 1000, 2),
-            "queries": round(statistics.mean(queries), 1), "bytes": size}
-
-def bump():
-    for ts in test_sets:
-        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+from bench.page_timing import bump as bump_boards, measure
+bump = lambda: bump_boards(test_sets)
 
 out = {"rows": len(leaderboard.board(test_set=test_sets[0]).rows)}
 for who, path in (("anonymous", url), ("participant", url),

@@ -28,16 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stack import ROOT, Stack, command_line, machine_load  # noqa: E402
 
 MEASURE = r"""
-import json, statistics, time
+import json
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.utils.safestring import mark_safe
 from evalhub.competitions.models import *
 from evalhub.competitions.services.boards import analyses, board_pages, boardcache, leaderboard
 from evalhub.competitions.services.data import taskdata
-from evalhub.competitions.services.runs import scoring, submit
+from evalhub.competitions.services.runs import lifecycle, scoring, submit
 from evalhub.rankings.services import statistics as stats
 
 phase = Phase.objects.get(task__slug=TASK)
@@ -54,12 +52,18 @@ for i, user in enumerate(users):
         body = ("\n".join(lines[shift:] + lines[:shift]) + "\n").encode()
         sub = submit.submit_run(phase=phase, user=user, filename="r.tsv", data=body,
                                 method_name=f"method-{i}-{k}")
-        assert Submission.claim(sub.pk)
+        # Through the run's life owner, as the scoring job (without its plots).
+        token = f"bench-{sub.pk}"
+        assert lifecycle.claim(sub.pk, token)
+        read = lifecycle.versions_read(phase.pk)
         runs = task_type.parse_phase_run(body, "r.tsv", [c.inputs for c in contexts], settings)
-        for ts, ctx, run in zip(test_sets, contexts, runs):
-            report = task_type.score(run, taskdata.load_gold(ts), ctx.inputs, settings)
-            scoring.store_evaluation(submission=sub, test_set=ts, report=report, plots=())
-        Submission.mark_scored(sub.pk, scorer_version=task_type.version, warnings=[])
+        def store(sub=sub, runs=runs):
+            for ts, ctx, run in zip(test_sets, contexts, runs):
+                report = task_type.score(run, taskdata.load_gold(ts), ctx.inputs, settings)
+                scoring.store_evaluation(submission=sub, test_set=ts, report=report, plots=())
+            return {"scorer_version": task_type.version, "warnings": []}
+        assert lifecycle.finish(sub.pk, token, phase_id=phase.pk, read=read,
+                                store=store) == "scored"
 for ts in test_sets:
     stats.refresh(test_set_id=ts.pk)
     analyses.refresh(test_set_id=ts.pk)
@@ -69,27 +73,9 @@ real_fragment, real_page = boardcache.fragment, board_pages.anonymous_leaderboar
 previous = lambda *, test_sets, vary_on, render: mark_safe(render())
 uncached_page = lambda *, phase, test_sets, path, render: render()
 
-def measure(client, n, before=None):
-    times, queries = [], []
-    for _ in range(n):
-        if before:
-            before()
-        with CaptureQueriesContext(connection) as q:
-            t0 = time.perf_counter()
-            r = client.get(url)
-            times.append(time.perf_counter() - t0)
-        assert r.status_code == 200, r.status_code
-        queries.append(len(q.captured_queries))
-    times.sort()
-    return {"requests": n,
-            "mean_ms": round(statistics.mean(times) * 1000, 2),
-            "p50_ms": round(times[len(times) // 2] * 1000, 2),
-            "p99_ms": round(times[int(0.99 * (len(times) - 1))] * 1000, 2),
-            "queries": round(statistics.mean(queries), 1)}
-
-def bump():
-    for ts in test_sets:
-        boardcache.invalidate(test_set_id=ts.pk, refresh_statistics=False)
+from bench.page_timing import bump as bump_boards, measure as measure_page
+measure = lambda client, n, before=None: measure_page(client, url, n, before)
+bump = lambda: bump_boards(test_sets)
 
 out = {"rows": len(leaderboard.board(test_set=test_sets[0]).rows)}
 for who in ("anonymous", "participant"):
