@@ -180,10 +180,10 @@ def test_a_chart_that_cannot_be_drawn_leaves_the_numbers_stored(
 ):
     from evalhub.rankings.services import charts
 
-    def broken(**kwargs):  # noqa: ANN003, ANN202
+    def broken(shown):  # noqa: ANN001, ANN202
         raise RuntimeError("drawing failed")
 
-    monkeypatch.setattr(charts, "interval_chart", broken)
+    monkeypatch.setattr(charts, "draw", broken)
     with caplog.at_level(logging.ERROR):
         assert ranking_jobs.refresh_statistics(mt_test_set.pk) == "refreshed"
     assert f"interval chart of test set {mt_test_set.pk}" in caplog.text
