@@ -6,11 +6,17 @@ registered by the Celery app (``app.autodiscover_tasks``), imported on first use
 from __future__ import annotations
 
 import logging
+import threading
 
 import kombu.exceptions
 import redis.exceptions
 
 log = logging.getLogger(__name__)
+
+#: Celery's autodiscovery returns at once, having imported nothing, while another
+#: thread of the process is in it (``celery.loaders.base._RACE_PROTECTION``): the
+#: first requests of a threaded web process then found no job and answered 500.
+_discovering = threading.Lock()
 
 SCORE_SUBMISSION = "evalhub.competitions.jobs.score_submission"
 VALIDATE_SUBMISSION = "evalhub.competitions.jobs.validate_submission"
@@ -25,9 +31,10 @@ def job(name: str):  # noqa: ANN201 - a celery Task
         return current_app.tasks[name]
     except NotRegistered:
         # Outside a worker the autodiscovered ``jobs`` modules are imported on
-        # demand (``autodiscover_tasks`` is lazy).
-        current_app.loader.import_default_modules()
-        return current_app.tasks[name]
+        # demand (``autodiscover_tasks`` is lazy), by one thread at a time.
+        with _discovering:
+            current_app.loader.import_default_modules()
+            return current_app.tasks[name]
 
 
 def enqueue_scoring(submission_id: int) -> None:
