@@ -21,6 +21,11 @@ same S3 storage settings. The result adds the runs each node scored (from the wo
 name the claim leaves on the run's row), the objects in the bucket, and the files in
 each node's folder (expected: none; the script fails otherwise). E.g.
 ``bench/drain.py --database-url ... --nodes 2 --workers 2``.
+
+``--pin-nodes`` makes each node one core of this machine: node n's workers (and
+their pool processes) run on core n only, so ``--nodes 1`` and ``--nodes 2`` compare
+one core's node with two (the shared services float on every core); with it a
+single node also takes the multi-node path (its own folder, the S3 server).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import re
 import sys
@@ -47,6 +53,12 @@ def main() -> None:
     parser.add_argument("--teams", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2, help="per node")
     parser.add_argument("--nodes", type=int, default=1)
+    parser.add_argument(
+        "--pin-nodes",
+        action="store_true",
+        help="node n's workers run on core n only (a node of one core), and a "
+        "single node also uses its own folder and the S3 server",
+    )
     parser.add_argument("--timeout", type=float, default=45 * 60)
     parser.add_argument("--refresh-delay", type=int, default=5)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
@@ -54,7 +66,7 @@ def main() -> None:
 
     env = {"EVALHUB_REFRESH_DELAY": str(args.refresh_delay)}
     with contextlib.ExitStack() as services:
-        if args.nodes > 1:
+        if args.nodes > 1 or args.pin_nodes:
             env.update(services.enter_context(s3_server()))
         stack = services.enter_context(
             Stack(database_url=args.database_url, extra_env=env)
@@ -86,19 +98,21 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     queued = stack.count("status = 'queued'")
     # One node: the stack's folder and workers drain-<i> as before; more: a
     # folder per node and workers node<n>-drain-<i>.
-    multi = args.nodes > 1
+    multi = args.nodes > 1 or args.pin_nodes
+    cores = sorted(os.sched_getaffinity(0))
     folders = [stack.tmp / f"node-{n}" for n in range(args.nodes)] if multi else []
     workers = [
         (f"node{n}-drain-{i}" if multi else f"drain-{i}",
          stack.tmp / (f"worker-{n}-{i}.log" if multi else f"worker-{i}.log"),
-         node_env(stack.env, folders[n]) if multi else None)
+         node_env(stack.env, folders[n]) if multi else None,
+         {cores[n % len(cores)]} if args.pin_nodes else None)
         for n in range(args.nodes) for i in range(args.workers)
     ]  # fmt: skip
-    logs = [log for _, log, _ in workers]
+    logs = [log for _, log, _, _ in workers]
     before = machine_load()
     t0 = time.monotonic()
-    for name, log, node in workers:
-        stack.worker(name, log=log, env=node)
+    for name, log, node, cpus in workers:
+        stack.worker(name, log=log, env=node, cpus=cpus)
     first_final = [None]
 
     def done() -> bool:
@@ -140,6 +154,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
             "storage": "s3 (moto_server)" if multi else "local",
             "workers": f"{args.workers} x celery -c 1 (scoring,default)"
             + (" per node" if multi else ""),
+            "workers_pinned": "node n on core n" if args.pin_nodes else "no",
             "runs_queued": args.runs,
             "demo_runs": demo_runs,
             "teams": args.teams,

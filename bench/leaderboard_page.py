@@ -33,7 +33,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils.safestring import mark_safe
 from evalhub.competitions.models import *
-from evalhub.competitions.services.boards import analyses, board_pages, boardcache, leaderboard
+from evalhub.competitions.services.boards import analyses, board_pages, boardcache, fragments, leaderboard
 from evalhub.competitions.services.data import taskdata
 from evalhub.competitions.services.runs import lifecycle, scoring, submit
 from evalhub.rankings.services import statistics as stats
@@ -69,7 +69,7 @@ for ts in test_sets:
     analyses.refresh(test_set_id=ts.pk)
 
 url = f"/tasks/{TASK}/{phase.slug}/leaderboard/"
-real_fragment, real_page = boardcache.fragment, board_pages.anonymous_leaderboard
+real_fragment, real_page = fragments.fragment, board_pages.anonymous_leaderboard
 previous = lambda *, test_sets, vary_on, render: mark_safe(render())
 uncached_page = lambda *, phase, test_sets, path, render: render()
 
@@ -83,11 +83,11 @@ for who in ("anonymous", "participant"):
     if who == "participant":
         client.force_login(users[0])
     client.get(url)
-    boardcache.fragment, board_pages.anonymous_leaderboard = previous, uncached_page
+    fragments.fragment, board_pages.anonymous_leaderboard = previous, uncached_page
     try:
         a = measure(client, N)
     finally:
-        boardcache.fragment, board_pages.anonymous_leaderboard = real_fragment, real_page
+        fragments.fragment, board_pages.anonymous_leaderboard = real_fragment, real_page
     b = measure(client, N)
     c = measure(client, max(5, N // 10), before=bump)
     out[who] = {"previous": a, "cached": b, "after_new_score": c,

@@ -68,9 +68,7 @@ class Client:
 
     def login(self, username: str) -> None:
         self.request("GET", "/accounts/login/")
-        form = (
-            f"login={username}&password={PASSWORD}&csrfmiddlewaretoken={self.csrf()}"
-        )
+        form = f"login={username}&password={PASSWORD}&csrfmiddlewaretoken={self.csrf()}"
         status, _ = self.request(
             "POST", "/accounts/login/", form.encode(),
             {"Content-Type": "application/x-www-form-urlencoded",

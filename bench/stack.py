@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -130,11 +131,21 @@ class Stack:
 
     # --- processes -------------------------------------------------------------------
     def _spawn(
-        self, args: list[str], *, quiet: bool = False, env: dict | None = None
+        self,
+        args: list[str],
+        *,
+        quiet: bool = False,
+        env: dict | None = None,
+        pin: Callable[[], None] | None = None,
     ) -> subprocess.Popen[bytes]:
         out = subprocess.DEVNULL if quiet else None
         proc = subprocess.Popen(
-            args, cwd=ROOT, env=env or self.env, start_new_session=True, stdout=out
+            args,
+            cwd=ROOT,
+            env=env or self.env,
+            start_new_session=True,
+            stdout=out,
+            preexec_fn=pin,  # noqa: PLW1509 - sched_setaffinity only
         )
         self.procs.append(proc)
         return proc
@@ -167,20 +178,23 @@ class Stack:
         log: Path | None = None,
         nice: int | None = None,
         env: dict[str, str] | None = None,
+        cpus: set[int] | None = None,
     ) -> None:
         """A worker in a session of its own, as a supervisor starts it; with ``log``,
         its INFO log (a line per finished job) goes there; ``nice`` sets
         ``EVALHUB_WORKER_NICE`` (None: the setting's default), the CPU priority the
         worker lowers itself to (evalhub/celery.py); ``env``: another node's
-        environment (default: the stack's)."""
+        environment (default: the stack's); ``cpus``: the only cores it and its pool
+        may run on (a node of that many cores)."""
         env = dict(env or self.env)
+        pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
         if nice is not None:
             env["EVALHUB_WORKER_NICE"] = str(nice)
         args = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", queues,
                 "-c", "1", "--without-mingle", "--without-gossip", "-n", f"{name}@%h",
                 "--loglevel", "INFO" if log else "WARNING"]  # fmt: skip
         if log is None:
-            self.workers.append(self._spawn(args, quiet=True, env=env))
+            self.workers.append(self._spawn(args, quiet=True, env=env, pin=pin))
             return
         with log.open("wb") as out:
             self.procs.append(
@@ -191,6 +205,7 @@ class Stack:
                     start_new_session=True,
                     stdout=out,
                     stderr=subprocess.STDOUT,
+                    preexec_fn=pin,  # noqa: PLW1509 - sched_setaffinity only
                 )
             )
             self.workers.append(self.procs[-1])

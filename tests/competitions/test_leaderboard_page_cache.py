@@ -1,4 +1,4 @@
-"""The leaderboard page's boards fragment is cached (services/boardcache.fragment):
+"""The leaderboard page's boards fragment is cached (services/boards/fragments.fragment):
 a new scored run, a reveal or a refreshed analysis shows at once; a score hidden
 from a viewer never reaches that viewer's cached fragment, whoever rendered first;
 a cached page is not rendered again."""

@@ -22,6 +22,7 @@ from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet
 from evalhub.competitions.services.boards import (
     access,
     boardcache,
+    fragments,
     leaderboard,
     own_rows,
     selection,
@@ -146,7 +147,7 @@ def boards_fragment(
     every_row: bool = False,
 ) -> SafeString:
     """The leaderboard page's boards as ``user`` may see them, in the current time
-    zone, from the fragment cache (``boardcache.fragment``): a hit costs two cache
+    zone, from the fragment cache (``fragments.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
     of every track, each row marked with its track); part of the fragment's key,
@@ -180,7 +181,7 @@ def boards_fragment(
         )
 
     track_key = None if track is None else (track.pk, track.slug, track.name)
-    return boardcache.fragment(
+    return fragments.fragment(
         test_sets=test_sets,
         vary_on=(phase.pk, zone, audience, track_key, every_row),
         render=render,
@@ -259,7 +260,7 @@ def anonymous_leaderboard(
     request, a page served from the cache costs one query and two cache reads."""
     task = phase.task
     _note_view(phase.pk, timezone.get_current_timezone_name())
-    key = boardcache.page_key(
+    key = fragments.page_key(
         test_sets=test_sets,
         vary_on=(
             "anonymous",
@@ -275,8 +276,10 @@ def anonymous_leaderboard(
     )
     html = cache.get(key)
     if html is None:
-        html = render()
-        cache.set(key, html, boardcache.FRAGMENT_TIMEOUT)
+        with fragments.noting_stale() as stale:
+            html = render()
+        if not stale[0]:  # a page around the previous boards: not kept
+            cache.set(key, html, fragments.FRAGMENT_TIMEOUT)
     return html
 
 

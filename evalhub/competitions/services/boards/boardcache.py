@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import logging
 import secrets
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
-from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import BoardVersion, Phase, SharedTask, TestSet
@@ -174,8 +173,15 @@ def invalidate(
 
 
 def _render_then_bump(test_set_id: int, *, retract: bool = False) -> None:
+    if not _render_ahead:
+        bump([test_set_id], retract=retract)
+        return
     written: list[str] = []
-    if _render_ahead:
+    # One worker at a time renders a board ahead and bumps it, so the version
+    # rendered is the one the bump makes: two workers rendering at once both
+    # rendered the same next version, and the second bump made one nobody had
+    # rendered (every viewer's request then drew the board itself).
+    with _rendering_ahead(test_set_id):
         ahead = {test_set_id: _stored([test_set_id])[test_set_id] + 1}
         token = _predicted.set((ahead, written))
         try:
@@ -186,14 +192,42 @@ def _render_then_bump(test_set_id: int, *, retract: bool = False) -> None:
             )
         finally:
             _predicted.reset(token)
+        try:
+            bump([test_set_id], retract=retract)
+        except Exception:
+            # Rendered for a version that may never be reached, or reached by a
+            # later change: drop it.
+            with contextlib.suppress(Exception):
+                cache.delete_many(written)
+            raise
+
+
+#: Seconds a worker waits for another to finish rendering a board ahead (a board
+#: of 1,000 rows takes about a second), and the lock's lifetime if its holder died.
+RENDER_AHEAD_WAIT = 30
+
+
+@contextlib.contextmanager
+def _rendering_ahead(test_set_id: int) -> Iterator[None]:
+    """Hold the test set's render-ahead lock (in the cache, shared by every worker
+    of every node); after ``RENDER_AHEAD_WAIT`` seconds, or with the cache down,
+    go on without it (at worst viewers render one version themselves)."""
+    key = f"leaderboard:render-ahead:{test_set_id}"
+    deadline = time.monotonic() + RENDER_AHEAD_WAIT
+    held = False
     try:
-        bump([test_set_id], retract=retract)
-    except Exception:
-        # Rendered for a version that may never be reached, or reached by a later
-        # change: drop it.
-        with contextlib.suppress(Exception):
-            cache.delete_many(written)
-        raise
+        while not (held := cache.add(key, 1, timeout=RENDER_AHEAD_WAIT)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+    except Exception:  # noqa: BLE001 - the render will fail too and say why
+        log.warning("no render-ahead lock for test set %s", test_set_id)
+    try:
+        yield
+    finally:
+        if held:
+            with contextlib.suppress(Exception):
+                cache.delete(key)
 
 
 def store(key: str, value: object, timeout: int) -> None:
@@ -269,93 +303,3 @@ def render_ahead_with(render: Callable[[int], None] | None) -> None:
     which makes a version nobody rendered ahead (the viewers' first request
     renders it); if the bump fails, what was rendered ahead is dropped."""
     _render_ahead[:] = [render] if render is not None else []
-
-
-#: Seconds a rendered fragment is kept. Versions make every change visible at once;
-#: the timeout only bounds how long a deploy that changes the template shows old HTML.
-FRAGMENT_TIMEOUT = 300
-
-
-def fragment(
-    *,
-    test_sets: Sequence[TestSet],
-    vary_on: Hashable,
-    render: Callable[[], str],
-) -> SafeString:
-    """The leaderboard page's boards as HTML, rendered once per change and viewer
-    class. The key holds each test set's board version (bumped by ``invalidate``:
-    new scores, statistics, analyses, gold), its name and visibility, and
-    ``vary_on`` (the caller's viewer class: what it may see, its time zone), so
-    viewers who may see different things never share a fragment.
-
-    After a bump, the first request renders the new version; requests arriving
-    while it renders get the previous fragment of the same viewer class (a moment
-    stale) instead of rendering it too, so a busy board is rendered once per
-    change rather than once per waiting request. The previous fragment is never
-    one drawn before a change that took something off the boards (a run hidden, a
-    team renamed, a Ladder decision: ``invalidate(..., retract=True)``) or on
-    replaced gold."""
-    state = _boards_state(test_sets)
-    key = "leaderboard:fragment:" + _digest((vary_on, state))
-    html = cache.get(key)
-    if html is not None:
-        return mark_safe(html)  # noqa: S308 - rendered by the template engine
-    # Replaced gold starts a new fallback too: no board of the old gold is served.
-    latest = "leaderboard:fragment-latest:" + _digest(
-        (
-            vary_on,
-            tuple(
-                (ts.pk, ts.visibility, ts.revealed, ts.gold_version) for ts in test_sets
-            ),
-        )
-    )
-    lock = key + ":rendering"
-    if not cache.add(lock, 1, timeout=30):
-        stale = cache.get(latest)
-        if isinstance(stale, tuple) and _still_shown(stale[0]):
-            return mark_safe(stale[1])  # noqa: S308
-    drawn = {pk: _number(v) for pk, *_, v in state}
-    try:
-        html = render()
-        store(key, html, FRAGMENT_TIMEOUT)
-        cache.set(latest, (drawn, html), FRAGMENT_TIMEOUT)
-    finally:
-        cache.delete(lock)
-    return mark_safe(html)  # noqa: S308
-
-
-def _number(version: int | str) -> int:
-    """The stored version in a key's version (``versions``: "7~token" inside the
-    transaction that changed the board)."""
-    return int(str(version).split("~", 1)[0])
-
-
-def _still_shown(drawn: Mapping[int, int]) -> bool:
-    """A fragment drawn at these board versions shows nothing taken off the boards
-    since (``BoardVersion.retracted``)."""
-    retracted = dict(
-        BoardVersion.objects.filter(test_set_id__in=list(drawn)).values_list(
-            "test_set_id", "retracted"
-        )
-    )
-    return all(v >= retracted.get(pk, 0) for pk, v in drawn.items())
-
-
-def _boards_state(test_sets: Sequence[TestSet]) -> tuple:
-    """Each test set's name, visibility and board version: what a cached page
-    of these boards depends on."""
-    versions_ = versions(test_sets)
-    return tuple(
-        (ts.pk, ts.name, ts.visibility, ts.revealed, versions_[ts.pk])
-        for ts in test_sets
-    )
-
-
-def page_key(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> str:
-    """Cache key of a whole page showing these boards: it changes with every board
-    version (see ``fragment``) and with ``vary_on``."""
-    return "leaderboard:page:" + _digest((vary_on, _boards_state(test_sets)))
-
-
-def _digest(value: object) -> str:
-    return hashlib.sha256(repr(value).encode()).hexdigest()[:40]

@@ -12,7 +12,10 @@ shows, per team, only the run the Ladder released; private test sets are unaffec
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +25,8 @@ from django.core.cache import cache
 from evalhub.competitions.models import TestSet, Track
 from evalhub.competitions.services.boards import boardcache, visibility
 from evalhub.competitions.services.boards.selection import scored_runs, select
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +119,43 @@ def board(
     key = _key(test_set, include_hidden, track)
     cached = cache.get(key)
     if cached is None:
-        cached = compute(test_set=test_set, include_hidden=include_hidden, track=track)
-        boardcache.store(key, cached, timeout=24 * 3600)
-        if not include_hidden and track is None:  # rendered ahead with the board
-            _store_leader(key, cached)
+        cached = _computed_once(key)
+    if cached is None:
+        try:
+            cached = compute(
+                test_set=test_set, include_hidden=include_hidden, track=track
+            )
+            boardcache.store(key, cached, timeout=24 * 3600)
+            if not include_hidden and track is None:  # rendered ahead with the board
+                _store_leader(key, cached)
+        finally:
+            with contextlib.suppress(Exception):
+                cache.delete(key + ":computing")
     return cached
+
+
+#: Seconds a request waits for the board another one is computing (a board of
+#: 1,000 rows takes a few hundred milliseconds) before computing it too.
+COMPUTING_WAIT = 5.0
+
+
+def _computed_once(key: str) -> Board | None:
+    """None: this caller computes the board (it took the key's lock, or waited
+    ``COMPUTING_WAIT`` in vain); else the board another process or thread computed
+    meanwhile. Without it every request arriving after a change computed the same
+    board: on a board of 1,000 teams, tens of requests at once, for seconds."""
+    try:
+        if cache.add(key + ":computing", 1, timeout=int(COMPUTING_WAIT) * 2):
+            return None
+        deadline = time.monotonic() + COMPUTING_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            found = cache.get(key)
+            if found is not None:
+                return found
+    except Exception:  # noqa: BLE001 - without the cache every caller computes
+        log.warning("board %s computed without its lock", key, exc_info=True)
+    return None
 
 
 def _key(test_set: TestSet, include_hidden: bool, track: Track | None) -> str:

@@ -3,7 +3,7 @@
 a link to every row (``?rows=all``).
 
 The boards are cached fragments shared by every viewer of one audience
-(``boardcache.fragment``), so the fragment of the first rows cannot hold the
+(``fragments.fragment``), so the fragment of the first rows cannot hold the
 viewer's own rows. When it is rendered, the rows past the first ones (the
 *tail*) are kept too, each team's under a cache key of its own made of a token
 of that rendering, with what the row template needs of the board; the fragment
@@ -32,7 +32,12 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions.models import Phase, Track
-from evalhub.competitions.services.boards import analyses, board_layout, boardcache
+from evalhub.competitions.services.boards import (
+    analyses,
+    board_layout,
+    boardcache,
+    fragments,
+)
 
 T = TypeVar("T")
 
@@ -41,7 +46,7 @@ TOP_ROWS = 50
 #: The query that shows every row: ``?rows=all``.
 ALL = "all"
 #: Seconds the tail rows are kept: longer than the fragment naming them.
-TAIL_TIMEOUT = boardcache.FRAGMENT_TIMEOUT + 120
+TAIL_TIMEOUT = fragments.FRAGMENT_TIMEOUT + 120
 
 _PLACEHOLDER = re.compile(r"<!--tail:(\d+):([0-9a-f]+):([0-9,]*):(\d+)-->")
 
