@@ -68,6 +68,16 @@ def test_first_rows_then_own_rows_with_bounded_queries(
         assert f"Show all {TEAMS} rows" in html
         assert "<!--tail:" not in html and "<!--you:" not in html
 
+    # Its run among the leaders' in figures: the compare page, from the link.
+    (link,) = re.findall(r'<a href="([^"]+)">compare your run with the first 4', html)
+    link = link.replace("&amp;", "&")
+    ids = [int(i) for i in re.findall(r"runs=(\d+)", link)]
+    own = big[699].submissions.get().pk
+    assert len(ids) == 5 and ids[-1] == own
+    compared = client.get(link)
+    assert compared.status_code == 200
+    assert "Seeded 0700" in compared.content.decode()
+
     # Another team reads the same cached fragment: its own row, not the first's.
     client.force_login(outsider)
     with django_assert_max_num_queries(WARM):

@@ -28,6 +28,7 @@ from typing import TypeVar
 from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
@@ -119,7 +120,9 @@ def render_tail(
     light = (
         dataclasses.replace(  # type: ignore[type-var]
             view,
-            board=dataclasses.replace(view.board, rows=view.board.rows[:1]),  # type: ignore[attr-defined]
+            # The first row (the row template's needs) and the leaders' runs, which
+            # the own rows' "compare" link puts beside the team's best.
+            board=dataclasses.replace(view.board, rows=view.board.rows[:COMPARED]),  # type: ignore[attr-defined]
             plots=(),
             analysis=None,
             cells={},
@@ -143,6 +146,29 @@ def render_tail(
     test_set_id = int(view.test_set.pk)  # type: ignore[attr-defined]
     return mark_safe(  # noqa: S308 - integers and a hex token
         f"<!--tail:{test_set_id}:{token}:{teams}:{int(width)}-->"
+    )
+
+
+#: Runs of the board's first rows the own rows' link compares the team's best with
+#: (the compare page takes 2 to 5 runs).
+COMPARED = 4
+
+
+def _compare_link(view: object, own: object) -> str:
+    """A link to the compare page with the team's best run on the tail and the
+    board's first ``COMPARED`` runs: the figures of its run among the leaders'
+    (the board's own figures draw its first rows only)."""
+    test_set = view.test_set  # type: ignore[attr-defined]
+    leaders = [r.submission_id for r in view.board.rows[:COMPARED]]  # type: ignore[attr-defined]
+    query = urlencode([("runs", pk) for pk in [*leaders, own.submission_id]])  # type: ignore[attr-defined]
+    url = reverse(
+        "competitions:runs-compare",
+        args=[test_set.phase.task.slug, test_set.phase.slug],
+    )
+    return format_html(
+        ' <a href="{}">compare your run with the first {} in figures</a>',
+        f"{url}?{query}",
+        len(leaders),
     )
 
 
@@ -208,6 +234,8 @@ def _own_rows(
                 )
             )
     note = "Your team, further down the board:"
+    if light is not None and found:
+        note += _compare_link(light[0], min(found, key=lambda f: f[0])[1])
     if missing:  # evicted since: the "Show all" link is on the page
         note = (
             f'Your team is further down: <a href="#testset-{test_set_id}-more">'
