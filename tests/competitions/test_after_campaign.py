@@ -63,6 +63,27 @@ def test_refused_while_the_campaign_runs(isolated_storage, client):  # noqa: ANN
     assert not Phase.objects.filter(task=task, after_campaign=True).exists()
 
 
+def test_refused_while_a_private_test_set_is_not_revealed(isolated_storage, client):  # noqa: ANN001
+    """Its copy would be public: a team submitting its campaign run again would read
+    the private score the campaign never showed it."""
+    task = _close(finished_campaign("term_extraction"))
+    phase = task.phases.get()
+    secret = phase.test_sets.first()
+    secret.visibility, secret.revealed = "private", False
+    secret.save()
+    response = _open(client, task)
+    assert response.status_code == 409
+    detail = response.json()["detail"]
+    assert f"private test set “{secret.name}” has not been revealed" in detail
+    assert not Phase.objects.filter(task=task, after_campaign=True).exists()
+    datasets.reveal(test_set=secret)
+    assert _open(client, task).status_code == 200
+    copy = Phase.objects.get(task=task, after_campaign=True).test_sets.get(
+        slug=secret.slug
+    )
+    assert copy.visibility == "public"
+
+
 def _card(task: SharedTask) -> tuple:
     (card,) = [c for c in home.task_cards(tasks=SharedTask.objects.all())]
     assert card.task == task

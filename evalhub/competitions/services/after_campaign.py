@@ -48,6 +48,25 @@ def refusal(*, task: SharedTask, now: datetime | None = None) -> str | None:
             f"The campaign runs until {end:%Y-%m-%d %H:%M} UTC: the evaluation after "
             "the campaign opens once its last phase has closed."
         )
+    # Its copies are public: a team submitting its campaign run again would read
+    # the private score the campaign never showed it.
+    hidden = [
+        ts.name
+        for ts in _last_official(official).test_sets.all()
+        if ts.visibility == TestSet.Visibility.PRIVATE and not ts.revealed
+    ]
+    if hidden:
+        names = ", ".join(f"“{name}”" for name in hidden)
+        which = (
+            f"The private test set {names} has not been revealed: its copy"
+            if len(hidden) == 1
+            else f"The private test sets {names} have not been revealed: their copies"
+        )
+        return (
+            f"{which} after the campaign would be public, and a team could learn the "
+            "private score of its campaign run by submitting it again. Reveal the "
+            "private scores first (on the Test sets page)."
+        )
     return None
 
 
