@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import zipfile
 from datetime import timedelta
 from pathlib import Path
@@ -21,57 +20,32 @@ from django.urls import reverse
 from evalhub.console import jobs
 from evalhub.console.models import ArchiveExport
 from evalhub.console.services import archive_exports
-from tests.reliability.conftest import free_port, wait_for
+from tests import s3 as s3_server
+from tests.reliability.conftest import free_port
 
 pytestmark = pytest.mark.django_db
 
 BUCKET = "evalhub-exports"
-CREDENTIALS = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
 
 
 @pytest.fixture
 def s3(settings, monkeypatch, isolated_storage):  # noqa: ANN001, ANN201
     """An empty bucket on moto's S3 server, the default storage (request it
     before ``task``, so the task's files are stored there too)."""
-    import boto3
-
     port = free_port()
-    moto = Path(sys.executable).with_name("moto_server")
     proc = subprocess.Popen(
-        [str(moto), "-H", "127.0.0.1", "-p", str(port)],
+        s3_server.command(port),
         env=dict(os.environ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     endpoint = f"http://127.0.0.1:{port}"
-    for name, value in CREDENTIALS.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-
-    def bucket_made() -> bool:
-        try:
-            client.create_bucket(Bucket=BUCKET)
-        except Exception:  # noqa: BLE001 - the server is still starting
-            return False
-        return True
-
     try:
-        wait_for(bucket_made, "moto's S3 server", timeout=60)
+        client = s3_server.empty_bucket(endpoint, BUCKET, monkeypatch)
         settings.STORAGES = {
             **settings.STORAGES,
-            "default": {
-                "BACKEND": "storages.backends.s3.S3Storage",
-                "OPTIONS": {
-                    "bucket_name": BUCKET, "endpoint_url": endpoint,
-                    "region_name": "us-east-1", "default_acl": None,
-                    "querystring_auth": True, "file_overwrite": False,
-                },
-            },
-        }  # fmt: skip
+            "default": s3_server.storage(endpoint, BUCKET),
+        }
         yield client
     finally:
         proc.terminate()

@@ -31,6 +31,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.utils import timezone
 
 from evalhub.competitions.models import Evaluation, SharedTask, Submission
+from tests import s3 as s3_server
 from tests import workers
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
@@ -41,11 +42,6 @@ from tests.zips import zip_bytes
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 BUCKET = "evalhub-nodes"
-CREDENTIALS = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
 
 
 class Processes:
@@ -94,38 +90,17 @@ class Processes:
 def services(tmp_path, settings, monkeypatch, isolated_storage):  # noqa: ANN001, ANN201
     """moto's S3 server with an empty bucket and a private redis-server; this test
     process stores files in that bucket and caches in that Redis, as the nodes do."""
-    import boto3
-
     procs = Processes(tmp_path)
     port = free_port()
-    moto = Path(sys.executable).with_name("moto_server")
-    procs.start("s3", [str(moto), "-H", "127.0.0.1", "-p", str(port)], dict(os.environ))
+    procs.start("s3", s3_server.command(port), dict(os.environ))
     endpoint = f"http://127.0.0.1:{port}"
-    for name, value in CREDENTIALS.items():
-        monkeypatch.setenv(name, value)
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-
-    def bucket_made() -> bool:
-        try:
-            client.create_bucket(Bucket=BUCKET)
-        except Exception:  # noqa: BLE001 - the server is still starting
-            return False
-        return True
-
-    wait_for(bucket_made, "moto's S3 server", timeout=60)
+    client = s3_server.empty_bucket(endpoint, BUCKET, monkeypatch)
     redis = RedisServer(tmp_path)
     redis.start()
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {
-            "BACKEND": "storages.backends.s3.S3Storage",
-            "OPTIONS": {
-                "bucket_name": BUCKET, "endpoint_url": endpoint,
-                "region_name": "us-east-1", "default_acl": None,
-                "querystring_auth": True, "file_overwrite": False,
-            },
-        },
-    }  # fmt: skip
+        "default": s3_server.storage(endpoint, BUCKET),
+    }
     settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": redis.url}}
     from evalhub.celery import app
 
@@ -163,7 +138,7 @@ class Node:
             if not k.startswith(("EVALHUB_", "DATABASE_URL", "REDIS_URL"))
         }
         self.env = {
-            **env, **database_env(), **FAST_ENV, **CREDENTIALS,
+            **env, **database_env(), **FAST_ENV, **s3_server.CREDENTIALS,
             "DJANGO_SECRET_KEY": "two-nodes-share-this-secret-key-0123456789",
             "REDIS_URL": services["redis"].url,
             "EVALHUB_CACHE_PREFIX": services["prefix"],
