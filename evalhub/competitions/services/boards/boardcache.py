@@ -298,8 +298,10 @@ def render_ahead_with(render: Callable[[int], None] | None) -> None:
     board versions read by ``board`` and ``fragment`` showing the bump already
     (``None``: stop). Worker processes set it (``evalhub.celery``): rendering a
     board of 50 teams takes tens of milliseconds, which a web process would spend
-    in one of its threads while slowing the others. If another change is bumped
-    while it renders, the boards rendered ahead show at most until that bump,
-    which makes a version nobody rendered ahead (the viewers' first request
-    renders it); if the bump fails, what was rendered ahead is dropped."""
+    in one of its threads while slowing the others. Workers take turns per test
+    set (``_rendering_ahead``), so each renders the version its own bump makes; a
+    change bumped meanwhile without rendering ahead (a web request's) makes a
+    version nobody rendered ahead, which the viewers' first request renders (once:
+    ``fragments.fragment``, ``leaderboard.board``); if the bump fails, what was
+    rendered ahead is dropped."""
     _render_ahead[:] = [render] if render is not None else []
