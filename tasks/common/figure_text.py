@@ -23,8 +23,10 @@ characters, a title or axis label at the figure's width (``fit``).
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 import warnings
+from collections.abc import Iterator
 
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.category import StrCategoryFormatter
@@ -146,6 +148,24 @@ def lay_out(fig: Figure) -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "constrained_layout not applied")
         fig.draw_without_rendering()
+
+
+@contextlib.contextmanager
+def laid_out(fig: Figure) -> Iterator[Figure]:
+    """``fig`` laid out once, and that layout kept for every save in the block.
+    ``savefig`` lays a figure with a layout engine out again for each format it
+    writes (a draw of its own before the real one); the SVG, the PNG and the PDF
+    of one figure share one layout instead, and a figure ``fit`` has just laid
+    out is not laid out again. The engine is back afterwards (the narrow figure is
+    laid out anew at its own size)."""
+    engine = fig.get_layout_engine()
+    if fig.stale:  # not laid out since it last changed (``fit`` may just have)
+        lay_out(fig)
+    fig.set_layout_engine(None)  # None, not "none": "none" still draws first
+    try:
+        yield fig
+    finally:
+        fig.set_layout_engine(engine)
 
 
 #: A label no wider than this share of the figure fits wherever it is centred.

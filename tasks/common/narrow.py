@@ -16,7 +16,7 @@ from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 
-from tasks.common.figure_text import lay_out, protect
+from tasks.common.figure_text import laid_out, lay_out, protect
 
 #: Inches: 336 CSS px at 96 px per inch (1 pt = 4/3 px).
 NARROW_WIDTH = 3.5
@@ -91,5 +91,6 @@ def narrow_svg(fig: Figure) -> bytes:
     protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
     _widen_for_tables(fig)
     out = io.BytesIO()
-    fig.savefig(out, format="svg", metadata={"Date": None})
+    with laid_out(fig):
+        fig.savefig(out, format="svg", metadata={"Date": None})
     return out.getvalue()

@@ -21,7 +21,7 @@ from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FixedLocator  # noqa: E402
 
 from tasks.common import fonts  # noqa: E402
-from tasks.common.figure_text import LiteralFormatter, protect  # noqa: E402
+from tasks.common.figure_text import LiteralFormatter, laid_out, protect  # noqa: E402
 from tasks.common.narrow import narrow_svg  # noqa: E402
 from tasks.pages import Plot, RunDetail  # noqa: E402
 from tasks.reports import Curve  # noqa: E402
@@ -226,16 +226,17 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
 
 def render(key: str, title: str, fig: Figure) -> Plot:
     protect(fig)
-    sink = _pdf_sink.get()
-    if sink is not None:
-        sink[key] = render_pdf(fig)
-    points = _points_sink.get()
-    if points is not None:
-        points[key] = figure_points(fig)
-    svg = io.BytesIO()
-    fig.savefig(svg, format="svg", metadata={"Date": None})
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
+    with laid_out(fig):  # one layout for the PDF, the SVG and the PNG
+        sink = _pdf_sink.get()
+        if sink is not None:
+            sink[key] = render_pdf(fig)
+        points = _points_sink.get()
+        if points is not None:
+            points[key] = figure_points(fig)
+        svg = io.BytesIO()
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
     return Plot(
         key=key,
         title=title,

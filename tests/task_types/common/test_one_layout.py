@@ -1,0 +1,47 @@
+"""A figure is laid out once for its SVG, PNG and PDF (``figure_text.laid_out``):
+``savefig`` would lay it out again for each format, a draw of its own each time.
+The phone's figure, drawn at its own size, is laid out once more."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+from tasks.common import plotting
+from tasks.common.narrow import NARROW_WIDTH
+
+
+@pytest.fixture
+def layouts(monkeypatch):  # noqa: ANN001, ANN201
+    done: list[tuple[float, float]] = []
+    execute = ConstrainedLayoutEngine.execute
+
+    def counted(self, fig):  # noqa: ANN001, ANN202
+        done.append(tuple(fig.get_size_inches()))
+        return execute(self, fig)
+
+    monkeypatch.setattr(ConstrainedLayoutEngine, "execute", counted)
+    return done
+
+
+def test_the_svg_png_and_pdf_share_one_layout_and_the_phone_figure_has_its_own(
+    layouts,  # noqa: ANN001
+):
+    fig = plotting.new_figure()
+    ax = fig.add_subplot()
+    ax.plot([1, 10, 100], [0.2, 0.5, 0.9], label="a team")
+    ax.set_xscale("log")
+    ax.set_title(f"F{uuid.uuid4().hex[:8]}")  # drawn anew, not handed out again
+    ax.legend()
+    with plotting.collecting_pdfs() as pdfs:
+        plot = plotting.render("curve", "Curve", fig)
+    assert plot.svg.startswith(b"<?xml") and plot.png.startswith(b"\x89PNG")
+    assert plot.svg_narrow and next(iter(pdfs.values())).startswith(b"%PDF")
+    wide = [size for size in layouts if size[0] > NARROW_WIDTH]
+    narrow = [size for size in layouts if size[0] <= NARROW_WIDTH]
+    assert len(wide) == 1, layouts  # was one per format: PDF, SVG and PNG
+    assert len(narrow) == 1, layouts
+    # The layout engine is back: the figure lays itself out if drawn again.
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
