@@ -1,20 +1,33 @@
-"""Within one test process, a curve figure is rendered once per distinct input.
+"""Within one test process, a figure is rendered once per distinct input.
 
 Most of the time in the data fixtures (scoring the demo runs again for every test of
-the leak, permission-matrix and export modules) went to matplotlib drawing the very
-same curves to SVG and PNG. The rendering is a pure function of the curve (and, for
-the leaderboard overlays, of each run's label and curves), so the test process keeps
-the first rendering and hands it out again for an equal input: the bytes are those
-the first call drew, every test still scores, stores and serves its plots, and each
-distinct figure is still drawn. The key holds the team colours in force, and the
-points a drawing collected (the figures' CSV data) are handed out with it. The offline ``--plots`` PDF path (``collecting_pdfs``)
-the PDF export (which captures the figures themselves) and the Celery worker
-processes the end-to-end tests start always render.
+the leak, permission-matrix, archive and export modules) went to matplotlib drawing
+the very same figures to SVG, PNG and the phone's SVG. The rendering is a pure
+function of its input, so the test process keeps the first rendering and hands it
+out again for an equal input: the bytes are those the first call drew, every test
+still scores, stores and serves its plots, and each distinct figure is still drawn.
+
+- ``curve_plot`` and ``overlay_plots`` are keyed on their arguments (the curves, and
+  for the leaderboard overlays each run's label and curves) and the team colours in
+  force: an equal input skips building the figure too.
+- ``render`` (every other figure: bars, histograms, interval charts, the overall
+  ranking) is keyed on the figure itself: its pickled state (matplotlib pickles a
+  figure whole: data, texts, colours, sizes, formatters) with the object addresses
+  the transforms record taken out, plus the key and title. Two figures with the
+  same key drawn anew are equal figures.
+
+The points a drawing collected (the figures' CSV data), and the PDF when one is
+collected (``collecting_pdfs``: the interval charts, the analyses), are handed out
+with it. The PDF export (which captures the figures themselves) and the Celery
+worker processes the end-to-end tests start always render.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import pickle
+import re
 from collections.abc import Callable, Sequence
 
 from tasks.common import plotting
@@ -22,11 +35,14 @@ from tasks.pages import Plot, RunDetail
 
 
 def install() -> None:
-    """Memoise ``curve_plot`` and ``overlay_plots`` in this process (idempotent)."""
+    """Memoise ``curve_plot``, ``overlay_plots`` and ``render`` in this process
+    (idempotent)."""
+    global _RENDER  # noqa: PLW0603 - the render this module installed
     if getattr(plotting.curve_plot, "_memoised", False):
         return
     plotting.curve_plot = _memoised_curve_plot(plotting.curve_plot)
     plotting.overlay_plots = _memoised_overlay_plots(plotting.overlay_plots)
+    plotting.render = _RENDER = _memoised_render(plotting.render)
 
 
 _RENDER = plotting.render
@@ -93,3 +109,45 @@ def _memoised_overlay_plots(
         return _drawn_once(cache, key, lambda: draw(runs))
 
     return overlay_plots
+
+
+#: A 6-byte integer in a pickle (LONG1): an object's address, as matplotlib's
+#: transforms record their parents (``id(parent)``); it differs between two equal
+#: figures.
+_ADDRESS = re.compile(rb"\x8a\x06[\x00-\xff]{6}")
+
+
+def _fingerprint(fig: object) -> bytes | None:
+    """The figure's state without object addresses; None if it cannot be pickled."""
+    try:
+        state = pickle.dumps(fig, protocol=4)
+    except Exception:  # noqa: BLE001 - then it is drawn, as always
+        return None
+    return hashlib.sha256(_ADDRESS.sub(b"", state)).digest()
+
+
+def _memoised_render(draw: Callable[..., Plot]) -> Callable[..., Plot]:
+    cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
+
+    @functools.wraps(draw)
+    def render(key, title, fig):  # noqa: ANN001, ANN202
+        state = _fingerprint(fig)
+        if state is None:
+            return draw(key, title, fig)
+        sink = plotting._pdf_sink.get()  # noqa: SLF001
+        if sink is None:
+            return _drawn_once(
+                cache, (key, title, state), lambda: draw(key, title, fig)
+            )
+
+        def with_pdf() -> tuple[Plot, bytes | None]:
+            with plotting.collecting_pdfs() as pdfs:  # this figure's PDF only
+                plot = draw(key, title, fig)
+            return plot, pdfs.get(key)
+
+        plot, pdf = _drawn_once(cache, ("pdf", key, title, state), with_pdf)
+        if pdf is not None:
+            sink[key] = pdf
+        return plot
+
+    return render
