@@ -16,6 +16,7 @@ through ``Model.from_db``, as the ORM itself does.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -23,6 +24,11 @@ from django.db import connections, router
 from django.db.models import Model, QuerySet
 
 M = TypeVar("M", bound=Model)
+
+#: Numbers the queries: the name each keeps its compiled form under on a
+#: connection. (Not ``id(query)``: a query collected and a new one made at the
+#: same address would find the old one's SQL on the connection.)
+_serial = itertools.count()
 
 
 class Precompiled:
@@ -41,7 +47,7 @@ class Precompiled:
             raise ValueError("placeholders must be distinct")
         self._build = build
         self._placeholders = placeholders
-        self._attr = f"_evalhub_precompiled_{id(self)}"
+        self._attr = f"_evalhub_precompiled_{next(_serial)}"
         self._model: type[Model] | None = None
 
     def _compiled(self, alias: str):  # noqa: ANN202

@@ -79,6 +79,21 @@ def test_placeholders_must_reach_the_sql():
         Precompiled(lambda a, b: None, a=1, b=1)
 
 
+def test_a_new_query_never_runs_a_collected_ones_sql(task):  # noqa: ANN001
+    # CPython gives a new object the address of one just freed: a query named after
+    # its address found the collected query's SQL on the connection.
+    for column in ("pk", "title", "pk", "title", "slug", "pk", "slug", "title"):
+        query = Precompiled(
+            lambda slug, column=column: SharedTask.objects.filter(
+                slug=slug
+            ).values_list(column),
+            slug="\x00s",
+        )
+        expected = getattr(task, column)
+        assert query.rows(slug=task.slug) == [(expected,)], column
+        del query
+
+
 def test_the_backend_loads_the_user_the_orm_would(participant, django_user_model):  # noqa: ANN001
     backend = ModelBackend()
     loaded = backend.get_user(participant.pk)
