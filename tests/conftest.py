@@ -13,6 +13,8 @@ from datetime import timedelta
 
 import pytest
 
+pytest_plugins = ["tests.scheduling"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     from tests import plot_cache
