@@ -13,8 +13,8 @@ still scores, stores and serves its plots, and each distinct figure is still dra
 - ``render`` (every other figure: bars, histograms, interval charts, the overall
   ranking) is keyed on the figure itself: its pickled state (matplotlib pickles a
   figure whole: data, texts, colours, sizes, formatters) with the object addresses
-  the transforms record taken out, plus the key and title. Two figures with the
-  same key drawn anew are equal figures.
+  the transforms record taken out, plus the key and title: an equal figure built
+  again in this process gets the first drawing's bytes.
 
 The points a drawing collected (the figures' CSV data), and the PDF when one is
 collected (``collecting_pdfs``: the interval charts, the analyses), are handed out
