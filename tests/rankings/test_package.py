@@ -454,3 +454,22 @@ def test_a_board_without_runs(phase, test_set, organiser):  # noqa: ANN001
     files = _files(phase, organiser)
     assert "tables/public.tex" in files and "pvalues/public.tex" not in files
     assert "being refreshed" not in files["README"].decode()
+
+
+def test_a_figure_caption_counts_the_systems_it_draws(
+    tracked, phase, test_set, organiser
+):  # noqa: ANN001
+    """With tracks, each track keeps its own figures under the same key as the
+    board of every track; the package's figures are the latter's, and so is the
+    count of systems their captions give (CI found the count of a track's figure
+    once: it depended on the order the database returned them in)."""
+    analyses.refresh(test_set_id=test_set.pk)
+    built = package.build(phase=phase, user=organiser, render=True)
+    figures = {
+        name: caption
+        for name, (_, caption) in built.captions.items()
+        if name.startswith("figures/") and not name.endswith("intervals.pdf")
+    }
+    assert figures
+    for caption in figures.values():
+        assert caption.endswith(f"one line per system ({len(tracked)} systems).")

@@ -174,9 +174,12 @@ def _figures(
     )
     if pdfs is None:
         raise Preparing
+    # The figures of the board of every track (a phase with tracks also keeps each
+    # track's own under the same key): those ``comparison_pdfs`` drew.
     artefacts = {
         a.key.removeprefix(figure_pdfs.COMPARE_PREFIX): a
         for a in test_set.task_artefacts.all()
+        if a.track_id is None
     }
     for key, pdf in pdfs.items():
         artefact = artefacts.get(key)
