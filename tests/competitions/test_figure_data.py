@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission, TaskArtefact
@@ -86,3 +89,35 @@ def test_the_figure_area_links_each_figure_to_its_data_and_pdf(client, figure): 
     assert (
         'data-figure-group="Precision, recall, F1: precision" data-scale="log"' in html
     )
+
+
+@pytest.mark.django_db
+def test_a_figure_is_served_without_reading_every_figures_data(client, figure):  # noqa: ANN001
+    """A figure's points are thousands of numbers: serving one figure reads none,
+    the board that shows them all reads only its analysis' data, a figure's CSV
+    its own points only."""
+    _, artefact, csv_url = figure
+    phase = artefact.test_set.phase
+    ts = artefact.test_set
+    svg = reverse("competitions:testset-plot", args=[ts.pk, artefact.key, "svg"])
+    board = reverse(
+        "competitions:leaderboard-detail", args=[phase.task.slug, phase.slug]
+    )
+    analysis = TaskArtefact.objects.get(test_set=ts, key="analysis")
+    assert TaskArtefact.objects.filter(test_set=ts).count() > 2
+
+    def data_read(url: str) -> set[int]:
+        """The artefacts whose data the request loaded."""
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        read = set()
+        for query in queries.captured_queries:
+            sql = query["sql"]
+            if re.search(r'"public_data"(, "| FROM)', sql):
+                rows = re.search(r'taskartefact"\."id" = (\d+)', sql)
+                read.add(int(rows[1]) if rows else -1)  # -1: every artefact
+        return read
+
+    assert data_read(svg) == set()
+    assert data_read(board) == {analysis.pk}
+    assert data_read(csv_url) == {artefact.pk}

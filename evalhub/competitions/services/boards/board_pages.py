@@ -22,6 +22,7 @@ from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet
 from evalhub.competitions.services.boards import (
     access,
     boardcache,
+    figures,
     fragments,
     leaderboard,
     own_rows,
@@ -304,7 +305,13 @@ def _board_views(
             continue
         # The figures and analysis drawn from this board's runs (``analyses``).
         track_id = None if track is None else track.pk
-        artefacts = [a for a in ts.task_artefacts.all() if a.track_id == track_id]
+        artefacts = list(
+            ts.task_artefacts.filter(track_id=track_id)
+            # A figure's points (thousands) are read for its CSV only; the
+            # analysis' data is read when it is shown.
+            .defer("public_data", "private_data")
+            .annotate(has_points=figures.HAS_POINTS)
+        )
         for a in artefacts:
             a.test_set, a.track = ts, track
         plots = tuple(

@@ -203,26 +203,33 @@ def figures(
 ) -> list[TaskArtefact]:
     """The task-level figures of a test set's board of ``track`` (None: of every
     track together) this user may see."""
-    track_id = None if track is None else track.pk
+    return _visible(test_set, track, user)
+
+
+def figure(
+    *, test_set: TestSet, key: str, user: object, track: Track | None = None
+) -> TaskArtefact:
+    for artefact in _visible(test_set, track, user, key=key):
+        return artefact
+    raise NotVisible
+
+
+def _visible(
+    test_set: TestSet, track: Track | None, user: object, **where: str
+) -> list[TaskArtefact]:
+    """Without their data (a figure's points: thousands of them, read only for
+    its CSV, which loads them for the one figure asked for)."""
     found = []
-    for a in test_set.task_artefacts.all():
-        if a.track_id != track_id or not a.svg:
-            continue
+    query = test_set.task_artefacts.filter(
+        track_id=None if track is None else track.pk, **where
+    )
+    for a in query.exclude(svg="").defer("public_data", "private_data"):
         a.test_set = test_set
         if track is not None:
             a.track = track
         if access.can_see_task_artefact(user, a):
             found.append(a)
     return found
-
-
-def figure(
-    *, test_set: TestSet, key: str, user: object, track: Track | None = None
-) -> TaskArtefact:
-    for artefact in figures(test_set=test_set, user=user, track=track):
-        if artefact.key == key:
-            return artefact
-    raise NotVisible
 
 
 def figure_svg(

@@ -7,9 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.db.models import BooleanField, ExpressionWrapper, Q
+
 from evalhub.competitions.models import TaskArtefact, TestSet, Track
 from evalhub.competitions.services.boards import analyses, exports, tables
 from tasks.common.plotting import POINT_COLUMNS
+
+#: Annotated on the figures a board shows (``has_points``): it has data for a CSV
+#: (its points, a list: ``analyses._points``), without loading them.
+HAS_POINTS = ExpressionWrapper(
+    Q(public_data__has_key="points"), output_field=BooleanField()
+)
 
 #: Title suffixes of a figure's logarithmic twin (``tasks`` names them so).
 LOG_SUFFIXES = (" (log x)", " (log scale)")
@@ -45,16 +53,15 @@ def _base_title(title: str) -> tuple[str, bool]:
 
 
 def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
-    """``plots`` in their order, a log twin joined to its linear figure (by title
+    """``plots`` (annotated with ``HAS_POINTS``) in their order, a log twin joined to its linear figure (by title
     without the log suffix) when both are there."""
     by_title: dict[str, list[Figure]] = {}
     for artefact in plots:
         title, log = _base_title(artefact.title)
-        points = (artefact.public_data or {}).get("points")
         figure = Figure(
             artefact,
             log,
-            has_csv=isinstance(points, list),
+            has_csv=artefact.has_points,  # type: ignore[attr-defined]
             has_pdf=artefact.key.startswith(analyses.COMPARE_PREFIX)
             or bool(artefact.pdf),
         )
@@ -76,10 +83,8 @@ def figure_csv(
     track) draws, as CSV (panel, series, x, y); raises ``exports.NotVisible`` to
     whoever may not see the figure, or when the figure was drawn before its data
     was kept (until its next refresh)."""
-    for artefact in exports.figures(test_set=test_set, user=user, track=track):
-        if artefact.key == key:
-            points = (artefact.public_data or {}).get("points")
-            if not isinstance(points, list):
-                break
-            return tables.csv_text(POINT_COLUMNS, points)
-    raise exports.NotVisible
+    artefact = exports.figure(test_set=test_set, key=key, user=user, track=track)
+    points = (artefact.public_data or {}).get("points")
+    if not isinstance(points, list):
+        raise exports.NotVisible
+    return tables.csv_text(POINT_COLUMNS, points)
