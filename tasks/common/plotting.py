@@ -5,33 +5,43 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import io
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib
+from tasks.pages import Plot, RunDetail
+from tasks.reports import Curve
 
-matplotlib.use("Agg")
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.category import StrCategoryLocator  # noqa: E402
-from matplotlib.container import BarContainer  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-from matplotlib.ticker import FixedLocator  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
-from tasks.common import fonts  # noqa: E402
-from tasks.common.figure_text import LiteralFormatter, laid_out, protect  # noqa: E402
-from tasks.common.narrow import narrow_svg  # noqa: E402
-from tasks.pages import Plot, RunDetail  # noqa: E402
-from tasks.reports import Curve  # noqa: E402
+# matplotlib is imported by the first figure drawn (``_matplotlib``), not with this
+# module: the web processes and commands that import it (through the jobs they
+# queue) never draw, and importing matplotlib is a quarter of their start.
 
-matplotlib.rcParams["svg.hashsalt"] = "evalhub"
-matplotlib.rcParams["svg.fonttype"] = "path"
-fonts.use_fallbacks()  # names in any script (``fonts.py``)
-# Labels carry user text (team and method names): plain text, never mathtext. That
-# is decided where each text is drawn (``protect``, on every figure ``render`` and
-# ``render_pdf`` save), not globally: matplotlib's own tick labels stay numbers.
+
+@functools.cache
+def _matplotlib() -> None:
+    """Import and set up matplotlib, once per process."""
+    import matplotlib
+
+    from tasks.common import fonts
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "evalhub"
+    matplotlib.rcParams["svg.fonttype"] = "path"
+    fonts.use_fallbacks()  # names in any script (``fonts.py``)
+    matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
+    # Labels carry user text (team and method names): plain text, never mathtext.
+    # That is decided where each text is drawn (``protect``, on every figure
+    # ``render`` and ``render_pdf`` save), not globally: matplotlib's own tick
+    # labels stay numbers.
+
 
 #: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), without
 #: its yellow (too light on white) and black (the colour of text and axes).
@@ -43,8 +53,6 @@ PALETTE: tuple[str, ...] = (
     "#56B4E9",
     "#CC79A7",
 )
-matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
-
 #: What tells apart two series of the same colour: the n-th round through the palette
 #: (series n * len(PALETTE) + i) draws its lines with the n-th dash pattern, its points
 #: with the n-th marker and its bars with the n-th hatch.
@@ -116,6 +124,9 @@ def style(label: str, index: int) -> SeriesStyle:
 
 
 def new_figure(width: float = 6.4, height: float = 4.0) -> Figure:
+    _matplotlib()
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig
 
@@ -169,6 +180,8 @@ def _number(value: object) -> float | None:
 def figure_points(fig: Figure) -> list[Point]:
     """The points a figure draws: each labelled line's (x, y) and each bar's
     (category, height), panel by panel; guides (unlabelled lines) left out."""
+    from matplotlib.container import BarContainer
+
     points: list[Point] = []
     for ax in fig.axes:
         panel = ax.get_title()
@@ -204,6 +217,13 @@ def figure_points(fig: Figure) -> list[Point]:
 
 def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     """The category axis' ticks of a bar chart (x, or y for horizontal bars)."""
+    from matplotlib.category import StrCategoryLocator
+    from matplotlib.container import BarContainer
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedLocator
+
+    from tasks.common.figure_text import LiteralFormatter
+
     horizontal = any(
         isinstance(c, BarContainer) and c.orientation == "horizontal"
         for c in ax.containers
@@ -225,6 +245,9 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
 
 
 def render(key: str, title: str, fig: Figure) -> Plot:
+    from tasks.common.figure_text import laid_out, protect
+    from tasks.common.narrow import narrow_svg
+
     protect(fig)
     with laid_out(fig):  # one layout for the PDF, the SVG and the PNG
         sink = _pdf_sink.get()
@@ -247,6 +270,8 @@ def render(key: str, title: str, fig: Figure) -> Plot:
 
 
 def render_pdf(fig: Figure) -> bytes:
+    from tasks.common.figure_text import protect
+
     protect(fig)
     pdf = io.BytesIO()
     fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})

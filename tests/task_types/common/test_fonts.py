@@ -39,6 +39,7 @@ def test_without_fallbacks_the_glyphs_are_reported_missing(monkeypatch):
     """The check above can fail: DejaVu Sans alone has no CJK glyph."""
     import matplotlib
 
+    plotting.new_figure()  # matplotlib set up (with the fallbacks) before the change
     monkeypatch.setitem(matplotlib.rcParams, "font.family", ["DejaVu Sans"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
