@@ -56,5 +56,22 @@ def start(socket_path: Path, db_path: Path) -> object | None:
 
 
 def stop(handle: object | None) -> None:
-    if handle is not None:
-        handle.shutdown()  # type: ignore[attr-defined]
+    """Stop the server ``start`` started. The server closes the connection that
+    asks it to shut down, which a client with retries takes for a network error
+    and retries (seconds of backoff); this asks once."""
+    if handle is None:
+        return
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    client = redis.Redis(
+        unix_socket_path=handle.socket_file,  # type: ignore[attr-defined]
+        retry=Retry(NoBackoff(), 0),
+    )
+    try:
+        client.shutdown(nosave=True)
+    except redis.RedisError:
+        pass  # already gone
+    finally:
+        client.close()
