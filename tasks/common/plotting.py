@@ -270,11 +270,12 @@ def render(key: str, title: str, fig: Figure) -> Plot:
 
 
 def render_pdf(fig: Figure) -> bytes:
-    from tasks.common.figure_text import protect
+    from tasks.common.figure_text import laid_out, protect
 
     protect(fig)
     pdf = io.BytesIO()
-    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+    with laid_out(fig):  # not laid out again when ``protect`` just did
+        fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     return pdf.getvalue()
 
 

@@ -45,3 +45,23 @@ def test_the_svg_png_and_pdf_share_one_layout_and_the_phone_figure_has_its_own(
     assert len(narrow) == 1, layouts
     # The layout engine is back: the figure lays itself out if drawn again.
     assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+
+
+def test_a_pdf_is_not_laid_out_again_after_the_text_was_fitted(layouts):  # noqa: ANN001
+    """A title too long for the figure is wrapped to fit, measured on the laid-out
+    figure (``fit``); the PDF is saved with that layout, not laid out once more."""
+    from tasks.common.figure_text import protect
+
+    def figure():  # noqa: ANN202
+        fig = plotting.new_figure()
+        ax = fig.add_subplot()
+        ax.plot([1, 2, 3], [0.2, 0.5, 0.9])
+        ax.set_title("A very long title of a figure " * 4 + uuid.uuid4().hex[:8])
+        return fig
+
+    protect(figure())
+    fitting = len(layouts)
+    assert fitting >= 1  # the title does not surely fit: it was measured
+    layouts.clear()
+    assert plotting.render_pdf(figure()).startswith(b"%PDF")
+    assert len(layouts) == fitting, layouts  # was one more, the save's own
