@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,25 @@ def test_no_job_is_sent_delayed():
         and {k.arg for k in node.keywords} & {"countdown", "eta"}
     ]
     assert delayed == []
+
+
+def test_a_process_that_draws_nothing_imports_no_matplotlib():
+    """The web processes and commands import the jobs they queue, and so
+    ``tasks.common.plotting``; matplotlib is imported by the first figure drawn
+    (``plotting._matplotlib``), not at their start."""
+    code = (
+        "import sys, django; django.setup();"
+        " import evalhub.urls, evalhub.wsgi, evalhub.rankings.jobs,"
+        " evalhub.competitions.jobs, tasks.common.plotting;"
+        " print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "evalhub.settings"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

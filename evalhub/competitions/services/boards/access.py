@@ -94,7 +94,7 @@ def track_figures_missing(
     coalesced)."""
     if track is None or artefacts or not rows:
         return False
-    if not any(a.track_id is None for a in test_set.task_artefacts.all()):
+    if not test_set.task_artefacts.filter(track__isnull=True).exists():
         return False
     refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set.pk)
     return True
