@@ -178,8 +178,9 @@ def _figures(
     # track's own under the same key): those ``comparison_pdfs`` drew.
     artefacts = {
         a.key.removeprefix(figure_pdfs.COMPARE_PREFIX): a
-        for a in test_set.task_artefacts.all()
-        if a.track_id is None
+        for a in test_set.task_artefacts.filter(track__isnull=True).defer(
+            "public_data", "private_data"
+        )
     }
     for key, pdf in pdfs.items():
         artefact = artefacts.get(key)

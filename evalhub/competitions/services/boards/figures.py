@@ -53,8 +53,8 @@ def _base_title(title: str) -> tuple[str, bool]:
 
 
 def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
-    """``plots`` (annotated with ``HAS_POINTS``) in their order, a log twin joined to its linear figure (by title
-    without the log suffix) when both are there."""
+    """``plots`` (annotated with ``HAS_POINTS``) in their order, a log twin joined
+    to its linear figure (by title without the log suffix) when both are there."""
     by_title: dict[str, list[Figure]] = {}
     for artefact in plots:
         title, log = _base_title(artefact.title)
