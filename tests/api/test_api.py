@@ -3,6 +3,7 @@ run status, team runs, leaderboards role by role, task list and detail, OpenAPI.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -275,3 +276,25 @@ def test_run_status_hides_scores_the_ladder_has_not_released(
     assert client.get(f"/api/runs/{first.pk}").json()["scores"] == {}
     organiser = client.get(f"/api/runs/{first.pk}", **_auth(tokens["organiser"]))
     assert set(organiser.json()["scores"]) == {"public"}
+
+
+def test_a_runs_scores_are_listed_in_one_order_whatever_order_they_were_stored(
+    client, tokens, scored
+):  # noqa: ANN001
+    """An archive import stores a run's scores in the file's order, the scoring job
+    in its own: the API answers the same bytes either way (test set, then metric)."""
+    from evalhub.competitions.models import Score
+
+    url = f"/api/runs/{scored.pk}"
+    runs = "/api/tasks/bucc-test/runs"
+    before = client.get(url, **_auth(tokens["organiser"])).content
+    listed = client.get(runs, **_auth(tokens["organiser"])).content
+    rows = list(Score.objects.filter(submission=scored).order_by("-test_set", "-metric"))
+    Score.objects.filter(submission=scored).delete()
+    for row in rows:  # stored again, last metric first
+        row.pk = None
+        row.save()
+    assert client.get(url, **_auth(tokens["organiser"])).content == before
+    assert client.get(runs, **_auth(tokens["organiser"])).content == listed
+    scores = json.loads(before)["scores"]
+    assert len(scores) == 2 and all(list(s) == sorted(s) for s in scores.values())

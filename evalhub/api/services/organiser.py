@@ -4,9 +4,17 @@ at once), and a gold draft's preview as the console's page shows it."""
 
 from __future__ import annotations
 
+from django.db.models import Prefetch
 from django.urls import reverse
 
-from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet, Track
+from evalhub.competitions.models import (
+    Phase,
+    Score,
+    SharedTask,
+    Submission,
+    TestSet,
+    Track,
+)
 from evalhub.competitions.services import gold
 from evalhub.competitions.services.boards import visibility
 from evalhub.competitions.services.data import gold_drafts
@@ -25,7 +33,9 @@ def task_runs(
     runs = (
         Submission.objects.filter(phase__task=task)
         .select_related("phase", "team", "track")
-        .prefetch_related("scores")
+        .prefetch_related(
+            Prefetch("scores", queryset=Score.objects.order_by("test_set_id", "metric"))
+        )
         .order_by("created_at", "pk")
     )
     if phase is not None:

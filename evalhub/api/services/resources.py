@@ -97,7 +97,9 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
     scores: dict[str, dict[str, float | None]] = {}
     if submission.status == Submission.Status.SCORED:
         shown: dict[int, bool] = {}
-        for score in submission.scores.select_related("test_set__phase__task"):
+        for score in submission.scores.select_related("test_set__phase__task").order_by(
+            "test_set_id", "metric"
+        ):
             ts = score.test_set
             if ts.pk not in shown:
                 shown[ts.pk] = access.can_see_run_scores(user, submission, ts)
