@@ -289,7 +289,9 @@ def test_a_runs_scores_are_listed_in_one_order_whatever_order_they_were_stored(
     runs = "/api/tasks/bucc-test/runs"
     before = client.get(url, **_auth(tokens["organiser"])).content
     listed = client.get(runs, **_auth(tokens["organiser"])).content
-    rows = list(Score.objects.filter(submission=scored).order_by("-test_set", "-metric"))
+    rows = list(
+        Score.objects.filter(submission=scored).order_by("-test_set", "-metric")
+    )
     Score.objects.filter(submission=scored).delete()
     for row in rows:  # stored again, last metric first
         row.pk = None
