@@ -300,3 +300,33 @@ def test_a_runs_scores_are_listed_in_one_order_whatever_order_they_were_stored(
     assert client.get(runs, **_auth(tokens["organiser"])).content == listed
     scores = json.loads(before)["scores"]
     assert len(scores) == 2 and all(list(s) == sorted(s) for s in scores.values())
+
+
+def test_a_test_sets_files_are_listed_inputs_first_by_role_whatever_the_upload_order(
+    client, tokens, phase, bucc_demo
+):  # noqa: ANN001
+    """Inputs uploaded in reverse order of their roles (as an archive import or an
+    organiser may): the API and the task page list inputs by role, then gold."""
+    from evalhub.competitions.models import TestSet
+
+    ts = TestSet.objects.create(phase=phase, slug="later", name="Later", order=2)
+    data = bucc_demo.test_sets[0]
+    for role, content in [*reversed(data.inputs.items()), *data.gold.items()]:
+        datasets.store_file(
+            test_set=ts, role=role, filename=f"{role}.tsv", data=content
+        )
+    detail = client.get("/api/tasks/bucc-test", **_auth(tokens["organiser"])).json()
+    listed = [
+        f["role"]
+        for t in detail["phases"][0]["test_sets"]
+        if t["slug"] == "later"
+        for f in t["files"]
+    ]
+    assert listed == [*sorted(data.inputs), *sorted(data.gold)]
+    page = client.get(reverse("competitions:task-detail", args=["bucc-test"]))
+    html = page.content.decode()
+    places = [
+        html.find(reverse("competitions:testset-file", args=[ts.pk, role]))
+        for role in listed
+    ]
+    assert -1 not in places[:2] and places[:2] == sorted(places[:2])

@@ -145,6 +145,9 @@ class TestSetFile(models.Model):
     __test__ = False
 
     class Meta:
+        # Inputs before gold, by role: the same on every page and API answer,
+        # whatever order an upload or an archive import stored them in.
+        ordering = ["private", "role"]
         constraints = [
             models.UniqueConstraint(
                 fields=["test_set", "role"], name="testsetfile_role_unique"
