@@ -155,12 +155,17 @@ def laid_out(fig: Figure) -> Iterator[Figure]:
     """``fig`` laid out once, and that layout kept for every save in the block.
     ``savefig`` lays a figure with a layout engine out again for each format it
     writes (a draw of its own before the real one); the SVG, the PNG and the PDF
-    of one figure share one layout instead, and a figure ``fit`` has just laid
-    out is not laid out again. The engine is back afterwards (the narrow figure is
-    laid out anew at its own size)."""
+    of one figure share one layout instead (the engine run alone, not a draw), and
+    a figure ``fit`` has just laid out is not laid out again. The engine is back
+    afterwards (the narrow figure is laid out anew at its own size)."""
     engine = fig.get_layout_engine()
-    if fig.stale:  # not laid out since it last changed (``fit`` may just have)
-        lay_out(fig)
+    if fig.stale and engine is not None:  # changed since ``fit`` laid it out, if it did
+        # The engine alone: the axes' places are what the saves need (each save
+        # draws, placing titles, labels and ticks); ``lay_out``'s draw after the
+        # engine is only for measuring text before a save.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "constrained_layout not applied")
+            engine.execute(fig)
     fig.set_layout_engine(None)  # None, not "none": "none" still draws first
     try:
         yield fig

@@ -65,3 +65,29 @@ def test_a_pdf_is_not_laid_out_again_after_the_text_was_fitted(layouts):  # noqa
     layouts.clear()
     assert plotting.render_pdf(figure()).startswith(b"%PDF")
     assert len(layouts) == fitting, layouts  # was one more, the save's own
+
+
+def test_a_figure_whose_text_fits_is_drawn_once_per_file(monkeypatch):  # noqa: ANN001
+    """Its layout is the engine's alone: the SVG, the PNG and the phone's SVG are
+    three draws (laying out by drawing without rendering was one more draw for the
+    wide figure and one for the phone's, each as dear as a save)."""
+    from matplotlib.figure import Figure
+
+    draws: list[tuple[float, float]] = []
+    draw = Figure.draw
+
+    def counted(self, renderer):  # noqa: ANN001, ANN202
+        draws.append(tuple(self.get_size_inches()))
+        return draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    fig = plotting.new_figure()
+    ax = fig.add_subplot()
+    ax.plot([1, 10, 100], [0.2, 0.5, 0.9], label="a team")
+    ax.set_xscale("log")
+    ax.set_title(f"F{uuid.uuid4().hex[:8]}")  # drawn anew, not handed out again
+    ax.legend()
+    plot = plotting.render("curve", "Curve", fig)
+    assert plot.svg and plot.png and plot.svg_narrow
+    assert len([s for s in draws if s[0] > NARROW_WIDTH]) == 2, draws  # SVG, PNG
+    assert len([s for s in draws if s[0] <= NARROW_WIDTH]) == 1, draws
