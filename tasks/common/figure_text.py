@@ -143,11 +143,23 @@ def _labels(fig: Figure) -> list[Text]:
 
 
 def lay_out(fig: Figure) -> None:
-    """Lay ``fig`` out without drawing it (a figure too small for its text is
-    measured all the same: that is what is being repaired)."""
+    """Lay ``fig`` out without drawing it, its titles and axis labels placed as a
+    draw would place them, to be measured (a figure too small for its text is
+    measured all the same: that is what is being repaired). The layout engine
+    and the placing only: a draw without rendering costs as much again."""
+    engine = fig.get_layout_engine()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "constrained_layout not applied")
-        fig.draw_without_rendering()
+        if engine is None:
+            fig.draw_without_rendering()
+            return
+        engine.execute(fig)
+    renderer = fig._get_renderer()  # noqa: SLF001
+    for ax in fig.axes:
+        ax._update_title_position(renderer)  # noqa: SLF001
+        for axis in (ax.xaxis, ax.yaxis):
+            axis._update_label_position(renderer)  # noqa: SLF001
+    fig.stale = False  # laid out since it last changed
 
 
 @contextlib.contextmanager
