@@ -91,3 +91,31 @@ def test_a_figure_whose_text_fits_is_drawn_once_per_file(monkeypatch):  # noqa: 
     assert plot.svg and plot.png and plot.svg_narrow
     assert len([s for s in draws if s[0] > NARROW_WIDTH]) == 2, draws  # SVG, PNG
     assert len([s for s in draws if s[0] <= NARROW_WIDTH]) == 1, draws
+
+
+def test_a_title_too_long_is_wrapped_to_fit_without_drawing_the_figure(monkeypatch):  # noqa: ANN001
+    """``fit`` measures the title on the engine's layout with titles and labels
+    placed as a draw places them; the wrapped title lies inside the figure when it
+    is drawn."""
+    from matplotlib.figure import Figure
+
+    from tasks.common.figure_text import protect
+
+    draws: list[int] = []
+    draw = Figure.draw
+
+    def counted(self, renderer):  # noqa: ANN001, ANN202
+        draws.append(1)
+        return draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    fig = plotting.new_figure()
+    ax = fig.add_subplot()
+    ax.plot([1, 2, 3], [0.2, 0.5, 0.9])
+    ax.set_title("A very long title of a figure " * 4 + uuid.uuid4().hex[:8])
+    protect(fig)
+    assert draws == [], draws  # measured without a draw (was one per measure)
+    assert "\n" in ax.get_title()
+    fig.canvas.draw()
+    extent, box = ax.title.get_window_extent(), fig.bbox
+    assert box.x0 <= extent.x0 and extent.x1 <= box.x1
