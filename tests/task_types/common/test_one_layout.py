@@ -26,6 +26,22 @@ def layouts(monkeypatch):  # noqa: ANN001, ANN201
     return done
 
 
+@pytest.fixture
+def draws(monkeypatch):  # noqa: ANN001, ANN201
+    """The size of the figure at each draw (each save, each draw without rendering)."""
+    from matplotlib.figure import Figure
+
+    done: list[tuple[float, float]] = []
+    draw = Figure.draw
+
+    def counted(self, renderer):  # noqa: ANN001, ANN202
+        done.append(tuple(self.get_size_inches()))
+        return draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    return done
+
+
 def test_the_svg_png_and_pdf_share_one_layout_and_the_phone_figure_has_its_own(
     layouts,  # noqa: ANN001
 ):
@@ -67,20 +83,10 @@ def test_a_pdf_is_not_laid_out_again_after_the_text_was_fitted(layouts):  # noqa
     assert len(layouts) == fitting, layouts  # was one more, the save's own
 
 
-def test_a_figure_whose_text_fits_is_drawn_once_per_file(monkeypatch):  # noqa: ANN001
+def test_a_figure_whose_text_fits_is_drawn_once_per_file(draws):  # noqa: ANN001
     """Its layout is the engine's alone: the SVG, the PNG and the phone's SVG are
     three draws (laying out by drawing without rendering was one more draw for the
     wide figure and one for the phone's, each as dear as a save)."""
-    from matplotlib.figure import Figure
-
-    draws: list[tuple[float, float]] = []
-    draw = Figure.draw
-
-    def counted(self, renderer):  # noqa: ANN001, ANN202
-        draws.append(tuple(self.get_size_inches()))
-        return draw(self, renderer)
-
-    monkeypatch.setattr(Figure, "draw", counted)
     fig = plotting.new_figure()
     ax = fig.add_subplot()
     ax.plot([1, 10, 100], [0.2, 0.5, 0.9], label="a team")
@@ -93,22 +99,12 @@ def test_a_figure_whose_text_fits_is_drawn_once_per_file(monkeypatch):  # noqa: 
     assert len([s for s in draws if s[0] <= NARROW_WIDTH]) == 1, draws
 
 
-def test_a_title_too_long_is_wrapped_to_fit_without_drawing_the_figure(monkeypatch):  # noqa: ANN001
+def test_a_title_too_long_is_wrapped_to_fit_without_drawing_the_figure(draws):  # noqa: ANN001
     """``fit`` measures the title on the engine's layout with titles and labels
     placed as a draw places them; the wrapped title lies inside the figure when it
     is drawn."""
-    from matplotlib.figure import Figure
-
     from tasks.common.figure_text import protect
 
-    draws: list[int] = []
-    draw = Figure.draw
-
-    def counted(self, renderer):  # noqa: ANN001, ANN202
-        draws.append(1)
-        return draw(self, renderer)
-
-    monkeypatch.setattr(Figure, "draw", counted)
     fig = plotting.new_figure()
     ax = fig.add_subplot()
     ax.plot([1, 2, 3], [0.2, 0.5, 0.9])
