@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import LayoutEngine
 from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
@@ -148,18 +149,22 @@ def lay_out(fig: Figure) -> None:
     measured all the same: that is what is being repaired). The layout engine
     and the placing only: a draw without rendering costs as much again."""
     engine = fig.get_layout_engine()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "constrained_layout not applied")
-        if engine is None:
-            fig.draw_without_rendering()
-            return
-        engine.execute(fig)
+    if engine is None:
+        fig.draw_without_rendering()
+        return
+    _run(engine, fig)
     renderer = fig._get_renderer()  # noqa: SLF001
     for ax in fig.axes:
         ax._update_title_position(renderer)  # noqa: SLF001
         for axis in (ax.xaxis, ax.yaxis):
             axis._update_label_position(renderer)  # noqa: SLF001
     fig.stale = False  # laid out since it last changed
+
+
+def _run(engine: LayoutEngine, fig: Figure) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "constrained_layout not applied")
+        engine.execute(fig)
 
 
 @contextlib.contextmanager
@@ -173,11 +178,8 @@ def laid_out(fig: Figure) -> Iterator[Figure]:
     engine = fig.get_layout_engine()
     if fig.stale and engine is not None:  # changed since ``fit`` laid it out, if it did
         # The engine alone: the axes' places are what the saves need (each save
-        # draws, placing titles, labels and ticks); ``lay_out``'s draw after the
-        # engine is only for measuring text before a save.
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "constrained_layout not applied")
-            engine.execute(fig)
+        # places titles, labels and ticks as it draws them).
+        _run(engine, fig)
     fig.set_layout_engine(None)  # None, not "none": "none" still draws first
     try:
         yield fig
