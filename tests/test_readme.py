@@ -1,0 +1,28 @@
+"""The README's two quick-start commands are the ones the project runs: CI runs the
+test command verbatim."""
+
+from __future__ import annotations
+
+import re
+
+from tests.paths import REPO_ROOT as REPO
+
+
+def _command_after(heading: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(re.escape(heading) + r".*?```sh\n(.+?)\n```", text, re.S)
+    assert found, f"no command after {heading!r} in README.md"
+    return found.group(1)
+
+
+def test_ci_runs_the_readmes_test_command_verbatim():
+    command = _command_after("**Run the whole test suite:**")
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in lines
+
+
+def test_both_commands_install_with_the_same_pinned_installer():
+    test = _command_after("**Run the whole test suite:**")
+    run = _command_after("**Run the platform with demo tasks**")
+    pin = re.search(r"pip install -q (uv==[\d.]+) ", test)
+    assert pin and f"pip install -q {pin.group(1)} " in run
