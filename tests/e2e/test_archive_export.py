@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from evalhub.competitions.models import Refresh
 from evalhub.console.models import ArchiveExport
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -26,9 +27,23 @@ def _members(body: bytes) -> dict[str, bytes]:
         return {info.filename: archive.read(info) for info in archive.infolist()}
 
 
+def _refreshes_done(worker) -> None:  # noqa: ANN001
+    """Wait for the worker to have run the refreshes the data asked for (their rows
+    are archived too): an export written before one and the command's export after
+    it would differ by that refresh's rows."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while Refresh.objects.exclude(due_at=None, started_at=None).exists():
+        assert worker.poll() is None, "the worker died"
+        assert time.monotonic() < deadline, (
+            f"refreshes pending after {DEADLINE_SECONDS} s"
+        )
+        time.sleep(0.5)
+
+
 def test_a_worker_writes_the_archive_the_organiser_asked_for(
     client, worker, organiser, task, phase, test_set, tmp_path
 ):  # noqa: ANN001
+    _refreshes_done(worker)
     client.force_login(organiser)
     status = reverse("console:archive-status", args=[task.slug])
     response = client.post(reverse("console:archive-export", args=[task.slug]))
