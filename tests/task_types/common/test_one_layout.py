@@ -13,17 +13,24 @@ from tasks.common import plotting
 from tasks.common.narrow import NARROW_WIDTH
 
 
+def _sizes(monkeypatch, cls: type, name: str, figure) -> list[tuple[float, float]]:  # noqa: ANN001
+    """The figure's size at each call of ``cls.name`` (``figure(args)`` finds the
+    figure among the call's arguments)."""
+    done: list[tuple[float, float]] = []
+    method = getattr(cls, name)
+
+    def counted(*args):  # noqa: ANN002, ANN202
+        done.append(tuple(figure(args).get_size_inches()))
+        return method(*args)
+
+    monkeypatch.setattr(cls, name, counted)
+    return done
+
+
 @pytest.fixture
 def layouts(monkeypatch):  # noqa: ANN001, ANN201
-    done: list[tuple[float, float]] = []
-    execute = ConstrainedLayoutEngine.execute
-
-    def counted(self, fig):  # noqa: ANN001, ANN202
-        done.append(tuple(fig.get_size_inches()))
-        return execute(self, fig)
-
-    monkeypatch.setattr(ConstrainedLayoutEngine, "execute", counted)
-    return done
+    """The size of the figure at each run of its layout engine."""
+    return _sizes(monkeypatch, ConstrainedLayoutEngine, "execute", lambda a: a[1])
 
 
 @pytest.fixture
@@ -31,15 +38,7 @@ def draws(monkeypatch):  # noqa: ANN001, ANN201
     """The size of the figure at each draw (each save, each draw without rendering)."""
     from matplotlib.figure import Figure
 
-    done: list[tuple[float, float]] = []
-    draw = Figure.draw
-
-    def counted(self, renderer):  # noqa: ANN001, ANN202
-        done.append(tuple(self.get_size_inches()))
-        return draw(self, renderer)
-
-    monkeypatch.setattr(Figure, "draw", counted)
-    return done
+    return _sizes(monkeypatch, Figure, "draw", lambda a: a[0])
 
 
 def test_the_svg_png_and_pdf_share_one_layout_and_the_phone_figure_has_its_own(
