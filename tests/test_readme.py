@@ -1,15 +1,15 @@
-"""The README's two quick-start commands are the ones the project runs: CI runs the
-test command verbatim."""
+"""CI runs the README's test command verbatim, and the README's two quick-start
+commands install with the same pinned installer."""
 
 from __future__ import annotations
 
 import re
 
-from tests.paths import REPO_ROOT as REPO
+from tests.paths import REPO_ROOT
 
 
 def _command_after(heading: str) -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     found = re.search(re.escape(heading) + r".*?```sh\n(.+?)\n```", text, re.S)
     assert found, f"no command after {heading!r} in README.md"
     return found.group(1)
@@ -17,7 +17,7 @@ def _command_after(heading: str) -> str:
 
 def test_ci_runs_the_readmes_test_command_verbatim():
     command = _command_after("**Run the whole test suite:**")
-    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    lines = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert command in lines
 
 
