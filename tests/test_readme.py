@@ -1,5 +1,7 @@
 """CI runs the README's test command verbatim, and the README's two quick-start
-commands install with the same pinned installer."""
+commands install with the same pinned installer, writing the packages' bytecode at
+install time (``--compile-bytecode``: where ``PYTHONDONTWRITEBYTECODE`` is set, every
+process would otherwise compile its imports from source at each start)."""
 
 from __future__ import annotations
 
@@ -26,3 +28,12 @@ def test_both_commands_install_with_the_same_pinned_installer():
     run = _command_after("**Run the platform with demo tasks**")
     pin = re.search(r"pip install -q (uv==[\d.]+) ", test)
     assert pin and f"pip install -q {pin.group(1)} " in run
+
+
+def test_both_commands_write_the_bytecode_at_install():
+    for heading in (
+        "**Run the whole test suite:**",
+        "**Run the platform with demo tasks**",
+    ):
+        command = _command_after(heading)
+        assert re.search(r"uv pip install [^&]*--compile-bytecode", command), heading
