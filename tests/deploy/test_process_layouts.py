@@ -93,3 +93,43 @@ def test_gunicorn_conf_spreads_connections_and_sizes_the_web_layout():
     assert (conf["workers"], conf["threads"]) == (3, 2)
     # The container image carries the file next to manage.py (its working folder).
     assert "gunicorn.conf.py" in (REPO_ROOT / "deploy" / "Dockerfile").read_text()
+
+
+def test_the_image_writes_the_bytecode_of_the_sources_its_processes_run(tmp_path):  # noqa: ANN001
+    """The image sets PYTHONDONTWRITEBYTECODE and its processes import evalhub and
+    tasks from /app (their working folder), not from site-packages: the
+    Dockerfile's own compile step, run here on a copy, leaves a .pyc beside every
+    source, which a process started afterwards loads instead of compiling."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    dockerfile = (REPO_ROOT / "deploy" / "Dockerfile").read_text()
+    assert re.search(r"^ENV .*PYTHONDONTWRITEBYTECODE=1", dockerfile, re.M)
+    step = re.search(r"python -m compileall[^\n&]*", dockerfile)
+    assert step, "the Dockerfile compiles nothing"
+    argv = shlex.split(step.group(0))
+    folders = [a for a in argv[3:] if not a.startswith("-")]
+    assert set(folders) == {"evalhub", "tasks"}
+    for folder in folders:
+        shutil.copytree(
+            REPO_ROOT / folder, tmp_path / folder,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )  # fmt: skip
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, env=env, check=True)
+    sources = [p for f in folders for p in (tmp_path / f).rglob("*.py")]
+    assert sources
+    missing = [
+        str(p.relative_to(tmp_path))
+        for p in sources
+        if not list((p.parent / "__pycache__").glob(f"{p.stem}.*.pyc"))
+    ]
+    assert not missing, missing
+    loaded = subprocess.run(
+        [sys.executable, "-v", "-c", "import tasks.common.plotting"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
+    ).stderr  # fmt: skip
+    assert f"code object from '{tmp_path}/tasks/common/__pycache__/plotting." in loaded
