@@ -9,8 +9,8 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 
+from evalhub import settings_blocks
 from evalhub.env import env_bool, env_int, env_list, env_str, env_task_creators
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -239,42 +239,9 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- files ------------------------------------------------------------------------
-# Everything uploaded (inputs, gold, runs, plots) lives in private storage and is
-# served only through views that check permissions; nothing is under a public URL.
 PRIVATE_ROOT = Path(env_str("EVALHUB_PRIVATE_ROOT", str(VAR_DIR / "private"))).resolve()
-STORAGES = {
-    "default": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": str(PRIVATE_ROOT), "base_url": None},
-    },
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
-}
-# S3-compatible object storage (AWS S3, MinIO, Ceph, ...) instead of the local folder,
-# for several web and worker machines: ``pip install 'evalhub[s3]'``. The bucket must
-# be private; files are still served only through the permission-checking views.
-# Credentials: the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance
-# role), read by boto3 itself.
-STORAGE_BACKEND = env_str("EVALHUB_STORAGE", "local")
-if STORAGE_BACKEND == "s3":
-    _bucket = env_str("EVALHUB_S3_BUCKET")
-    if not _bucket:
-        raise ImproperlyConfigured("EVALHUB_STORAGE=s3 needs EVALHUB_S3_BUCKET.")
-    STORAGES["default"] = {
-        "BACKEND": "storages.backends.s3.S3Storage",
-        "OPTIONS": {
-            "bucket_name": _bucket,
-            "endpoint_url": env_str("EVALHUB_S3_ENDPOINT_URL") or None,
-            "region_name": env_str("EVALHUB_S3_REGION") or None,
-            "location": env_str("EVALHUB_S3_PREFIX", ""),
-            "default_acl": None,  # the bucket's (private) policy
-            "querystring_auth": True,
-            "file_overwrite": False,
-        },
-    }
-elif STORAGE_BACKEND != "local":
-    raise ImproperlyConfigured(
-        f"EVALHUB_STORAGE must be 'local' or 's3', not {STORAGE_BACKEND!r}."
-    )
+# The local folder, or S3 with EVALHUB_STORAGE=s3 (settings_blocks.storages).
+STORAGES = settings_blocks.storages(PRIVATE_ROOT)
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
@@ -368,26 +335,10 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
 ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None}
 
 # --- e-mail ---------------------------------------------------------------------------
-# With EVALHUB_EMAIL_HOST set, mail goes out by SMTP. Without it (``manage.py up``, a
-# laptop) every message is logged to the console and written as a file of its own
-# to ``mail/`` in the data folder, so a reset or verification link can be followed.
-EMAIL_HOST = env_str("EVALHUB_EMAIL_HOST")
+# SMTP with EVALHUB_EMAIL_HOST, else the console and a file per message in mail/
+# (settings_blocks.email): EMAIL_HOST, EMAIL_BACKEND and, for SMTP, the rest.
+globals().update(settings_blocks.email())
 EMAIL_FILE_PATH = VAR_DIR / "mail"
-if EMAIL_HOST:
-    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = env_int("EVALHUB_EMAIL_PORT", 587, minimum=1)
-    EMAIL_HOST_USER = env_str("EVALHUB_EMAIL_USER")
-    EMAIL_HOST_PASSWORD = env_str("EVALHUB_EMAIL_PASSWORD")
-    EMAIL_USE_TLS = env_bool("EVALHUB_EMAIL_USE_TLS", True)
-    EMAIL_USE_SSL = env_bool("EVALHUB_EMAIL_USE_SSL", False)
-    if EMAIL_USE_TLS and EMAIL_USE_SSL:
-        raise ImproperlyConfigured(
-            "EVALHUB_EMAIL_USE_TLS and EVALHUB_EMAIL_USE_SSL exclude each other: "
-            "STARTTLS (usually port 587) or TLS from the start (usually port 465)."
-        )
-    EMAIL_TIMEOUT = env_int("EVALHUB_EMAIL_TIMEOUT", 10, minimum=1)
-else:
-    EMAIL_BACKEND = "evalhub.accounts.mail.ConsoleAndFileBackend"
 DEFAULT_FROM_EMAIL = env_str("EVALHUB_EMAIL_FROM", "evalhub <noreply@localhost>")
 # The site's address for links in mails sent by workers (notification e-mails), where
 # no request tells the host; account mails use the request's host.
