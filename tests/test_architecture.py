@@ -109,3 +109,23 @@ def test_a_process_that_draws_nothing_imports_no_matplotlib():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+#: The longest a Python module may be (lines): one that grows past it is split.
+MAX_MODULE_LINES = 400
+
+
+def test_every_module_stays_under_400_lines():
+    """Every Python module of the project (the apps, the task types, the tests,
+    the benchmarks, the scripts at the top), migrations aside (Django writes them)."""
+    folders = ("evalhub", "tasks", "tests", "bench")
+    modules = [p for f in folders for p in (REPO_ROOT / f).rglob("*.py")]
+    modules += list(REPO_ROOT.glob("*.py"))
+    assert len(modules) > 100
+    long = {
+        str(p.relative_to(REPO_ROOT)): n
+        for p in modules
+        if "migrations" not in p.parts
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"split these modules (lines): {long}"

@@ -46,10 +46,10 @@ def test_without_chromium_skipped_with_how_to_get_it_failed_under_ci():
 def test_a_fresh_machine_skips_the_browser_tests_with_one_line(tmp_path):  # noqa: ANN001
     """No Chromium anywhere: the browser tests are skipped before their fixtures
     run, folded into one summary line; with CI=true they fail the run. Runs the
-    project's own fixtures (tests/conftest.py) in a separate pytest."""
+    project's own fixtures (tests/browser_fixtures.py) in a separate pytest."""
     (tmp_path / "conftest.py").write_text(
         "import pytest\n"
-        "from tests.conftest import (  # noqa\n"
+        "from tests.browser_fixtures import (  # noqa\n"
         "    _browser_tests_need_chromium, browser, pytest_runtest_makereport)\n"
         "@pytest.fixture(scope='session')\n"
         "def chromium_path():\n"

@@ -1,6 +1,7 @@
 """Fixtures shared by the API, export, CLI and permission-matrix tests: a scored run
 on a public and on a private test set whose gold differs (so private scores differ from
-public ones and a leak of them is detectable), and an API token per role."""
+public ones and a leak of them is detectable), an API token per role, and the callers
+the organiser API refuses."""
 
 from __future__ import annotations
 
@@ -126,3 +127,60 @@ def bundle_of(task, slug: str) -> bytes:  # noqa: ANN001
     files["task.yaml"] = manifest.replace(f"slug: {task.slug}", f"slug: {slug}", 1)
     files["task.yaml"] = files["task.yaml"].encode()
     return zip_bytes(files)
+
+
+# --- the organiser API's callers ------------------------------------------------------
+TASK = "/api/tasks/bucc-test"
+
+
+def auth(secret: str | None) -> dict[str, str]:
+    return {"HTTP_AUTHORIZATION": f"Bearer {secret}"} if secret else {}
+
+
+@pytest.fixture
+def stranger(django_user_model, isolated_storage):  # noqa: ANN001, ANN201
+    """A staff user who organises another task, with a token."""
+    from evalhub.api.services import tokens as token_service
+    from evalhub.competitions.models import SharedTask
+
+    user = django_user_model.objects.create_user("org-other", is_staff=True)
+    SharedTask.objects.create(
+        slug="theirs", title="Theirs", task_type="term_extraction"
+    ).organisers.add(user)
+    return token_service.create(user=user, name="theirs").secret
+
+
+@pytest.fixture
+def revoked(organiser):  # noqa: ANN001, ANN201
+    from django.utils import timezone
+
+    from evalhub.api.models import ApiToken
+    from evalhub.api.services import tokens as token_service
+
+    new = token_service.create(user=organiser, name="old laptop")
+    ApiToken.objects.filter(pk=new.token.pk).update(revoked_at=timezone.now())
+    return new.secret
+
+
+def refusals(client, method: str, url: str, tokens, stranger, revoked, **data):  # noqa: ANN001, ANN003, ANN202
+    """Status per caller who is not an organiser of the task."""
+    call = getattr(client, method)
+    return {
+        who: call(url, **data, **auth(secret)).status_code
+        for who, secret in (
+            ("anonymous", None),
+            ("revoked", revoked),
+            ("participant", tokens["participant"]),
+            ("other_team", tokens["other_team"]),
+            ("stranger", stranger),
+        )
+    }
+
+
+REFUSED = {
+    "anonymous": 401,
+    "revoked": 401,
+    "participant": 403,
+    "other_team": 403,
+    "stranger": 403,
+}

@@ -1,76 +1,37 @@
+# ruff: noqa: F811  (the stranger and revoked fixtures are imported, then requested by name)
 """The organiser API with the test client: a bundle import, the task's runs with
 every score (private, Ladder-withheld and hidden runs too), a run file and a phase's
 runs as a zip, a gold draft with its preview confirmed by a second call; and the
 refusals of each endpoint (no token, a revoked token, a participant, the organiser
-of another task)."""
+of another task). The ranking settings: ``test_ranking_settings_api.py``."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.utils import timezone
 
-from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens as token_service
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, Submission
-from tests.api.fixtures import body, bundle_of
+from tests.api.fixtures import (  # noqa: F401  (fixtures)
+    REFUSED,
+    TASK,
+    auth,
+    body,
+    bundle_of,
+    refusals,
+    revoked,
+    stranger,
+)
 from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db
 
-TASK = "/api/tasks/bucc-test"
 GOLD = f"{TASK}/phases/evaluation/testsets/public/gold"
-
-
-def _auth(secret: str | None) -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": f"Bearer {secret}"} if secret else {}
-
-
-@pytest.fixture
-def stranger(django_user_model, isolated_storage):  # noqa: ANN001, ANN201
-    """A staff user who organises another task, with a token."""
-    user = django_user_model.objects.create_user("org-other", is_staff=True)
-    SharedTask.objects.create(
-        slug="theirs", title="Theirs", task_type="term_extraction"
-    ).organisers.add(user)
-    return token_service.create(user=user, name="theirs").secret
-
-
-@pytest.fixture
-def revoked(organiser):  # noqa: ANN001, ANN201
-    new = token_service.create(user=organiser, name="old laptop")
-    ApiToken.objects.filter(pk=new.token.pk).update(revoked_at=timezone.now())
-    return new.secret
-
-
-def _refusals(client, method: str, url: str, tokens, stranger, revoked, **data):  # noqa: ANN001, ANN003, ANN202
-    """Status per caller who is not an organiser of the task."""
-    call = getattr(client, method)
-    return {
-        who: call(url, **data, **_auth(secret)).status_code
-        for who, secret in (
-            ("anonymous", None),
-            ("revoked", revoked),
-            ("participant", tokens["participant"]),
-            ("other_team", tokens["other_team"]),
-            ("stranger", stranger),
-        )
-    }
-
-
-REFUSED = {
-    "anonymous": 401,
-    "revoked": 401,
-    "participant": 403,
-    "other_team": 403,
-    "stranger": 403,
-}
 
 
 # --- a bundle -----------------------------------------------------------------------
@@ -81,7 +42,7 @@ def test_bundle_import_creates_the_task_for_its_importer(
     response = client.post(
         "/api/bundles",
         {"bundle": SimpleUploadedFile("b.zip", data)},
-        **_auth(tokens["organiser"]),
+        **auth(tokens["organiser"]),
     )
     assert response.status_code == 201, response.content
     assert response.json()["slug"] == "bucc-pushed"
@@ -95,7 +56,7 @@ def test_a_bad_bundle_is_refused_with_file_and_line(client, task, tokens):
     response = client.post(
         "/api/bundles",
         {"bundle": SimpleUploadedFile("b.zip", zip_bytes({"task.yaml": manifest}))},
-        **_auth(tokens["organiser"]),
+        **auth(tokens["organiser"]),
     )
     assert response.status_code == 422
     errors = response.json()["errors"]
@@ -118,7 +79,7 @@ def test_only_those_who_may_create_tasks_import_bundles(
         response = client.post(
             "/api/bundles",
             {"bundle": SimpleUploadedFile("b.zip", data)},
-            **_auth(secret),
+            **auth(secret),
         )
         assert response.status_code == (403 if who == "participant" else 401), who
     assert not SharedTask.objects.filter(slug="bucc-pushed").exists()
@@ -143,10 +104,10 @@ def test_the_organiser_lists_every_run_with_every_score_at_once(
     hidden = submit_run(runs["dictionary"], method="hidden one", hidden=True)
     jobs.score_submission(hidden.pk)
     assert ranking_jobs.refresh_statistics(test_set.pk) == "refreshed"
-    public = client.get(f"/api/runs/{first.pk}", **_auth(tokens["other_team"]))
+    public = client.get(f"/api/runs/{first.pk}", **auth(tokens["other_team"]))
     assert public.json()["scores"] == {}  # withheld by the Ladder
 
-    response = client.get(f"{TASK}/runs", **_auth(tokens["organiser"]))
+    response = client.get(f"{TASK}/runs", **auth(tokens["organiser"]))
     assert response.status_code == 200
     data = response.json()
     listed = {r["id"]: r for r in data["runs"]}
@@ -164,10 +125,10 @@ def test_the_organiser_lists_every_run_with_every_score_at_once(
     assert listed[first.pk]["file_url"] == f"{TASK}/runs/{first.pk}/file"
     assert [ts["slug"] for ts in data["test_sets"]] == ["public", "private"]
     narrowed = client.get(
-        f"{TASK}/runs?phase=evaluation&status=queued", **_auth(tokens["organiser"])
+        f"{TASK}/runs?phase=evaluation&status=queued", **auth(tokens["organiser"])
     )
     assert narrowed.status_code == 200 and narrowed.json()["runs"] == []
-    bad = client.get(f"{TASK}/runs?status=bogus", **_auth(tokens["organiser"]))
+    bad = client.get(f"{TASK}/runs?status=bogus", **auth(tokens["organiser"]))
     assert bad.status_code == 422 and "scored" in bad.json()["detail"]
 
 
@@ -179,12 +140,12 @@ def test_runs_and_their_files_are_refused_to_everyone_else(
         f"{TASK}/runs/{scored.pk}/file",
         f"{TASK}/phases/evaluation/runs.zip",
     ):
-        statuses = _refusals(client, "get", url, tokens, stranger, revoked)
+        statuses = refusals(client, "get", url, tokens, stranger, revoked)
         assert statuses == REFUSED, url
 
 
 def test_a_run_file_and_the_phase_zip(client, tokens, scored, demo_run):
-    headers = _auth(tokens["organiser"])
+    headers = auth(tokens["organiser"])
     response = client.get(f"{TASK}/runs/{scored.pk}/file", **headers)
     assert response.status_code == 200 and body(response) == demo_run
     assert 'filename="run.tsv"' in response["Content-Disposition"]
@@ -206,7 +167,7 @@ def test_a_run_of_another_task_is_not_found(client, tokens, scored, django_user_
     )
     other.organisers.add(django_user_model.objects.get(username="org"))
     response = client.get(
-        f"/api/tasks/other/runs/{scored.pk}/file", **_auth(tokens["organiser"])
+        f"/api/tasks/other/runs/{scored.pk}/file", **auth(tokens["organiser"])
     )
     assert response.status_code == 404
 
@@ -218,7 +179,7 @@ def _half(gold: bytes) -> bytes:
 
 # --- gold -------------------------------------------------------------------------------
 def _gold(client, secret, data: bytes, name: str = "new-gold.tsv", role: str = "gold"):  # noqa: ANN001, ANN202
-    return client.post(GOLD, {role: SimpleUploadedFile(name, data)}, **_auth(secret))
+    return client.post(GOLD, {role: SimpleUploadedFile(name, data)}, **auth(secret))
 
 
 def test_gold_draft_previews_then_a_second_call_stores_and_rescores(
@@ -250,11 +211,11 @@ def test_gold_draft_previews_then_a_second_call_stores_and_rescores(
     # Nothing is stored yet; the preview can be read again.
     test_set.refresh_from_db()
     assert test_set.gold_version == version
-    again = client.get(draft["url"], **_auth(tokens["organiser"]))
+    again = client.get(draft["url"], **auth(tokens["organiser"]))
     assert again.status_code == 200 and again.json() == draft
     # The second call stores it: the gold version moves, the run is scored again.
     with django_capture_on_commit_callbacks(execute=True):
-        stored = client.post(draft["url"], **_auth(tokens["organiser"]))
+        stored = client.post(draft["url"], **auth(tokens["organiser"]))
     assert stored.status_code == 200, stored.content
     assert stored.json() == {"files": 1, "rescored": 1, "gold_version": version + 1}
     test_set.refresh_from_db()
@@ -263,7 +224,7 @@ def test_gold_draft_previews_then_a_second_call_stores_and_rescores(
     scored.refresh_from_db()
     assert scored.status == Submission.Status.QUEUED
     # A stored draft is gone.
-    gone = client.post(draft["url"], **_auth(tokens["organiser"]))
+    gone = client.post(draft["url"], **auth(tokens["organiser"]))
     assert gone.status_code == 404 and "upload the files again" in gone.json()["detail"]
 
 
@@ -290,8 +251,8 @@ def test_a_draft_checked_on_files_changed_since_is_refused(
     co = test_set.phase.task.organisers.create(username="co-org")
     co_token = token_service.create(user=co, name="co").secret
     other = _gold(client, co_token, b"".join(gold[:-2])).json()
-    assert client.post(other["url"], **_auth(co_token)).status_code == 200
-    stale = client.post(first["url"], **_auth(tokens["organiser"]))
+    assert client.post(other["url"], **auth(co_token)).status_code == 200
+    stale = client.post(first["url"], **auth(tokens["organiser"]))
     assert stale.status_code == 409 and "changed" in stale.json()["detail"]
 
 
@@ -303,11 +264,11 @@ def test_a_draft_is_discarded_and_is_its_organisers_only(
     co = test_set.phase.task.organisers.create(username="co-org")
     co_token = token_service.create(user=co, name="co").secret
     # Another organiser of the task cannot read, store or discard it.
-    assert client.get(draft["url"], **_auth(co_token)).status_code == 404
-    assert client.post(draft["url"], **_auth(co_token)).status_code == 404
-    assert client.delete(draft["url"], **_auth(co_token)).status_code == 404
-    assert client.delete(draft["url"], **_auth(tokens["organiser"])).status_code == 204
-    assert client.get(draft["url"], **_auth(tokens["organiser"])).status_code == 404
+    assert client.get(draft["url"], **auth(co_token)).status_code == 404
+    assert client.post(draft["url"], **auth(co_token)).status_code == 404
+    assert client.delete(draft["url"], **auth(co_token)).status_code == 404
+    assert client.delete(draft["url"], **auth(tokens["organiser"])).status_code == 204
+    assert client.get(draft["url"], **auth(tokens["organiser"])).status_code == 404
     test_set.refresh_from_db()
     assert test_set.files.get(role="gold").size == len(gold)
 
@@ -318,7 +279,7 @@ def test_gold_calls_are_refused_to_everyone_else(
     from evalhub.competitions.services.data import gold_drafts
 
     gold = bucc_demo.test_sets[0].gold["gold"]
-    for who, status in _refusals(
+    for who, status in refusals(
         client,
         "post",
         GOLD,
@@ -330,7 +291,7 @@ def test_gold_calls_are_refused_to_everyone_else(
         assert status == REFUSED[who], who
     draft = _gold(client, tokens["organiser"], _half(gold)).json()
     for method in ("get", "post", "delete"):
-        statuses = _refusals(client, method, draft["url"], tokens, stranger, revoked)
+        statuses = refusals(client, method, draft["url"], tokens, stranger, revoked)
         assert statuses == REFUSED, method
     # The organiser's draft is untouched; nobody else made one.
     organiser = test_set.phase.task.organisers.get(username="org")
@@ -343,9 +304,9 @@ def test_a_draft_task_is_not_found_for_those_who_do_not_organise_it(
     client, tokens, stranger, task, test_set
 ):
     SharedTask.objects.filter(pk=task.pk).update(state=SharedTask.State.DRAFT)
-    response = client.get(f"{TASK}/runs", **_auth(stranger))
+    response = client.get(f"{TASK}/runs", **auth(stranger))
     assert response.status_code == 404
-    assert client.get(f"{TASK}/runs", **_auth(tokens["organiser"])).status_code == 200
+    assert client.get(f"{TASK}/runs", **auth(tokens["organiser"])).status_code == 200
 
 
 def test_openapi_lists_the_organiser_endpoints(client):
@@ -359,58 +320,3 @@ def test_openapi_lists_the_organiser_endpoints(client):
     assert set(paths[gold + "/{token}"]) == {"get", "post", "delete"}
     body_schema = paths[gold]["post"]["requestBody"]["content"]
     assert "multipart/form-data" in body_schema
-
-
-# --- ranking settings ---------------------------------------------------------------
-RANKING = f"{TASK}/phases/evaluation/settings/ranking"
-
-
-def test_organisers_read_and_change_the_ranking_settings(
-    client, tokens, stranger, revoked, phase, test_set, team
-):
-    from evalhub.rankings.models import PhaseRanking
-
-    mine = _auth(tokens["organiser"])
-    read = client.get(RANKING, **mine)
-    assert read.status_code == 200
-    assert read.json()["ladder"] is False
-    changed = client.put(
-        RANKING,
-        data=json.dumps({"ladder": True, "ladder_margin": 1.5}),
-        content_type="application/json",
-        **mine,
-    )
-    assert changed.status_code == 200, changed.content
-    assert changed.json()["ladder"] is True and changed.json()["ladder_margin"] == 1.5
-    saved = PhaseRanking.objects.get(phase=phase)
-    assert (saved.ladder, saved.ladder_margin) == (True, 1.5)
-    # Every problem, nothing stored: the rule of the console's page and the bundles.
-    refused = client.put(
-        RANKING,
-        data=json.dumps({"alpha": 2, "seed": "x", "colour": 1}),
-        content_type="application/json",
-        **mine,
-    )
-    assert refused.status_code == 422
-    detail = refused.json()["detail"]
-    assert "seed: must be a whole number" in detail and "'colour'" in detail
-    refused = client.put(
-        RANKING, data=json.dumps({"alpha": 2}), content_type="application/json", **mine
-    )
-    assert refused.status_code == 422 and "alpha" in refused.json()["detail"]
-    assert PhaseRanking.objects.get(phase=phase).alpha == saved.alpha
-    assert client.get(f"{TASK}/phases/evaluation/settings/x", **mine).status_code == 404
-    assert _refusals(client, "get", RANKING, tokens, stranger, revoked) == REFUSED
-    assert (
-        _refusals(
-            client,
-            "put",
-            RANKING,
-            tokens,
-            stranger,
-            revoked,
-            data="{}",
-            content_type="application/json",
-        )
-        == REFUSED
-    )

@@ -1,62 +1,31 @@
+# ruff: noqa: F811  (the sent and renders fixtures are imported, then requested by name)
 """The leaderboard page's boards fragment is cached (services/boards/fragments.fragment):
 a new scored run, a reveal or a refreshed analysis shows at once; a score hidden
 from a viewer never reaches that viewer's cached fragment, whoever rendered first;
-a cached page is not rendered again."""
+a cached page is not rendered again. Boards rendered ahead of their viewers:
+``test_boards_rendered_ahead.py``."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from evalhub.competitions.models import BoardVersion
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import board_pages, boardcache
 from evalhub.competitions.services.boards import refreshes as refreshes_service
-from evalhub.competitions.services.boards.board_pages import (
-    render_to_string as real_render,
-)
 from evalhub.competitions.services.data import datasets
-from evalhub.competitions.services.runs import scoring
+from tests.competitions.board_cache import (  # noqa: F401  (fixtures)
+    page_url,
+    renders,
+    score_now,
+    sent,
+    stored_part,
+)
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
 
 PRIVATE_AP = 0.8642  # a value only the private test set's board shows
-
-
-@pytest.fixture
-def sent(monkeypatch):  # noqa: ANN001, ANN201
-    """Refreshes asked for (rows made due, no job run): (kind, test set id)."""
-    calls: list[tuple[str, int]] = []
-    real = refreshes_service.request
-
-    def recording(*, kind: str, test_set_id: int) -> bool:
-        calls.append((kind, test_set_id))
-        return real(kind=kind, test_set_id=test_set_id)
-
-    monkeypatch.setattr(refreshes_service, "request", recording)
-    return calls
-
-
-@pytest.fixture
-def renders(monkeypatch):  # noqa: ANN001, ANN201
-    count = [0]
-
-    def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        count[0] += 1
-        return real_render(*args, **kwargs)
-
-    monkeypatch.setattr(board_pages, "render_to_string", counting)
-    return count
-
-
-def _url(phase) -> str:  # noqa: ANN001
-    return f"/tasks/{phase.task.slug}/{phase.slug}/leaderboard/"
-
-
-def _score(submission_id: int, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001
-    with django_capture_on_commit_callbacks(execute=True):
-        assert scoring.score_submission(submission_id=submission_id) == "scored"
 
 
 def test_a_newly_scored_run_replaces_the_cached_board(
@@ -73,17 +42,17 @@ def test_a_newly_scored_run_replaces_the_cached_board(
 ):
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}
     first = submit_run(runs["dictionary"], method="first-method")
-    _score(first.pk, django_capture_on_commit_callbacks)
-    page = client.get(_url(phase))
+    score_now(first.pk, django_capture_on_commit_callbacks)
+    page = client.get(page_url(phase))
     assert page.status_code == 200 and b"first-method" in page.content
     assert renders[0] == 1
-    assert b"first-method" in client.get(_url(phase)).content
+    assert b"first-method" in client.get(page_url(phase)).content
     assert renders[0] == 1  # served from the cache
 
     teams.register(task=task, user=outsider, new_team_name="Second team")
     second = submit_run(runs["random"], user=outsider, method="second-method")
-    _score(second.pk, django_capture_on_commit_callbacks)
-    page = client.get(_url(phase))
+    score_now(second.pk, django_capture_on_commit_callbacks)
+    page = client.get(page_url(phase))
     assert b"second-method" in page.content and b"Second team" in page.content
     assert renders[0] == 2
     # Each scored run asked for one statistics and one analyses refresh.
@@ -118,20 +87,20 @@ def test_a_private_score_never_enters_another_viewers_cached_page(
     expected = f"{PRIVATE_AP:.4f}".encode()
     # The organiser renders (and caches) a page with the private score first.
     client.force_login(organiser)
-    assert expected in client.get(_url(phase)).content
+    assert expected in client.get(page_url(phase)).content
     # The anonymous public, an outsider and the run's own team never see it.
     client.logout()
     for user in (None, outsider, participant, None):
         if user is not None:
             client.force_login(user)
-        content = client.get(_url(phase)).content
+        content = client.get(page_url(phase)).content
         assert expected not in content and b"0.2500" in content, user
         assert b"private until the organisers reveal" in content
         client.logout()
     # One render for the organiser and one shared by everyone else.
     assert renders[0] == 2
     datasets.reveal(test_set=private_test_set)
-    assert expected in client.get(_url(phase)).content
+    assert expected in client.get(page_url(phase)).content
 
 
 def test_a_refreshed_analysis_shows_without_a_new_run(
@@ -146,11 +115,11 @@ def test_a_refreshed_analysis_shows_without_a_new_run(
     from evalhub.competitions.services.boards import analyses
 
     sub = submit_run(demo_run)
-    _score(sub.pk, django_capture_on_commit_callbacks)
-    before = client.get(_url(phase)).content
+    score_now(sub.pk, django_capture_on_commit_callbacks)
+    before = client.get(page_url(phase)).content
     assert b"<h3>Analysis</h3>" not in before  # not refreshed yet
     analyses.refresh(test_set_id=test_set.pk)
-    assert b"<h3>Analysis</h3>" in client.get(_url(phase)).content
+    assert b"<h3>Analysis</h3>" in client.get(page_url(phase)).content
 
 
 def test_a_fragment_being_rendered_elsewhere_serves_the_previous_one(
@@ -213,23 +182,23 @@ def test_anonymous_visitors_share_one_cached_page_until_a_new_score(
     monkeypatch.setattr(board_pages, "leaderboard_page", counting)
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}
     first = submit_run(runs["dictionary"], method="first-method")
-    _score(first.pk, django_capture_on_commit_callbacks)
-    page = client.get(_url(phase))
+    score_now(first.pk, django_capture_on_commit_callbacks)
+    page = client.get(page_url(phase))
     assert b"first-method" in page.content and built[0] == 1
     # Nothing of one visitor's on a shared page: no CSRF token.
     assert b"csrfmiddlewaretoken" not in page.content
     assert b"X-CSRFToken" not in page.content
-    again = client.get(_url(phase))
+    again = client.get(page_url(phase))
     assert again.content == page.content and built[0] == 1  # the cached page
 
     teams.register(task=task, user=outsider, new_team_name="Second team")
     second = submit_run(runs["random"], user=outsider, method="second-method")
-    _score(second.pk, django_capture_on_commit_callbacks)
-    assert b"second-method" in client.get(_url(phase)).content and built[0] == 2
+    score_now(second.pk, django_capture_on_commit_callbacks)
+    assert b"second-method" in client.get(page_url(phase)).content and built[0] == 2
 
     # Signed-in viewers never get the anonymous page.
     client.force_login(outsider)
-    signed_in = client.get(_url(phase))
+    signed_in = client.get(page_url(phase))
     assert b"X-CSRFToken" in signed_in.content and built[0] == 3
 
 
@@ -242,7 +211,7 @@ def test_a_cached_page_costs_one_query_anonymous_and_three_signed_in(
     team,
     django_assert_num_queries,
 ):
-    url = _url(phase)
+    url = page_url(phase)
     client.get(url)
     with django_assert_num_queries(1):  # the phase, its task and test sets
         assert client.get(url).status_code == 200
@@ -258,7 +227,7 @@ def test_a_cached_page_costs_one_query_anonymous_and_three_signed_in(
 def test_the_page_follows_changes_to_the_phase_and_task(
     client, phase, test_set, task, organiser
 ):
-    url = _url(phase)
+    url = page_url(phase)
     assert b"BUCC test task" in client.get(url).content
     task.title = "Renamed task"
     task.save()
@@ -277,7 +246,7 @@ def test_the_page_follows_changes_to_the_phase_and_task(
 
 
 def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  # noqa: ANN001
-    page = client.get(_url(phase))
+    page = client.get(page_url(phase))
     assert page.status_code == 200 and b"Evaluation leaderboard" in page.content
     assert (
         client.get(f"/tasks/{task.slug}/no-such-phase/leaderboard/").status_code == 404
@@ -285,122 +254,6 @@ def test_a_phase_without_test_sets_and_an_unknown_phase(client, phase, task):  #
     assert (
         client.get(f"/tasks/no-such-task/{phase.slug}/leaderboard/").status_code == 404
     )
-
-
-@pytest.fixture
-def render_ahead():  # noqa: ANN201
-    """This process renders boards ahead, as worker processes do (evalhub.celery)."""
-    board_pages._noted.clear()
-    boardcache.render_ahead_with(board_pages.warm_leaderboard)
-    yield
-    boardcache.render_ahead_with(None)
-    board_pages._noted.clear()
-
-
-def test_a_worker_renders_the_new_public_boards_before_they_show(
-    client,
-    phase,
-    test_set,
-    submit_run,
-    demo_run,
-    participant,
-    organiser,
-    renders,
-    sent,
-    render_ahead,
-    django_capture_on_commit_callbacks,
-):
-    seen = []
-    real_warm = board_pages.warm_leaderboard
-
-    def stored(test_set_id: int) -> int:
-        return (
-            BoardVersion.objects.filter(test_set_id=test_set_id)
-            .values_list("version", flat=True)
-            .first()
-            or 0
-        )
-
-    def watching(test_set_id: int) -> None:
-        # While rendering ahead, the stored version is still the old one.
-        seen.append((stored(test_set_id), _number(boardcache.version(test_set_id))))
-        real_warm(test_set_id)
-
-    boardcache.render_ahead_with(watching)
-    client.get(_url(phase))  # someone reads the board (an empty one)
-    assert renders[0] == 1
-    sub = submit_run(demo_run, method="warmed-method")
-    before = stored(test_set.pk)
-    _score(sub.pk, django_capture_on_commit_callbacks)
-    # Once the scoring transaction commits: rendered ahead as v + 1 while the
-    # database still holds v, then bumped to v + 1.
-    assert seen == [(before, before + 1)] and renders[0] == 2
-    assert stored(test_set.pk) == before + 1
-    assert b"warmed-method" in client.get(_url(phase)).content
-    client.force_login(participant)  # not an organiser: the public boards too
-    assert b"warmed-method" in client.get(_url(phase)).content
-    assert renders[0] == 2  # no viewer rendered them
-    client.force_login(organiser)  # organisers' boards: rendered on request
-    client.get(_url(phase))
-    assert renders[0] == 3
-
-
-def test_boards_are_rendered_ahead_only_in_the_zones_viewers_use(
-    client,
-    phase,
-    test_set,
-    submit_run,
-    demo_run,
-    renders,
-    sent,
-    render_ahead,
-    django_capture_on_commit_callbacks,
-):
-    runs = iter([demo_run, demo_run.replace(b"\n", b"\r\n")])
-    sub = submit_run(next(runs))
-    _score(sub.pk, django_capture_on_commit_callbacks)
-    assert renders[0] == 0  # nobody reads the board: nothing rendered ahead
-    client.cookies["tz"] = "Europe%2FParis"
-    client.get(_url(phase))  # a miss: rendered for Paris, and Paris noted
-    assert renders[0] == 1
-    sub = submit_run(next(runs))
-    _score(sub.pk, django_capture_on_commit_callbacks)
-    assert renders[0] == 2  # ahead, in Paris only
-    client.get(_url(phase))
-    assert renders[0] == 2
-    del client.cookies["tz"]
-    client.get(_url(phase))  # UTC: a miss
-    assert renders[0] == 3
-    with django_capture_on_commit_callbacks(execute=True):
-        boardcache.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
-    assert renders[0] == 5  # Paris and UTC
-    client.get(_url(phase))
-    assert renders[0] == 5
-
-
-def test_a_failure_to_render_ahead_still_bumps_the_version(
-    client, phase, test_set, submit_run, demo_run, renders, sent, caplog,
-    django_capture_on_commit_callbacks,
-):  # fmt: skip
-    def broken(test_set_id: int) -> None:
-        raise ConnectionError("cache unreachable")
-
-    boardcache.render_ahead_with(broken)
-    try:
-        sub = submit_run(demo_run, method="after-a-failure")
-        _score(sub.pk, django_capture_on_commit_callbacks)
-    finally:
-        boardcache.render_ahead_with(None)
-    assert "could not render test set" in caplog.text
-    assert b"after-a-failure" in client.get(_url(phase)).content
-    assert renders[0] == 1  # the viewer rendered it
-
-
-def _number(version: int | str) -> int:
-    """The stored part of a version: these tests run inside one transaction, which
-    keeps the callbacks it ran (a real commit clears them), so a test set changed
-    earlier in the test is also keyed by that transaction's token."""
-    return int(str(version).split("~")[0])
 
 
 def test_a_lost_cache_never_brings_back_an_old_board(
@@ -417,15 +270,15 @@ def test_a_lost_cache_never_brings_back_an_old_board(
     version is never served again."""
     from django.test import override_settings
 
-    client.get(_url(phase))  # the empty board is cached
-    before = _number(boardcache.version(test_set.pk))
+    client.get(page_url(phase))  # the empty board is cached
+    before = stored_part(boardcache.version(test_set.pk))
     sub = submit_run(demo_run, method="after-the-loss")
-    _score(sub.pk, django_capture_on_commit_callbacks)
-    after = _number(boardcache.version(test_set.pk))
+    score_now(sub.pk, django_capture_on_commit_callbacks)
+    after = stored_part(boardcache.version(test_set.pk))
     assert after > before  # in the database
     # Redis restarted: every key lost (an empty cache of its own, as clearing the
     # shared one would also empty the other test processes' caches).
     empty = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     with override_settings(CACHES=empty):
-        assert _number(boardcache.version(test_set.pk)) == after  # the version not
-        assert b"after-the-loss" in client.get(_url(phase)).content
+        assert stored_part(boardcache.version(test_set.pk)) == after  # the version not
+        assert b"after-the-loss" in client.get(page_url(phase)).content

@@ -18,72 +18,20 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
-import uuid
-from datetime import timedelta
-from pathlib import Path
 
 import pytest
 import requests
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.utils import timezone
 
 from evalhub.competitions.models import Evaluation, SharedTask, Submission
 from tests import s3 as s3_server
-from tests import workers
-from tests.conftest import database_env
-from tests.paths import REPO_ROOT
+from tests.deploy.nodes import BUCKET, Node, Processes, bearer, log_in, manifest
 from tests.reliability import probe
-from tests.reliability.conftest import FAST_ENV, MAIN, RedisServer, free_port, wait_for
+from tests.reliability.conftest import RedisServer, free_port, wait_for
 from tests.zips import zip_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-BUCKET = "evalhub-nodes"
-
-
-class Processes:
-    """Processes started by this test in their own process groups (and only those
-    are ever signalled), each logging to a file."""
-
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
-
-    def start(self, key: str, cmd: list[str], env: dict[str, str]) -> None:
-        with (self.tmp / f"{key}.log").open("ab") as out:
-            self.procs[key] = subprocess.Popen(
-                cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-
-    def log(self, key: str) -> str:
-        return (self.tmp / f"{key}.log").read_text(errors="replace")
-
-    def alive(self, key: str) -> bool:
-        return self.procs[key].poll() is None
-
-    def signal(self, key: str, sig: int) -> None:
-        """SIGTERM to the process (a Celery worker then finishes its job and stops:
-        a warm shutdown), SIGKILL to its whole group (pool children too)."""
-        proc = self.procs[key]
-        if proc.poll() is None:
-            if sig == signal.SIGKILL:
-                os.killpg(proc.pid, sig)
-            else:
-                proc.send_signal(sig)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-    def stop_all(self) -> None:
-        """Last started, first stopped (the S3 server, started first, last)."""
-        for key in reversed(list(self.procs)):
-            self.signal(key, signal.SIGTERM)
 
 
 @pytest.fixture
@@ -122,142 +70,6 @@ def services(tmp_path, settings, monkeypatch, isolated_storage):  # noqa: ANN001
     app.amqp._producer_pool = None  # noqa: SLF001
 
 
-class Node:
-    """One machine: its own data folder, a web server, a worker, maybe beat."""
-
-    def __init__(self, name: str, services: dict, tmp: Path):  # type: ignore[type-arg]
-        self.name = name
-        self.folder = tmp / f"node-{name}"
-        self.folder.mkdir()
-        self.procs: Processes = services["procs"]
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("EVALHUB_", "DATABASE_URL", "REDIS_URL"))
-        }
-        self.env = {
-            **env, **database_env(), **FAST_ENV, **s3_server.CREDENTIALS,
-            "DJANGO_SECRET_KEY": "two-nodes-share-this-secret-key-0123456789",
-            "REDIS_URL": services["redis"].url,
-            "EVALHUB_CACHE_PREFIX": services["prefix"],
-            "EVALHUB_VAR_DIR": str(self.folder),
-            "EVALHUB_STORAGE": "s3",
-            "EVALHUB_S3_BUCKET": BUCKET,
-            "EVALHUB_S3_ENDPOINT_URL": services["endpoint"],
-            "EVALHUB_S3_REGION": "us-east-1",
-        }  # fmt: skip
-        self.worker_name = ""
-
-    def web(self) -> None:
-        self.procs.start(
-            f"{self.name}-web",
-            [sys.executable, "-m", "gunicorn", "evalhub.wsgi", "--bind",
-             f"127.0.0.1:{self.port}", "--workers", "1", "--threads", "4"],
-            self.env,
-        )  # fmt: skip
-
-    def worker(self) -> None:
-        """A worker on every queue, with the test-only probe task type registered
-        (``tests.reliability.worker_main``; BUCC scores as in production)."""
-        self.worker_name = f"{self.name}-{uuid.uuid4().hex[:6]}@%h"
-        command = workers.command(
-            self.worker_name, workers.all_queues(), loglevel="INFO", main=MAIN
-        )
-        self.procs.start(f"{self.name}-worker", command, self.env)
-        key = f"{self.name}-worker"
-        wait_for(
-            lambda: " ready." in self.procs.log(key) or not self.procs.alive(key),
-            f"{key} to be ready",
-            timeout=90,
-        )
-        assert self.procs.alive(key), self.procs.log(key)[-3000:]
-
-    def beat(self) -> None:
-        schedule = str(self.folder / "celerybeat-schedule")
-        self.procs.start(
-            f"{self.name}-beat",
-            [sys.executable, "-m", "celery", "-A", "evalhub", "beat", "--schedule",
-             schedule, "--loglevel", "WARNING"],
-            self.env,
-        )  # fmt: skip
-
-    def wait_web(self) -> None:
-        def up() -> bool:
-            assert self.procs.alive(f"{self.name}-web"), self.procs.log(f"{self.name}-web")  # fmt: skip
-            try:
-                return requests.get(self.url + "/", timeout=5).status_code == 200
-            except requests.ConnectionError:
-                return False
-
-        wait_for(up, f"node {self.name}'s web server", timeout=90)
-
-    def stored_files(self) -> list[str]:
-        """Every file in the node's folder but the beat schedule and the static
-        files' folder (collected or served from the repository)."""
-        return sorted(
-            str(p.relative_to(self.folder))
-            for p in self.folder.rglob("*")
-            if p.is_file()
-            and not p.name.startswith("celerybeat-schedule")
-            and "staticfiles" not in p.parts
-        )
-
-
-def _manifest() -> str:
-    opens = (timezone.now() - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    closes = (timezone.now() + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    files = """        files:
-          source_terms: data/src.txt
-          target_terms: data/tgt.txt
-          gold: data/gold.tsv"""
-    return f"""\
-slug: nodes-2027
-title: Terms on two nodes
-description: Align terms.
-task_type: bilingual_term_alignment
-state: published
-phases:
-  - slug: evaluation
-    name: Evaluation
-    opens: {opens}
-    closes: {closes}
-    daily_limit: 20
-    total_limit: 50
-    test_sets:
-      - slug: dev
-        name: Development
-        visibility: public
-{files}
-      - slug: test
-        name: Test
-        visibility: private
-{files}
-"""
-
-
-def _bearer(secret: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {secret}"}
-
-
-def _log_in(base: str, username: str, password: str) -> requests.Session:
-    session = requests.Session()
-    session.get(f"{base}/accounts/login/", timeout=30)
-    answer = session.post(
-        f"{base}/accounts/login/",
-        data={
-            "login": username,
-            "password": password,
-            "csrfmiddlewaretoken": session.cookies["csrftoken"],
-        },
-        headers={"Referer": f"{base}/accounts/login/"},
-        timeout=30,
-    )
-    assert answer.ok and "Signed in as" in answer.text, answer.text[:2000]
-    return session
-
-
 def test_two_nodes_share_only_the_services(
     services, organiser, participant, bucc_demo, tmp_path, monkeypatch
 ):  # noqa: ANN001
@@ -290,11 +102,11 @@ def test_two_nodes_share_only_the_services(
     # 1. The task from a bundle pushed through B's API.
     answer = requests.post(
         f"{b.url}/api/bundles",
-        headers=_bearer(organiser_token),
+        headers=bearer(organiser_token),
         files={
             "bundle": (
                 "bundle.zip",
-                zip_bytes({"task.yaml": _manifest().encode(), **data}),
+                zip_bytes({"task.yaml": manifest().encode(), **data}),
             )
         },  # fmt: skip
         timeout=120,
@@ -307,7 +119,7 @@ def test_two_nodes_share_only_the_services(
     run_bytes = bucc_demo.runs[0][2][demo.name]
     answer = requests.post(
         f"{a.url}/api/tasks/nodes-2027/phases/evaluation/runs",
-        headers=_bearer(participant_token),
+        headers=bearer(participant_token),
         files={"file": ("run.tsv", run_bytes)},
         data={"method_name": "dictionary"},
         timeout=120,
@@ -342,13 +154,13 @@ def test_two_nodes_share_only_the_services(
     smaller = b"\n".join(demo.gold["gold"].splitlines()[40:]) + b"\n"
     gold_url = f"{b.url}/api/tasks/nodes-2027/phases/evaluation/testsets/test/gold"
     answer = requests.post(
-        gold_url, headers=_bearer(organiser_token),
+        gold_url, headers=bearer(organiser_token),
         files={"gold": ("gold-v2.tsv", smaller)}, timeout=120,
     )  # fmt: skip
     assert answer.status_code == 201, answer.text
     answer = requests.post(
         f"{gold_url}/{answer.json()['token']}",
-        headers=_bearer(organiser_token),
+        headers=bearer(organiser_token),
         timeout=120,
     )
     assert answer.ok, answer.text
@@ -376,17 +188,17 @@ def test_two_nodes_share_only_the_services(
     hasher = PBKDF2PasswordHasher()
     organiser.password = hasher.encode("pw-organiser-1", hasher.salt(), iterations=1000)
     organiser.save(update_fields=["password"])
-    session = _log_in(a.url, "org", "pw-organiser-1")
+    session = log_in(a.url, "org", "pw-organiser-1")
     for node in (a, b):
         file = requests.get(
             f"{node.url}/api/tasks/nodes-2027/runs/{run.pk}/file",
-            headers=_bearer(organiser_token),
+            headers=bearer(organiser_token),
             timeout=60,
         )
         assert file.status_code == 200 and file.content == run_bytes
         zipped = requests.get(
             f"{node.url}/api/tasks/nodes-2027/phases/evaluation/runs.zip",
-            headers=_bearer(organiser_token),
+            headers=bearer(organiser_token),
             timeout=60,
         )
         assert zipped.status_code == 200 and zipped.content[:2] == b"PK"
