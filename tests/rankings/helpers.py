@@ -19,3 +19,15 @@ def rescored(sub: Submission) -> Submission:
     assert scoring.score_submission(submission_id=sub.pk) == "scored"
     sub.refresh_from_db()
     return sub
+
+
+def compare_args(tmp_path, bucc_demo) -> list[str]:  # noqa: ANN001
+    """``evalhub compare`` on the BUCC demo's first test set: its inputs and gold
+    written to ``tmp_path``, up to ``--run`` (the run files follow)."""
+    ts_data = bucc_demo.test_sets[0]
+    for role, data in {**ts_data.inputs, **ts_data.gold}.items():
+        (tmp_path / role).write_bytes(data)
+    args = ["compare", "bilingual_term_alignment", "--gold", str(tmp_path / "gold")]
+    args += ["--source-terms", str(tmp_path / "source_terms")]
+    args += ["--target-terms", str(tmp_path / "target_terms"), "--run"]
+    return args

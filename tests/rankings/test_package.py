@@ -25,7 +25,7 @@ from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import package, package_files, statistics
 from tasks import cli
-from tests.rankings.helpers import scored
+from tests.rankings.helpers import compare_args, scored
 
 pytestmark = pytest.mark.django_db
 
@@ -102,12 +102,7 @@ def test_latex_table_equals_evalhub_compare(  # noqa: PLR0913
     world, phase, test_set, bucc_demo, organiser, tmp_path: Path
 ):
     files = _files(phase, organiser)
-    ts_data = bucc_demo.test_sets[0]
-    for role, data in {**ts_data.inputs, **ts_data.gold}.items():
-        (tmp_path / role).write_bytes(data)
-    args = ["compare", "bilingual_term_alignment", "--gold", str(tmp_path / "gold")]
-    args += ["--source-terms", str(tmp_path / "source_terms")]
-    args += ["--target-terms", str(tmp_path / "target_terms"), "--run"]
+    args = compare_args(tmp_path, bucc_demo)
     names = []
     for i, sub in enumerate(world["subs"]):  # submission order
         path = tmp_path / f"run{i}.tsv"

@@ -21,7 +21,7 @@ from evalhub.rankings import jobs
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import package, package_files, statistics
 from tasks import cli
-from tests.rankings.helpers import rescored
+from tests.rankings.helpers import compare_args, rescored
 
 pytestmark = pytest.mark.django_db
 
@@ -112,12 +112,7 @@ def test_a_board_per_test_set_and_track(  # noqa: PLR0913
     ]
     assert "Track" in files["systems.tex"].decode()
     # The closed track's table is what `evalhub compare` prints on its files.
-    ts_data = bucc_demo.test_sets[0]
-    for role, data in {**ts_data.inputs, **ts_data.gold}.items():
-        (tmp_path / role).write_bytes(data)
-    args = ["compare", "bilingual_term_alignment", "--gold", str(tmp_path / "gold")]
-    args += ["--source-terms", str(tmp_path / "source_terms")]
-    args += ["--target-terms", str(tmp_path / "target_terms"), "--run"]
+    args = compare_args(tmp_path, bucc_demo)
     names = []
     for i, sub in enumerate(tracked[:3]):
         path = tmp_path / f"run{i}.tsv"
