@@ -21,13 +21,23 @@ def rescored(sub: Submission) -> Submission:
     return sub
 
 
-def compare_args(tmp_path, bucc_demo) -> list[str]:  # noqa: ANN001
-    """``evalhub compare`` on the BUCC demo's first test set: its inputs and gold
-    written to ``tmp_path``, up to ``--run`` (the run files follow)."""
+def compare_args(tmp_path, bucc_demo, subs, gold_version: int) -> list[str]:  # noqa: ANN001
+    """``evalhub compare --format latex`` on the BUCC demo's first test set and these
+    runs (their files and inputs written to ``tmp_path``), each named as the
+    package names it; the title and label follow."""
+    from evalhub.rankings.services import package
+
     ts_data = bucc_demo.test_sets[0]
     for role, data in {**ts_data.inputs, **ts_data.gold}.items():
         (tmp_path / role).write_bytes(data)
     args = ["compare", "bilingual_term_alignment", "--gold", str(tmp_path / "gold")]
     args += ["--source-terms", str(tmp_path / "source_terms")]
     args += ["--target-terms", str(tmp_path / "target_terms"), "--run"]
-    return args
+    names = []
+    for i, sub in enumerate(subs):
+        path = tmp_path / f"run{i}.tsv"
+        with sub.file.open("rb") as fh:
+            path.write_bytes(fh.read())
+        args.append(str(path))
+        names += ["--name", package.system_name(sub.team.name, sub.method_name)]
+    return [*args, *names, "--gold-version", str(gold_version), "--format", "latex"]

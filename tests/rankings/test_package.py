@@ -102,15 +102,8 @@ def test_latex_table_equals_evalhub_compare(  # noqa: PLR0913
     world, phase, test_set, bucc_demo, organiser, tmp_path: Path
 ):
     files = _files(phase, organiser)
-    args = compare_args(tmp_path, bucc_demo)
-    names = []
-    for i, sub in enumerate(world["subs"]):  # submission order
-        path = tmp_path / f"run{i}.tsv"
-        with sub.file.open("rb") as fh:
-            path.write_bytes(fh.read())
-        args.append(str(path))
-        names += ["--name", package.system_name(sub.team.name, sub.method_name)]
-    args += [*names, "--gold-version", str(test_set.gold_version), "--format", "latex"]
+    # The runs in submission order.
+    args = compare_args(tmp_path, bucc_demo, world["subs"], test_set.gold_version)
     args += ["--title", "test set Public", "--label", "public"]
     out = io.StringIO()
     with redirect_stdout(out):

@@ -112,15 +112,7 @@ def test_a_board_per_test_set_and_track(  # noqa: PLR0913
     ]
     assert "Track" in files["systems.tex"].decode()
     # The closed track's table is what `evalhub compare` prints on its files.
-    args = compare_args(tmp_path, bucc_demo)
-    names = []
-    for i, sub in enumerate(tracked[:3]):
-        path = tmp_path / f"run{i}.tsv"
-        with sub.file.open("rb") as fh:
-            path.write_bytes(fh.read())
-        args.append(str(path))
-        names += ["--name", package.system_name(sub.team.name, sub.method_name)]
-    args += [*names, "--gold-version", str(test_set.gold_version), "--format", "latex"]
+    args = compare_args(tmp_path, bucc_demo, tracked[:3], test_set.gold_version)
     args += ["--title", "test set Public, track closed & small"]
     args += ["--label", "public--closed"]
     out = io.StringIO()
