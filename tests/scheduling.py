@@ -24,16 +24,26 @@ def _starts_processes(item: pytest.Item) -> bool:
     )
 
 
-@pytest.hookimpl(trylast=True)  # after pytest-django's own sorting
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules whose tests start real processes run first. pytest-xdist hands
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]):  # noqa: ANN201
+    """The tests that start real processes are marked ``processes`` before ``-m``
+    deselects by marker: the quick tier, ``pytest -m "not processes"``, leaves them
+    out.
+
+    Then, after every other plugin (pytest-django's own sorting included), the
+    modules whose tests start real processes run first. pytest-xdist hands
     out whole modules (``--dist loadfile``) in this order, and those are the long
     ones, mostly waiting on their processes: started first, the many short
     modules fill the other processes meanwhile and at the end, instead of one
     long module running alone while the other cores have nothing left to do."""
-    first = {_module(item) for item in items if _starts_processes(item)}
+    for item in items:
+        if _starts_processes(item):
+            item.add_marker("processes")
+    result = yield
+    first = {_module(item) for item in items if item.get_closest_marker("processes")}
     # A stable sort: within each part the order stays as it was.
     items.sort(key=lambda item: _module(item) not in first)
+    return result
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
