@@ -6,6 +6,7 @@ still reaches the run page with file and line."""
 from __future__ import annotations
 
 import time
+import zipfile
 
 import pytest
 from django.urls import reverse
@@ -13,10 +14,41 @@ from django.urls import reverse
 from evalhub.competitions import jobs, sandbox
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.competitions.services.data import bundles
-from evalhub.competitions.services.runs import submit, sweeper
+from evalhub.competitions.services.runs import submit, sweeper, validation
 from tests.zips import zip_bomb, zip_bytes
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def members_opened(monkeypatch):  # noqa: ANN001, ANN201
+    """The zip members this process inflates (none, for a bomb refused from the
+    zip's directory)."""
+    opened: list[str] = []
+    real = zipfile.ZipFile.open
+
+    def spy(self, name, mode="r", *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if mode == "r":  # read: inflated (the test's own bomb is written with "w")
+            opened.append(getattr(name, "filename", name))
+        return real(self, name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", spy)
+    return opened
+
+
+@pytest.fixture
+def parsed_in_request(monkeypatch):  # noqa: ANN001, ANN201
+    """The files this process (the request; the worker is another process) parsed
+    with the task type's parser."""
+    parsed: list[str] = []
+    real = validation.parse_problems
+
+    def spy(*, filename, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        parsed.append(filename)
+        return real(filename=filename, **kwargs)
+
+    monkeypatch.setattr(validation, "parse_problems", spy)
+    return parsed
 
 
 def _until(predicate, timeout: float = 60):  # noqa: ANN001, ANN202
@@ -29,28 +61,30 @@ def _until(predicate, timeout: float = 60):  # noqa: ANN001, ANN202
     raise AssertionError("condition not reached before the deadline")
 
 
-def test_the_zip_bomb_is_refused_in_the_request_without_inflating_it(alignment_phase):
+def test_the_zip_bomb_is_refused_in_the_request_without_inflating_it(
+    alignment_phase, members_opened
+):
     phase, user, team = alignment_phase
     bomb = zip_bomb()
     assert len(bomb) < 300_000
-    started = time.monotonic()
     with pytest.raises(submit.SubmissionInvalid) as info:
         submit.submit_run(
             phase=phase, user=user, filename="bomb.zip", data=bomb, method_name="b"
         )
-    assert time.monotonic() - started < 2.0
+    assert members_opened == []  # refused from the directory: nothing inflated
     (problem,) = info.value.problems
     assert problem.file == "bomb.zip" and "zip bomb" in problem.message
     assert Submission.objects.get().status == Submission.Status.REJECTED
     assert submit.allowance(phase=phase, team=team).total_left == phase.total_limit
 
 
-def test_a_bundle_bomb_gets_the_same_limits(organiser, isolated_storage):
+def test_a_bundle_bomb_gets_the_same_limits(
+    organiser, isolated_storage, members_opened
+):
     bomb = zip_bomb(names=("task.yaml", "data/gold.tsv"), member_bytes=20 << 20)
-    started = time.monotonic()
     with pytest.raises(bundles.BundleError) as info:
         bundles.import_bundle(data=bomb, user=organiser)
-    assert time.monotonic() - started < 2.0
+    assert members_opened == []
     assert "zip bomb" in str(info.value.problems[0])
     unsafe = zip_bytes({"task.yaml": b"slug: x\n", "../escape.tsv": b"x"})
     with pytest.raises(bundles.BundleError, match="unsafe member name"):
@@ -80,12 +114,11 @@ def _large_bad_run(demo_run: bytes, size: int) -> bytes:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_large_file_is_checked_by_a_worker_not_the_request(
-    submit_run, demo_run, phase, team, participant, client, worker
+    submit_run, demo_run, phase, team, participant, client, worker, parsed_in_request
 ):
     data = _large_bad_run(demo_run, 3 * 1024 * 1024)
-    started = time.monotonic()
     sub = submit_run(data)  # no error: the request only did the cheap checks
-    assert time.monotonic() - started < 2.0
+    assert parsed_in_request == []
     assert sub.status == Submission.Status.VALIDATING
     line = data.count(b"\n")
     rejected = _until(
@@ -102,18 +135,17 @@ def test_a_large_file_is_checked_by_a_worker_not_the_request(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_large_term_list_is_rejected_by_the_worker_not_the_request(
-    term_list_phase, worker
+    term_list_phase, worker, parsed_in_request
 ):
     """Issue 15 measured 27 s in the request for a 49 MB term list; one of 8 MB with
     a bad byte past the first lines is stored at once and rejected by the worker."""
     phase, user, team = term_list_phase
     terms = b"".join(b"term number %d\n" % i for i in range(500_000))
     data = terms + b"bad \xff byte\n"
-    started = time.monotonic()
     sub = submit.submit_run(
         phase=phase, user=user, filename="terms.txt", data=data, method_name="big"
     )
-    assert time.monotonic() - started < 2.0
+    assert parsed_in_request == []
     assert sub.status == Submission.Status.VALIDATING
     rejected = _until(
         lambda: Submission.objects.filter(
@@ -171,10 +203,11 @@ def test_the_sandbox_stops_a_parse_at_its_cpu_limit():
         while True:
             pass
 
-    started = time.monotonic()
     with pytest.raises(sandbox.LimitExceeded) as info:
         sandbox.run_limited(spin, cpu_seconds=1, memory_mb=0)
-    assert info.value.which == "cpu" and time.monotonic() - started < 10
+    assert (
+        info.value.which == "cpu"
+    )  # stopped by its CPU limit, however busy the machine
 
 
 def test_the_sandbox_stops_a_parse_at_its_memory_limit():
