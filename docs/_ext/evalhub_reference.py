@@ -2,7 +2,8 @@
 built, so they never go stale: the ``--help`` of every ``evalhub`` command
 (``evalhub-cli-help``), the REST API from django-ninja's OpenAPI schema
 (``evalhub-openapi``) and every setting with its default from ``.env.example``
-(``evalhub-settings``). Each is a MyST directive of a page in ``docs/reference/``."""
+(``evalhub-settings``), and each task type's run format with an example
+(``evalhub-formats``). Each is a MyST directive of a page in ``docs/reference/``."""
 
 from __future__ import annotations
 
@@ -159,6 +160,42 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], code: tuple[int
     return table
 
 
+def formats() -> list[tuple[str, str, str, str, str]]:
+    """(slug, name, the run file's label and help, the format help (Markdown), the
+    first lines of the type's demo run) for every task type."""
+    from tasks import registry
+
+    out = []
+    for slug in registry.slugs():
+        task_type = registry.get(slug)
+        _, _, files = task_type.demo(0).runs[0]
+        example = next(iter(files.values())).decode("utf-8")
+        head = "\n".join(example.splitlines()[:8])
+        role = task_type.submission_role
+        out.append(
+            (
+                slug,
+                task_type.name,
+                f"{role.label}: {role.help}",
+                task_type.format_help,
+                head,
+            )
+        )
+    return out
+
+
+class Formats(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        for slug, name, role, help_text, example in formats():
+            out.append(nodes.rubric(f"{name} ({slug})", f"{name} ({slug})"))
+            out.extend(self.parse_text_to_nodes(help_text))
+            caption = f"The first lines of the demo task's run ({role})"
+            out.append(nodes.paragraph(caption, caption))
+            out.append(nodes.literal_block(example, example, language="text"))
+        return out
+
+
 class CliHelp(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         out: list[nodes.Node] = []
@@ -189,6 +226,7 @@ class Settings(SphinxDirective):
 
 
 def setup(app):  # noqa: ANN001, ANN201
+    app.add_directive("evalhub-formats", Formats)
     app.add_directive("evalhub-cli-help", CliHelp)
     app.add_directive("evalhub-openapi", OpenApi)
     app.add_directive("evalhub-settings", Settings)
