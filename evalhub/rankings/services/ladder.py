@@ -1,6 +1,7 @@
 """The Ladder (Blum & Hardt 2015) as the score gate of ``services/visibility.py``.
 
-Guarantees (stated in the README's *Rankings* section and ``docs/rankings.md``):
+Guarantees (stated in ``docs/internals/boards.md``, *Rankings you can trust*, and
+``docs/rankings.md``):
 
 - **Decided by submission history, not by what is visible now.** Each competitor's
   runs are taken in submission order (``created_at``, then id), *every* run counted,

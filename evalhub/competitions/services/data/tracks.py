@@ -2,8 +2,8 @@
 the track a run declares (form, API, ``evalhub submit --track``) with a clear error,
 and the organiser's changes (add, edit, reorder, delete while no run uses it).
 
-Rules (README, *Tracks*): a phase without tracks takes runs without one; a phase
-with tracks requires one of its own tracks; a run's track is fixed once it is being
+Rules (``docs/internals/boards.md``, *Tracks*): a phase without tracks takes runs
+without one; a phase with tracks requires one of its own tracks; a run's track is fixed once it is being
 scored (``Submission.save`` and ``Submission.change_track`` refuse). Boards are per
 (test set, track): ``leaderboard.board(test_set=..., track=...)``."""
 
