@@ -77,3 +77,22 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_heading(tmp_path):
     assert _links(tmp_path / "page.md") == []
     page.write_text("[x](other.md) `[y](not.md)`\n", encoding="utf-8")
     assert _links(page) == ["other.md"]
+
+
+def test_the_guides_pictures_are_the_ones_the_browser_test_takes():
+    """Every picture in docs/screenshots/guides/ is named as
+    tests/browser/test_accessibility.py names its screenshots (role-page-width), so
+    taking them again with that test and copying them replaces each one; and a guide
+    shows each."""
+    source = (REPO_ROOT / "tests/browser/test_accessibility.py").read_text()
+    pages = set(re.findall(r'\(\s*"([a-z-]+)",', source))
+    roles = "|".join(("anonymous", "participant", "organiser"))
+    shown = "".join(
+        p.read_text(encoding="utf-8") for p in (REPO_ROOT / "docs/guides").glob("*.md")
+    )
+    pictures = sorted((REPO_ROOT / "docs/screenshots/guides").glob("*.png"))
+    assert pictures
+    for picture in pictures:
+        named = re.fullmatch(rf"({roles})-([a-z-]+)-(desktop|phone)\.png", picture.name)
+        assert named and named.group(2) in pages, picture.name
+        assert f"screenshots/guides/{picture.name}" in shown, picture.name
