@@ -37,25 +37,30 @@ def _build(source, out) -> tuple[int, str]:  # noqa: ANN001
     builder reads, checks and resolves every page as ``html`` does, without writing
     the pages out."""
     import io
+    import locale
     from contextlib import redirect_stderr, redirect_stdout
 
     from sphinx.cmd.build import build_main
 
     errors = io.StringIO()
+    before = locale.setlocale(locale.LC_ALL)  # sphinx-build sets the user's locale
     with redirect_stdout(io.StringIO()), redirect_stderr(errors):
-        code = build_main(
-            [
-                "-W",
-                "-q",
-                "-E",
-                "-b",
-                "dummy",
-                "-d",
-                str(out / "doctrees"),
-                str(source),
-                str(out / "site"),
-            ]
-        )
+        try:
+            code = build_main(
+                [
+                    "-W",
+                    "-q",
+                    "-E",
+                    "-b",
+                    "dummy",
+                    "-d",
+                    str(out / "doctrees"),
+                    str(source),
+                    str(out / "site"),
+                ]
+            )
+        finally:
+            locale.setlocale(locale.LC_ALL, before)
     return code, errors.getvalue()
 
 
