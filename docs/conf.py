@@ -21,5 +21,8 @@ root_doc = "index"
 exclude_patterns = ["_build", "_ext"]
 # Headings get GitHub's anchors, so `page.md#a-heading` links work on GitHub and here.
 myst_heading_anchors = 6
+# -W is for broken references and pages outside the toctree; a heading level skipped
+# is a matter of style.
+suppress_warnings = ["myst.header"]
 html_theme = "furo"
 html_title = "evalhub"

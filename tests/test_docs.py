@@ -84,6 +84,24 @@ def test_a_page_outside_the_table_of_contents_fails_the_build(tmp_path):
     assert "orphan" in errors and "toctree" in errors
 
 
+def test_a_link_to_a_repository_file_outside_docs_is_text_and_a_broken_one_fails(
+    tmp_path,
+):
+    import shutil
+
+    source = tmp_path / "repo" / "docs"
+    source.mkdir(parents=True)
+    (tmp_path / "repo" / "README.md").write_text("# The README\n", encoding="utf-8")
+    shutil.copy(DOCS / "conf.py", source / "conf.py")
+    shutil.copytree(DOCS / "_ext", source / "_ext")
+    (source / "index.md").write_text("# Home\n\n[the README](../README.md)\n")
+    code, errors = _build(source, tmp_path / "a")
+    assert code == 0, errors
+    (source / "index.md").write_text("# Home\n\n[gone](../GONE.md)\n")
+    code, errors = _build(source, tmp_path / "b")
+    assert code != 0 and "GONE" in errors
+
+
 def test_the_cli_reference_has_every_command(reference):
     helps = dict(reference.cli_help())
     from tasks import registry

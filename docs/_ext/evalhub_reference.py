@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,7 +227,35 @@ class Settings(SphinxDirective):
         return out
 
 
+class RepositoryLinks(SphinxPostTransform):
+    """A page's link to a Markdown file of the repository outside ``docs/`` (the
+    README, ``bench/README.md``) is not a page of the site: it is shown as its text,
+    instead of a broken reference (``tests/test_docs_links.py`` checks that the file
+    exists). Runs before MyST's resolver."""
+
+    default_priority = 5
+
+    def run(self, **kwargs) -> None:  # noqa: ANN003
+        srcdir = Path(self.env.srcdir).resolve()
+        here = Path(self.env.doc2path(self.env.docname)).parent
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            if node.get("reftype") != "myst":
+                continue
+            target = str(node.get("reftarget", "")).partition("#")[0]
+            if node.get("refdomain") == "doc":
+                if target in self.env.all_docs:
+                    continue
+                path = Path(target if target.startswith("/") else here / target)
+                path = path.with_suffix(".md")
+            else:
+                path = here / target
+            path = path.resolve()
+            if path.is_file() and srcdir not in path.parents:
+                node.replace_self(nodes.inline("", "", *node.children))
+
+
 def setup(app):  # noqa: ANN001, ANN201
+    app.add_post_transform(RepositoryLinks)
     app.add_directive("evalhub-formats", Formats)
     app.add_directive("evalhub-cli-help", CliHelp)
     app.add_directive("evalhub-openapi", OpenApi)
