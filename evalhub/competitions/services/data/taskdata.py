@@ -103,10 +103,19 @@ def checkable(test_sets: Iterable[TestSet]) -> list[TestSet]:
 
 def scorable(test_sets: Iterable[TestSet]) -> list[TestSet]:
     """The test sets a run is scored on: those with every required input and gold
-    file. The gold file that completes a test set is a change of its data
-    (``runs/lifecycle.data_changed``), so the runs scored before are scored on it
-    then."""
+    file. The file that completes a test set, or removes one it needs, is a change
+    of its data (``runs/lifecycle.data_changed``): the runs scored before are
+    scored again, on it or without it."""
     return [ts for ts in test_sets if _has(ts, gold=False) and _has(ts, gold=True)]
+
+
+def ready(test_set: TestSet, roles: Iterable[str]) -> bool:
+    """Whether the test set would be scorable with files of ``roles``: what a
+    change of its files does to it (``runs/lifecycle.data_changed``)."""
+    task_type = test_set.phase.task.type
+    have = set(roles)
+    needed = (*task_type.input_roles, *task_type.gold_roles)
+    return all(r.key in have for r in needed if r.required)
 
 
 def phase_test_sets(phase: object) -> list[TestSet]:
