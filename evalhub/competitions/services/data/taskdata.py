@@ -54,16 +54,17 @@ def _parsed_inputs(
 
 @functools.lru_cache(maxsize=16)
 def _parsed_gold(
-    slug: str, settings_json: str, key: tuple[tuple[str, str, str], ...], ts_pk: int
+    slug: str,
+    settings_json: str,
+    key: tuple[tuple[str, str, str], ...],
+    inputs_key: tuple[tuple[str, str, str], ...],
+    ts_pk: int,
 ) -> object:
+    """The gold parsed against the inputs it is read with: both files' identities
+    are in the key (the gold read against replaced inputs is parsed again)."""
     task_type = registry.get(slug)
     settings = task_type.parse_settings(json.loads(settings_json))
-    inputs = _parsed_inputs(
-        slug,
-        settings_json,
-        _key(TestSetFile.objects.filter(test_set_id=ts_pk, private=False)),
-        ts_pk,
-    )
+    inputs = _parsed_inputs(slug, settings_json, inputs_key, ts_pk)
     return task_type.parse_gold(_read_key(key), inputs, settings)
 
 
@@ -141,8 +142,13 @@ def load_gold(test_set: TestSet) -> object:
     task = test_set.phase.task
     files = _files(test_set, private=True)
     _check_roles(task.type, files, gold=True, test_set=test_set)
+    inputs = _files(test_set, private=False)
     return _parsed_gold(
-        task.task_type, _settings_json(test_set), _key(files.values()), test_set.pk
+        task.task_type,
+        _settings_json(test_set),
+        _key(files.values()),
+        _key(inputs.values()),
+        test_set.pk,
     )
 
 
