@@ -333,35 +333,33 @@ def rescore(*, submission_ids: Iterable[int]) -> int:
 
 def data_changed(*, test_set_id: int, role: str, change: str, private: bool) -> int:
     """A file of a test set was ``change``d ("added", "replaced", "deleted"),
-    whichever path did it (``receivers.py``): under the phase's lock (the one
-    ``finish`` takes) the test set's data version is bumped, its evaluations go
-    if it can no longer score runs, and the runs ``affected_by`` the change are
-    queued again. Returns how many. Call it inside the transaction that makes the
-    change."""
+    whichever path did it (``receivers.py``). Unless the test set is scorable
+    neither before nor after (being set up), under the phase's lock (the one
+    ``finish`` takes) its data version is bumped, its evaluations go if it can no
+    longer score runs, and the runs ``affected_by`` the change are queued again.
+    Returns how many. Call it inside the transaction that makes the change."""
     from evalhub.competitions.services.boards import boardcache
 
     test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
+    roles = TestSetFile.objects.filter(test_set_id=test_set_id)
+    after = set(roles.values_list("role", flat=True))
+    before = {"added": after - {role}, "deleted": after | {role}}.get(change, after)
+    if not (taskdata.ready(test_set, before) or taskdata.ready(test_set, after)):
+        return 0  # being set up: no score rests on it, no worker compares it
     with transaction.atomic():
         Phase.objects.select_for_update().filter(pk=test_set.phase_id).first()
         TestSet.objects.filter(pk=test_set_id).update(
             gold_version=F("gold_version") + 1
         )
-        after = set(
-            TestSetFile.objects.filter(test_set_id=test_set_id).values_list(
-                "role", flat=True
-            )
-        )
-        before = {"added": after - {role}, "deleted": after | {role}}.get(change, after)
         runs = stale.affected_by(
             test_set, before=before, after=after, inputs=not private
         )
         count = rescore(submission_ids=runs.values_list("pk", flat=True))
         if not taskdata.ready(test_set, after):
             evaluations.withdraw(Evaluation.objects.filter(test_set_id=test_set_id))
-    if taskdata.ready(test_set, before) or taskdata.ready(test_set, after):
-        # A retraction: no board drawn on the old data is served again, not even
-        # as the fragment's stale fallback.
-        boardcache.invalidate_phase(phase=test_set.phase_id, retract=True)
+    # A retraction: no board drawn on the old data is served again, not even as the
+    # fragment's stale fallback.
+    boardcache.invalidate_phase(phase=test_set.phase_id, retract=True)
     return count
 
 

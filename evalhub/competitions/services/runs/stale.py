@@ -3,7 +3,8 @@ file a task type's scorer reads, inputs and gold, of every test set the run is
 scored on (``taskdata.scorable``). Any change of any of them (stored, replaced,
 deleted, through the console, the API, a bundle, the admin) bumps the test set's
 data version (``TestSet.gold_version``, named when only gold was versioned) in
-``lifecycle.data_changed``. From it:
+``lifecycle.data_changed``, unless the test set could score runs neither before
+nor after it (being set up: no score rests on it). From it:
 
 - ``data_versions``: what a worker notes before it reads a file, and what
   ``lifecycle.finish`` compares under the phase's lock before it keeps a score;
