@@ -286,10 +286,12 @@ def _change_files(world, op, d1: list[int]) -> None:  # noqa: ANN001
     stored = ts.files.filter(role=role).first()
     if stored is not None:
         stored.delete()
-    else:
-        datasets.store_file(
-            test_set=ts, role=role, filename=role, data=world["data"][role]
-        )
+        return
+    # Gold is checked against the inputs: a missing D2 is stored first.
+    for missing in ("target_terms", role):
+        if not ts.files.filter(role=missing).exists():
+            data = world["data"][missing]
+            datasets.store_file(test_set=ts, role=missing, filename=missing, data=data)
 
 
 def _scores_rest_on_current_data(phase, where) -> None:  # noqa: ANN001
