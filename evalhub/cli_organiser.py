@@ -153,7 +153,7 @@ def _gold_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     rescored = len(draft["rescored"])  # type: ignore[arg-type]
     question = "Store these files" + (
         f" and score {rescored} run{'s' if rescored != 1 else ''} again"
-        if draft["changes_gold"] and rescored
+        if rescored
         else ""
     )
     if not args.yes and not _ask(f"{question}? [y/N] "):
@@ -200,16 +200,9 @@ def _print_preview(draft: dict) -> None:
         print(f"warning: {warning}", file=sys.stderr)
     if not draft["has_gold"]:
         print("note: the test set still has no gold after these files", file=sys.stderr)
-    if draft["changes_gold"]:
-        for r in draft["rescored"]:
-            hidden = " (hidden)" if r["hidden"] else ""
-            print(f"rescored\t{r['id']}\t{r['team']}\t{r['method_name']}{hidden}")
-    if draft["scored_on_old_inputs"]:
-        print(
-            f"note: {draft['scored_on_old_inputs']} run(s) scored on the inputs "
-            "being replaced keep their scores (rescore them on the rescoring page)",
-            file=sys.stderr,
-        )
+    for r in draft["rescored"]:
+        hidden = " (hidden)" if r["hidden"] else ""
+        print(f"rescored\t{r['id']}\t{r['team']}\t{r['method_name']}{hidden}")
 
 
 def _safe(name: str) -> str:

@@ -111,11 +111,11 @@ class GoldDraftOut(Schema):
     has_gold: bool
     examples: list[str]
     warnings: list[str]
-    #: A gold file is added or replaced: ``rescored`` are scored again.
+    #: A gold file is added or replaced.
     changes_gold: bool
+    #: The runs scored again once the files are stored: any change of a file the
+    #: scorer reads (an input or gold) scores the runs that rested on it again.
     rescored: list[RescoredRunOut]
-    #: Runs scored on the inputs being replaced (they keep their scores).
-    scored_on_old_inputs: int
     url: str
 
 

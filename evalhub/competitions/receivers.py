@@ -5,10 +5,12 @@ edited or deleted outside the services (the services invalidate themselves),
 tracks (names on the boards; the cached list of a phase's tracks) and team names. The
 invalidation happens after the transaction commits (``services/boards/boardcache.py``).
 
-A run's scores follow the test data the same way, whichever path changes it: a gold
-file stored or deleted is ``lifecycle.data_changed`` (the gold version is bumped and
-every affected run of the phase is scored again; the gold that completes a new test
-set scores the phase's runs on it).
+A run's scores follow the test data the same way, whichever path changes it: any file
+the scorer reads (an input or gold) stored, replaced or deleted is
+``lifecycle.data_changed`` (the test set's data version is bumped and exactly the
+runs scored on the old data are scored again; the file that completes a new test
+set scores the phase's runs on it, the one that leaves it incomplete takes its
+evaluations off).
 
 A successful login is not counted against the login limits (``ratelimit.py``).
 Connected in ``CompetitionsConfig.ready``."""
@@ -41,22 +43,30 @@ def _test_set(*, instance: TestSet, **_: object) -> None:
     boardcache.invalidate_phase(phase=instance.phase_id)
 
 
-def _gold_file(
-    *, instance: TestSetFile, origin: object = None, raw: bool = False, **_: object
+def _data_file(
+    *,
+    instance: TestSetFile,
+    created: bool = False,
+    origin: object = None,
+    raw: bool = False,
+    **kwargs: object,
 ) -> None:
-    """A gold file stored or deleted (not in a cascade that deletes its test set;
-    not loaded as it was, with its gold version and scores, from an archive)."""
-    if not instance.private or raw:
+    """Any file the scorer reads (an input or gold) stored, replaced or deleted (not
+    in a cascade that deletes its test set; not loaded as it was, with its data
+    version and scores, from an archive)."""
+    if raw:
         return
     if origin is not None and origin is not instance:  # the test set is going
         return
-    phase_id = (
-        TestSet.objects.filter(pk=instance.test_set_id)
-        .values_list("phase_id", flat=True)
-        .first()
+    if not TestSet.objects.filter(pk=instance.test_set_id).exists():
+        return
+    deleted = kwargs.get("signal") is post_delete
+    lifecycle.data_changed(
+        test_set_id=instance.test_set_id,
+        role=instance.role,
+        change="deleted" if deleted else "added" if created else "replaced",
+        private=instance.private,
     )
-    if phase_id is not None:
-        lifecycle.data_changed(phase_id=phase_id, test_set_id=instance.test_set_id)
 
 
 def _phase(*, instance: Phase, **_: object) -> None:
@@ -116,8 +126,8 @@ def connect() -> None:
         uid = f"boards-{model.__name__}"
         post_save.connect(receiver, sender=model, dispatch_uid=uid + "-save")
         post_delete.connect(receiver, sender=model, dispatch_uid=uid + "-delete")
-    post_save.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-save")
-    post_delete.connect(_gold_file, sender=TestSetFile, dispatch_uid="runs-file-del")
+    post_save.connect(_data_file, sender=TestSetFile, dispatch_uid="runs-file-save")
+    post_delete.connect(_data_file, sender=TestSetFile, dispatch_uid="runs-file-del")
     user_logged_in.connect(ratelimit.login_succeeded, dispatch_uid="ratelimit-login")
     email_confirmed.connect(_email_confirmed, dispatch_uid="creators-email-confirmed")
     user_login_failed.connect(ratelimit.login_failed, dispatch_uid="ratelimit-failed")

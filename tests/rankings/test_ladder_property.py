@@ -1,7 +1,9 @@
 """Property: whatever a team does — submit, hide, unhide, choose final runs — and
-whatever the organisers do — replace gold, rescore, reveal — and whenever the
-statistics and analyses workers run, the public never sees a run's public-test-set
-score that the Ladder has not released. The Ladder's releases are computed here
+whatever the organisers do — replace gold or inputs and delete files of either test
+set, rescore, reveal — and whenever the statistics and analyses workers run, the
+public never sees a run's public-test-set score that the Ladder has not released,
+and every scored run's scores rest on the current data of every test set that can
+score it (none on a test set that cannot). The Ladder's releases are computed here
 independently, from the submission history alone (``tasks.common.resampling.ladder``
 over every run of a team in submission order).
 
@@ -26,7 +28,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evalhub.competitions import jobs as competition_jobs
-from evalhub.competitions.models import Phase, Submission, TaskArtefact
+from evalhub.competitions.models import Evaluation, Phase, Submission, TaskArtefact
 from evalhub.competitions.services import teams as team_service
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.data import datasets, taskdata
@@ -51,6 +53,10 @@ OPS = st.one_of(
     ),
     st.tuples(st.sampled_from(["hide", "unhide", "final"]), st.integers(0, 20)),
     st.tuples(st.sampled_from(["gold", "work", "refresh", "reveal", "analyses"])),
+    # A test set's D1 replaced by a smaller one (or back): 0 the public one, 1 the
+    # private one; the private test set's gold or D2 deleted (or stored again).
+    st.tuples(st.just("inputs"), st.integers(0, 1)),
+    st.tuples(st.just("drop"), st.sampled_from(["gold", "target_terms"])),
 )
 
 
@@ -71,25 +77,32 @@ def world(task, phase, test_set, private_test_set, bucc_demo, participant, outsi
     # one and its first half.
     lines = gold.splitlines()
     golds = [gold, b"\n".join(lines[: len(lines) // 2]) + b"\n"]
+    # The "inputs" step switches D1 between the real one and the terms the gold
+    # uses (the runs' other pairs are out of vocabulary then).
+    ts_data = bucc_demo.test_sets[0]
+    used = {line.split(b"\t")[0] for line in gold.splitlines() if line}
+    d1 = ts_data.inputs["source_terms"]
+    d1s = [d1, b"\n".join(t for t in d1.splitlines() if t in used) + b"\n"]
     ctx = taskdata.load_inputs(test_set)
     task_type, task_settings = ctx.task_type, ctx.settings
-    stats: list[list[rs.ItemStats]] = []
-    for g in golds:
-        parsed = task_type.parse_gold({"gold": g}, ctx.inputs, task_settings)
-        stats.append([])
+    stats: dict[tuple[int, int], list[rs.ItemStats]] = {}
+    for (g, i), (gold_file, d1_file) in _pairs(golds, d1s):
+        inputs = task_type.parse_inputs(
+            {**ts_data.inputs, "source_terms": d1_file}, task_settings
+        )
+        parsed = task_type.parse_gold({"gold": gold_file}, inputs, task_settings)
+        stats[g, i] = []
         for data in files:
-            [run] = task_type.parse_phase_run(
-                data, "r.tsv", [ctx.inputs], task_settings
-            )
-            report = task_type.score(run, parsed, ctx.inputs, task_settings)
-            stats[-1].append(
+            [run] = task_type.parse_phase_run(data, "r.tsv", [inputs], task_settings)
+            report = task_type.score(run, parsed, inputs, task_settings)
+            stats[g, i].append(
                 task_type.item_statistics(
                     ScoreReport(
                         metrics={}, payload=report.payload, detail=report.detail
                     )
                 )
             )
-    assert stats[0] != stats[1]
+    assert stats[0, 0] != stats[1, 0] and stats[0, 0] != stats[0, 1]
     return {
         "phase": phase,
         "test_set": test_set,
@@ -99,7 +112,13 @@ def world(task, phase, test_set, private_test_set, bucc_demo, participant, outsi
         "stats": stats,
         "margin": ranking.ladder_margin,
         "golds": golds,
+        "d1s": d1s,
+        "data": {**ts_data.inputs, **ts_data.gold},
     }
+
+
+def _pairs(golds, d1s):  # noqa: ANN001, ANN202
+    return [((g, i), (a, b)) for g, a in enumerate(golds) for i, b in enumerate(d1s)]
 
 
 def _ever_released(history: dict[int, list[tuple[str, int]]], stats, margin):  # noqa: ANN001, ANN202
@@ -163,6 +182,21 @@ def _ever_released(history: dict[int, list[tuple[str, int]]], stats, margin):  #
         ("analyses",),
     ]
 )
+# Issue 41: inputs replaced and files deleted on either test set; on main the runs
+# kept the scores of the old D1, and of the deleted gold.
+@example(
+    ops=[
+        ("submit", 2, 0),
+        ("inputs", 0),
+        ("drop", "gold"),
+        ("work",),
+        ("refresh",),
+        ("inputs", 1),
+        ("drop", "gold"),
+        ("drop", "target_terms"),
+        ("work",),
+    ]
+)
 def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
     phase, test_set = world["phase"], world["test_set"]
     # Nothing cached by an earlier example is read (each example's changes are
@@ -172,6 +206,7 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
         history: dict[int, list[tuple[str, int]]] = {}
         runs: list[Submission] = []
         current = 0  # which of world["golds"] is stored
+        d1 = [0, 0]  # which of world["d1s"] each test set has
         for op in ops:
             if op[0] in ("submit", "late"):
                 user = world["users"][op[2]]
@@ -211,6 +246,8 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
                     filename="g.tsv",
                     data=world["golds"][current],
                 )
+            elif op[0] in ("inputs", "drop"):
+                _change_files(world, op, d1)
             elif op[0] == "work":
                 # The rescoring worker, finishing the latest runs first.
                 for sub in Submission.objects.filter(
@@ -226,12 +263,47 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
             test_set.refresh_from_db()
             world["private"].refresh_from_db()
             public = _public_runs(phase, test_set)
-            ever = _ever_released(history, world["stats"][current], world["margin"])
+            stats = world["stats"][current, d1[0]]
+            ever = _ever_released(history, stats, world["margin"])
             assert public <= ever, (ops, op)
+            _scores_rest_on_current_data(phase, (ops, op))
             _surfaces_show_only_the_board(phase, test_set, runs, (ops, op))
         never = [r for r in runs if r.pk not in ever]
         _package_holds_nothing_withheld(phase, test_set, never, ops)
         transaction.set_rollback(True)
+
+
+def _change_files(world, op, d1: list[int]) -> None:  # noqa: ANN001
+    """Replace a test set's D1 (``inputs``), or delete or store again the private
+    test set's gold or D2 (``drop``), as the console stores and the admin deletes."""
+    if op[0] == "inputs":
+        ts = [world["test_set"], world["private"]][op[1]]
+        d1[op[1]] = 1 - d1[op[1]]
+        data = world["d1s"][d1[op[1]]]
+        datasets.store_file(test_set=ts, role="source_terms", filename="d1", data=data)
+        return
+    ts, role = world["private"], op[1]
+    stored = ts.files.filter(role=role).first()
+    if stored is not None:
+        stored.delete()
+        return
+    # Gold is checked against the inputs: a missing D2 is stored first.
+    for missing in ("target_terms", role):
+        if not ts.files.filter(role=missing).exists():
+            data = world["data"][missing]
+            datasets.store_file(test_set=ts, role=missing, filename=missing, data=data)
+
+
+def _scores_rest_on_current_data(phase, where) -> None:  # noqa: ANN001
+    """A scored run's evaluations are on every test set that can score it, each on
+    its current data version; no evaluation is on a test set that cannot."""
+    test_sets = taskdata.phase_test_sets(phase)
+    ready = {ts.pk: ts.gold_version for ts in taskdata.scorable(test_sets)}
+    evaluations = Evaluation.objects.filter(submission__phase=phase)
+    assert not evaluations.exclude(test_set_id__in=ready).exists(), where
+    for sub in Submission.objects.filter(phase=phase, status="scored"):
+        versions = dict(sub.evaluations.values_list("test_set_id", "gold_version"))
+        assert versions == ready, where
 
 
 def _names(runs) -> set[str]:  # noqa: ANN001

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
-from evalhub.competitions.services.runs import lifecycle, scoring, sweeper
+from evalhub.competitions.services.runs import lifecycle, scoring, stale, sweeper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,7 +82,7 @@ def test_worker_presumed_dead_cannot_overwrite_the_new_owner(
             sub.pk,
             "a:1:x",
             phase_id=sub.phase_id,
-            read=lifecycle.versions_read(sub.phase_id),
+            read=stale.data_versions(sub.phase_id),
             failure=("scorer", "late"),
         )
         == "skipped"

@@ -191,7 +191,6 @@ def _preview(test_set: TestSet, preview: gold.Preview) -> dict[str, object]:
             }
             for run in preview.rescored
         ],
-        "scored_on_old_inputs": preview.scored_on_old_inputs,
         "url": reverse(
             "api:api-v1:gold-draft-detail",
             args=[phase.task.slug, phase.slug, test_set.slug, draft.token],

@@ -78,7 +78,9 @@ class TestSet(models.Model):
     )
     counts_for_ranking = models.BooleanField(default=True)
     gold_version = models.PositiveIntegerField(
-        default=0, help_text="Bumped when gold is replaced"
+        default=0,
+        help_text="Version of the data the scores rest on: bumped by any change of "
+        "any file of the test set (inputs and gold)",
     )
     order = models.PositiveIntegerField(default=0)
 

@@ -17,9 +17,10 @@ path for both the console's pages and the organiser API (``evalhub gold push``).
 2. :func:`preview` shows the draft: files replaced, counts before and after,
    examples, warnings, the runs that will be rescored. :func:`confirm` stores it
    through ``datasets.store_file`` (inputs first) if the test set's files are still
-   those it was checked with: adding or replacing gold bumps the gold version and
-   scores every affected run of the phase again (``services/runs/
-   lifecycle.data_changed``), which replays the Ladder.
+   those it was checked with: adding or replacing any file the scorer reads (an
+   input or gold) bumps the test set's data version and scores every run that
+   rested on the old files again (``services/runs/lifecycle.data_changed``), which
+   replays the Ladder.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.db.models import QuerySet
 
 from evalhub.competitions import archives, sandbox
-from evalhub.competitions.models import Evaluation, Submission, TestSet, TestSetFile
+from evalhub.competitions.models import Submission, TestSet, TestSetFile
 from evalhub.competitions.services.data import datasets, gold_drafts
-from evalhub.competitions.services.runs import lifecycle
+from evalhub.competitions.services.runs import stale
 from tasks.base import FileRole, FormatError, GoldSummary, Problem, SettingsError
 
 log = logging.getLogger(__name__)
@@ -280,12 +282,12 @@ class Preview:
     changes: tuple[Change, ...]
     #: (label, count before or None, count after or None)
     counts: tuple[tuple[str, int | None, int | None], ...]
-    #: a gold file is added or replaced (the runs below are scored again)
+    #: a gold file is added or replaced
     changes_gold: bool
-    #: the runs scored again on the new gold (``lifecycle.affected``)
+    #: the runs scored again on the new files, inputs or gold (``_rescored``: the
+    #: runs ``data_changed`` queues, which the rescoring page shows outdated until
+    #: they are scored)
     rescored: tuple[Submission, ...]
-    #: runs scored on the test set while its inputs change (kept as scored)
-    scored_on_old_inputs: int
 
 
 def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
@@ -304,17 +306,9 @@ def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
         for f in draft.files
     )
     changes_gold = any(f.private for f in draft.files)
-    scored = Submission.objects.filter(
-        pk__in=Evaluation.objects.filter(test_set=test_set).values("submission_id")
-    ).select_related("team")
-    rescored = (
-        tuple(
-            lifecycle.affected(test_set.phase_id).select_related("team").order_by("pk")
-        )
-        if changes_gold
-        else ()
+    rescored = tuple(
+        _rescored(test_set, draft, set(stored)).select_related("team").order_by("pk")
     )
-    inputs_change = any(not f.private and f.role in stored for f in draft.files)
     before = dict(draft.before.counts) if draft.before else {}
     after = dict(draft.after.counts) if draft.after else {}
     counts = tuple(
@@ -327,7 +321,19 @@ def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
         counts=counts,
         changes_gold=changes_gold,
         rescored=rescored,
-        scored_on_old_inputs=scored.count() if inputs_change else 0,
+    )
+
+
+def _rescored(
+    test_set: TestSet, draft: gold_drafts.Draft, before: set[str]
+) -> QuerySet[Submission]:
+    """The runs that storing the draft over files of roles ``before`` scores again
+    (``stale.affected_by``: what ``lifecycle.data_changed`` queues)."""
+    return stale.affected_by(
+        test_set,
+        before=before,
+        after=before | {f.role for f in draft.files},
+        inputs=any(not f.private for f in draft.files),
     )
 
 
@@ -360,8 +366,9 @@ def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
                 "the test set's files or the task settings changed since this "
                 "upload was checked (another organiser?); upload the files again"
             )
-        if any(f.private for f in draft.files):
-            rescored = lifecycle.affected(test_set.phase_id).count()
+        rescored = _rescored(
+            test_set, draft, {f.role for f in test_set.files.all()}
+        ).count()
         for f in sorted(draft.files, key=lambda f: f.private):
             datasets.store_file(
                 test_set=test_set,

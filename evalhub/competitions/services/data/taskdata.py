@@ -54,16 +54,17 @@ def _parsed_inputs(
 
 @functools.lru_cache(maxsize=16)
 def _parsed_gold(
-    slug: str, settings_json: str, key: tuple[tuple[str, str, str], ...], ts_pk: int
+    slug: str,
+    settings_json: str,
+    key: tuple[tuple[str, str, str], ...],
+    inputs_key: tuple[tuple[str, str, str], ...],
+    ts_pk: int,
 ) -> object:
+    """The gold parsed against the inputs it is read with: both files' identities
+    are in the key (the gold read against replaced inputs is parsed again)."""
     task_type = registry.get(slug)
     settings = task_type.parse_settings(json.loads(settings_json))
-    inputs = _parsed_inputs(
-        slug,
-        settings_json,
-        _key(TestSetFile.objects.filter(test_set_id=ts_pk, private=False)),
-        ts_pk,
-    )
+    inputs = _parsed_inputs(slug, settings_json, inputs_key, ts_pk)
     return task_type.parse_gold(_read_key(key), inputs, settings)
 
 
@@ -103,10 +104,19 @@ def checkable(test_sets: Iterable[TestSet]) -> list[TestSet]:
 
 def scorable(test_sets: Iterable[TestSet]) -> list[TestSet]:
     """The test sets a run is scored on: those with every required input and gold
-    file. The gold file that completes a test set is a change of its data
-    (``runs/lifecycle.data_changed``), so the runs scored before are scored on it
-    then."""
+    file. The file that completes a test set, or removes one it needs, is a change
+    of its data (``runs/lifecycle.data_changed``): the runs scored before are
+    scored again, on it or without it."""
     return [ts for ts in test_sets if _has(ts, gold=False) and _has(ts, gold=True)]
+
+
+def ready(test_set: TestSet, roles: Iterable[str]) -> bool:
+    """Whether the test set would be scorable with files of ``roles``: what a
+    change of its files does to it (``runs/lifecycle.data_changed``)."""
+    task_type = test_set.phase.task.type
+    have = set(roles)
+    needed = (*task_type.input_roles, *task_type.gold_roles)
+    return all(r.key in have for r in needed if r.required)
 
 
 def phase_test_sets(phase: object) -> list[TestSet]:
@@ -132,8 +142,13 @@ def load_gold(test_set: TestSet) -> object:
     task = test_set.phase.task
     files = _files(test_set, private=True)
     _check_roles(task.type, files, gold=True, test_set=test_set)
+    inputs = _files(test_set, private=False)
     return _parsed_gold(
-        task.task_type, _settings_json(test_set), _key(files.values()), test_set.pk
+        task.task_type,
+        _settings_json(test_set),
+        _key(files.values()),
+        _key(inputs.values()),
+        test_set.pk,
     )
 
 

@@ -14,18 +14,20 @@ checked against the table of allowed transitions, ``TRANSITIONS``::
 
 Invariants, each kept here and nowhere else:
 
-- **A score is stored only on current data.** The worker notes the gold version of
-  every test set of the phase before it reads any file; the final transaction locks
-  the phase row and compares: if a test set was added, deleted or had its private
-  files changed meanwhile, nothing is stored and the run goes back to the queue.
-  Every change of a test set's private files (add, replace, delete) takes the same
-  lock, bumps the version (``data_changed``) and queues again every run of the phase
-  that was scored or failed on the old data, so a run in any state ends scored on the
-  current gold: queued and validating runs read it when their turn comes, a run being
-  scored is caught by the final check. A run is scored on the test sets that have
-  their inputs and gold (``data/taskdata.scorable``): the gold file that completes a
-  new test set is such a change, so the runs scored before it are scored on it too,
-  and a test set still being set up disturbs no run.
+- **A score is stored only on current data**: on the current version of every file
+  the scorer reads, inputs and gold, of every test set it can score the run on
+  (``stale.py`` defines it). The worker notes the data versions before it reads a
+  file; ``finish`` locks the phase row and compares: if a scorable test set was
+  added or removed, or any of its files changed meanwhile, nothing is stored and
+  the run goes back to the queue (also a run that failed on the changing files).
+  Every change of a file (``data_changed``, from ``receivers.py``, whichever path
+  made it) takes the same lock, bumps the test set's version and queues again
+  exactly the runs scored or failed on the old data (``stale.affected_by``); a
+  test set still being set up disturbs no run. A test set that can no longer
+  score runs (its gold or an input deleted) loses its evaluations at once, and a
+  run's rescore removes its evaluations on test sets it was not scored on.
+- **Scores are written here only**: ``finish`` and ``rejudged`` (a feature app's
+  rescore) call ``evaluations.py``, under the phase's lock, after the check.
 - **Every stage has an attempt cap and a terminal state.** Scoring: a run whose
   worker was lost is queued again, and failed after ``SCORING_MAX_ATTEMPTS``.
   Validation: a job re-sent ``VALIDATION_MAX_ATTEMPTS`` times without a decision
@@ -39,16 +41,26 @@ Invariants, each kept here and nowhere else:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max, Q, QuerySet
+from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
 from evalhub.competitions import queue, signals
-from evalhub.competitions.models import Phase, Submission, Team, TestSet
+from evalhub.competitions.models import (
+    Evaluation,
+    Phase,
+    Submission,
+    Team,
+    TestSet,
+    TestSetFile,
+)
+from evalhub.competitions.services.data import taskdata
+from evalhub.competitions.services.runs import evaluations, stale
+from tasks.base import Plot, ScoreReport
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +79,6 @@ TRANSITIONS: Mapping[str | None, frozenset[str]] = {
 
 #: The runs ``rescore`` queues again; a run in any other state is left as it is.
 RESCORABLE = (S.SCORED, S.FAILED)
-
-#: Failed runs that new data may fix (a format error is the file's own).
-_RETRIABLE_FAILED = ~Q(failure_category=Submission.Failure.FORMAT)
 
 
 class TransitionRefused(ValueError):
@@ -156,36 +165,6 @@ def reject(pk: int, *, message: str, category: str = "format") -> bool:
     )
 
 
-def resend_validation(*, now: datetime, before: datetime) -> int:
-    """Re-send the job of runs ``validating`` since before ``before`` (the message may
-    be lost with the broker; the job is a no-op for a run already decided); a run
-    sent ``VALIDATION_MAX_ATTEMPTS`` times is rejected. Returns the jobs sent."""
-    lost = Submission.objects.filter(
-        Q(enqueued_at__lt=before) | Q(enqueued_at__isnull=True),
-        status=S.VALIDATING,
-    )
-    sent = 0
-    for pk, attempts in lost.values_list("pk", "attempts"):
-        if attempts + 1 >= settings.VALIDATION_MAX_ATTEMPTS:
-            if reject(
-                pk,
-                category=Submission.Failure.INFRASTRUCTURE,
-                message=(
-                    f"This file could not be checked after {attempts + 1} attempts "
-                    "(no worker finished the check). It was not counted against your "
-                    "limits; submit it again later."
-                ),
-            ):
-                log.warning("run %s rejected: validation never finished", pk)
-            continue
-        Submission.objects.filter(pk=pk, status=S.VALIDATING).update(
-            enqueued_at=now, attempts=F("attempts") + 1
-        )
-        queue.enqueue_validation(pk)
-        sent += 1
-    return sent
-
-
 # --- scoring -----------------------------------------------------------------------
 def claim(pk: int, token: str) -> bool:
     """queued -> scoring; exactly one caller wins and its token is recorded."""
@@ -209,12 +188,7 @@ def owned(pk: int, token: str) -> QuerySet[Submission]:
     return Submission.objects.filter(pk=pk, status=S.SCORING, worker=token[:200])
 
 
-def versions_read(phase_id: int) -> dict[int, int]:
-    """Each test set of the phase -> its gold version. A worker reads this before it
-    reads any file; ``finish`` compares it with the versions at the end."""
-    return dict(
-        TestSet.objects.filter(phase_id=phase_id).values_list("pk", "gold_version")
-    )
+Scored = Sequence[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]
 
 
 def finish(
@@ -223,18 +197,22 @@ def finish(
     *,
     phase_id: int,
     read: Mapping[int, int],
-    store: Callable[[], dict[str, object]] | None = None,
+    scored: Scored = (),
+    fields: Mapping[str, object] | None = None,
+    on_scored: Callable[[], None] | None = None,
     failure: tuple[str, str] | None = None,
 ) -> str:
-    """End a scoring attempt: ``store()`` the results and move to ``scored`` (its
-    return value: the row's other fields), or fail with ``failure`` (category,
-    message) — unless the phase's test sets or their gold changed since ``read``
-    (``versions_read``), in which case nothing is kept and the run is queued again.
+    """End a scoring attempt: store the ``scored`` results (``evaluations``), remove
+    the run's evaluations on the phase's other test sets (they can no longer score
+    it), call ``on_scored`` (it registers what follows the commit) and move to
+    ``scored`` with ``fields``; or fail with ``failure`` (category, message) —
+    unless the data the scores rest on changed since ``read`` (``stale.data_versions``),
+    in which case nothing is kept and the run is queued again.
     Returns "scored", "failed", "requeued" or "skipped" (no longer ours)."""
     with transaction.atomic():
         Phase.objects.select_for_update().filter(pk=phase_id).first()
         mine = owned(pk, token)
-        if versions_read(phase_id) != dict(read):
+        if stale.data_versions(phase_id) != dict(read):
             moved = _move(
                 mine,
                 (S.SCORING,),
@@ -246,7 +224,7 @@ def finish(
                 enqueued_at=timezone.now(),
             )
             if moved:
-                log.info("run %s queued again: the gold changed while scoring", pk)
+                log.info("run %s queued again: its data changed while scoring", pk)
                 transaction.on_commit(lambda: queue.enqueue_scoring(pk))
             return "requeued" if moved else "skipped"
         if failure is not None:
@@ -262,9 +240,20 @@ def finish(
                 return "skipped"
             _send_failed(pk)
             return "failed"
-        if not mine.exists():
+        run = mine.select_related("phase__task").first()
+        if run is None:
             return "skipped"
-        fields = store() if store is not None else {}
+        for test_set, report, plots in scored:
+            evaluations.store_evaluation(
+                submission=run, test_set=test_set, report=report, plots=plots
+            )
+        evaluations.withdraw(
+            Evaluation.objects.filter(submission_id=pk).exclude(
+                test_set_id__in=[ts.pk for ts, _, _ in scored]
+            )
+        )
+        if on_scored is not None:
+            on_scored()
         if not _move(
             mine,
             (S.SCORING,),
@@ -272,7 +261,7 @@ def finish(
             failure_category="",
             failure_message="",
             finished_at=timezone.now(),
-            **fields,
+            **(fields or {}),
         ):
             transaction.set_rollback(True)  # taken over meanwhile: keep nothing
             return "skipped"
@@ -342,30 +331,68 @@ def rescore(*, submission_ids: Iterable[int]) -> int:
     return count
 
 
-def affected(phase_id: int) -> QuerySet[Submission]:
-    """The runs a change of the phase's test data scores again: those scored, and
-    those that failed for a reason new data may fix (any state: a run queued or
-    being scored is caught by ``finish``)."""
-    return Submission.objects.filter(phase_id=phase_id).filter(
-        Q(status=S.SCORED) | Q(_RETRIABLE_FAILED, status=S.FAILED)
-    )
-
-
-def data_changed(*, phase_id: int, test_set_id: int | None = None) -> int:
-    """A test set's private files changed: bump its gold version (``test_set_id``;
-    None: only queue the runs again) and queue every ``affected`` run
-    again, under the phase's lock (the one ``finish`` takes). Returns how many runs
-    were queued. Call it inside the transaction that makes the change."""
+def data_changed(*, test_set_id: int, role: str, change: str, private: bool) -> int:
+    """A file of a test set was ``change``d ("added", "replaced", "deleted"),
+    whichever path did it (``receivers.py``). Unless the test set is scorable
+    neither before nor after (being set up), under the phase's lock (the one
+    ``finish`` takes) its data version is bumped, its evaluations go if it can no
+    longer score runs, and the runs ``affected_by`` the change are queued again.
+    Returns how many. Call it inside the transaction that makes the change."""
     from evalhub.competitions.services.boards import boardcache
 
+    test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
+    roles = TestSetFile.objects.filter(test_set_id=test_set_id)
+    after = set(roles.values_list("role", flat=True))
+    before = {"added": after - {role}, "deleted": after | {role}}.get(change, after)
+    if not (taskdata.ready(test_set, before) or taskdata.ready(test_set, after)):
+        return 0  # being set up: no score rests on it, no worker compares it
     with transaction.atomic():
-        Phase.objects.select_for_update().filter(pk=phase_id).first()
-        if test_set_id is not None:
-            TestSet.objects.filter(pk=test_set_id).update(
-                gold_version=F("gold_version") + 1
-            )
-        count = rescore(submission_ids=affected(phase_id).values_list("pk", flat=True))
-    # A retraction: no board drawn on the old gold is served again, not even as
-    # the fragment's stale fallback.
-    boardcache.invalidate_phase(phase=phase_id, retract=True)
+        Phase.objects.select_for_update().filter(pk=test_set.phase_id).first()
+        TestSet.objects.filter(pk=test_set_id).update(
+            gold_version=F("gold_version") + 1
+        )
+        runs = stale.affected_by(
+            test_set, before=before, after=after, inputs=not private
+        )
+        count = rescore(submission_ids=runs.values_list("pk", flat=True))
+        if not taskdata.ready(test_set, after):
+            evaluations.withdraw(Evaluation.objects.filter(test_set_id=test_set_id))
+    # A retraction: no board drawn on the old data is served again, not even as the
+    # fragment's stale fallback.
+    boardcache.invalidate_phase(phase=test_set.phase_id, retract=True)
     return count
+
+
+def rejudged(
+    *,
+    test_set_id: int,
+    score: Callable[
+        [TestSet], Iterable[tuple[Submission, ScoreReport, tuple[Plot, ...]]]
+    ],
+) -> list[int]:
+    """Scores on one test set computed again by a feature app from what it keeps
+    beside the data (the annotators' judgements): ``score(test_set)`` yields each
+    run's results, stored under the phase's lock (the one ``finish`` and
+    ``data_changed`` take) if the run is still scored on the test set's current
+    data (a run queued again is scored by its job). Returns the runs stored."""
+    phase = TestSet.objects.filter(pk=test_set_id).values("phase")
+    stored: list[int] = []
+    with transaction.atomic():
+        Phase.objects.select_for_update().filter(pk__in=phase).first()
+        test_set = (
+            TestSet.objects.select_related("phase__task").filter(pk=test_set_id).first()
+        )
+        if test_set is None:
+            return stored
+        for run, report, plots in score(test_set):
+            if Evaluation.objects.filter(
+                submission_id=run.pk,
+                submission__status=S.SCORED,
+                test_set=test_set,
+                gold_version=test_set.gold_version,
+            ).exists():
+                evaluations.store_evaluation(
+                    submission=run, test_set=test_set, report=report, plots=plots
+                )
+                stored.append(run.pk)
+    return stored

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q
 
 from evalhub.competitions.models import (
     Evaluation,
@@ -19,7 +18,7 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services.data import taskdata
-from evalhub.competitions.services.runs import lifecycle
+from evalhub.competitions.services.runs import lifecycle, stale
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,37 +55,9 @@ def _label(gold_version: int, scorer_version: str) -> str:
 
 
 def stale_runs(*, task: SharedTask) -> list[int]:
-    """Scored or failed runs whose scores on some test set came from older gold or
-    another scorer version, or that have none on a test set of their phase (added
-    after they were scored); runs that failed are included: new gold may fix them."""
-    version = task.type.version
-    ids: set[int] = set()
-    test_sets = list(
-        TestSet.objects.filter(phase__task=task)
-        .prefetch_related("files")
-        .select_related("phase__task")
-    )
-    ready = {ts.pk for ts in taskdata.scorable(test_sets)}
-    for test_set in test_sets:
-        ids.update(
-            Evaluation.objects.filter(test_set=test_set)
-            .filter(~Q(scorer_version=version) | ~Q(gold_version=test_set.gold_version))
-            .values_list("submission_id", flat=True)
-        )
-        if test_set.pk in ready:
-            ids.update(
-                Submission.objects.filter(
-                    phase_id=test_set.phase_id, status=Submission.Status.SCORED
-                )
-                .exclude(evaluations__test_set=test_set)
-                .values_list("pk", flat=True)
-            )
-    return sorted(
-        Submission.objects.filter(
-            pk__in=ids,
-            status__in=[Submission.Status.SCORED, Submission.Status.FAILED],
-        ).values_list("pk", flat=True)
-    )
+    """The runs the button rescores: ``stale.outdated_runs``, the one definition
+    of outdated that the organiser's preview of new files follows too."""
+    return stale.outdated_runs(task=task)
 
 
 def rescore_stale(*, task: SharedTask) -> int:
@@ -99,7 +70,14 @@ def comparison(*, task: SharedTask) -> list[TestSetRescoring]:
     version = task_type.version
     metrics = task_type.metrics
     result = []
-    for test_set in TestSet.objects.filter(phase__task=task).select_related("phase"):
+    test_sets = list(
+        TestSet.objects.filter(phase__task=task)
+        .prefetch_related("files")
+        .select_related("phase__task")
+    )
+    ready = {ts.pk for ts in taskdata.scorable(test_sets)}
+    outdated = set(stale.outdated_runs(task=task))
+    for test_set in test_sets:
         evaluations = {
             e.submission_id: e
             for e in Evaluation.objects.filter(test_set=test_set).only(
@@ -120,15 +98,18 @@ def comparison(*, task: SharedTask) -> list[TestSetRescoring]:
             .order_by("team__name", "created_at")
         )
         rows = []
-        stale = 0
+        outdated_here = 0
         for run in runs:
             evaluation = evaluations.get(run.pk)
             snap = snapshots.get(run.pk)
-            current = evaluation is not None and (
-                evaluation.scorer_version == version
-                and evaluation.gold_version == test_set.gold_version
+            # A run without scores on a test set that cannot score runs now (its
+            # gold or an input deleted) has nothing to be rescored there.
+            current = (
+                stale.current(evaluation, test_set=test_set, scorer_version=version)
+                if evaluation is not None
+                else test_set.pk not in ready or run.pk not in outdated
             )
-            stale += not current
+            outdated_here += not current
             after = scores.get(run.pk, {}) if evaluation else {}
             before = snap.metrics if snap else {}
             cells = []
@@ -168,7 +149,7 @@ def comparison(*, task: SharedTask) -> list[TestSetRescoring]:
                 current_label=_label(test_set.gold_version, version),
                 metric_labels=tuple(m.label for m in metrics),
                 rows=tuple(rows),
-                stale=stale,
+                stale=outdated_here,
             )
         )
     return result

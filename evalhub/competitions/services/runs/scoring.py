@@ -3,9 +3,9 @@ stuck rows is ``services/runs/sweeper.py``).
 
 Every status change is made by ``services/runs/lifecycle.py`` (the run's one owner):
 a worker must first win the claim (queued -> scoring, recording which worker holds
-the row), results are written with ``update_or_create`` in ``lifecycle.finish``'s
-transaction, which keeps them only if the gold the worker read is still current,
-and a job for a row in any other state is a no-op.
+the row), results are written by ``lifecycle.finish`` (``runs/evaluations.py``),
+which keeps them only if every file the worker read is still current, and a job
+for a row in any other state is a no-op.
 
 Worker loss: while a run is scored a heartbeat thread refreshes
 ``Submission.heartbeat_at``. The sweeper puts rows whose heartbeat is older than
@@ -25,22 +25,17 @@ import uuid
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.core.files.base import ContentFile
 from django.db import connection, transaction
 from django.utils import timezone
 
 from evalhub.competitions import finite, logs, signals
 from evalhub.competitions.models import (
-    Artefact,
-    Evaluation,
-    Score,
-    ScoreSnapshot,
     Submission,
     TestSet,
 )
 from evalhub.competitions.services.boards import boardcache, refreshes
 from evalhub.competitions.services.data import taskdata
-from evalhub.competitions.services.runs import lifecycle
+from evalhub.competitions.services.runs import lifecycle, stale
 from tasks.base import FormatError, Plot, ScoreReport
 
 log = logging.getLogger(__name__)
@@ -106,10 +101,10 @@ class _Heartbeat:
 
 def _score_claimed(submission_id: int, token: str) -> str:
     submission = Submission.objects.select_related("phase__task").get(pk=submission_id)
-    # The gold versions are read with the test sets, before any file: ``finish``
-    # keeps nothing if they changed by the end.
+    # The data versions (every file the scorer reads) are read with the test sets,
+    # before any file: ``finish`` keeps nothing if they changed by the end.
     test_sets = taskdata.phase_test_sets(submission.phase)
-    read = {ts.pk: ts.gold_version for ts in test_sets}
+    read = stale.versions(test_sets)
 
     def end(failure: tuple[str, str]) -> str:
         return lifecycle.finish(
@@ -142,30 +137,29 @@ def _score_claimed(submission_id: int, token: str) -> str:
         logs.error_without_text(log, "scorer error on submission %s", submission_id)
         return end((Submission.Failure.SCORER, PUBLIC_SCORER_ERROR))
 
-    def store() -> dict[str, object]:
-        warnings: list[str] = []
-        for test_set, report, plots in results:
-            store_evaluation(
-                submission=submission, test_set=test_set, report=report, plots=plots
-            )
-            warnings.extend(w for w in report.warnings if w not in warnings)
-        ids = [ts.pk for ts, _, _ in results]
+    warnings: list[str] = []
+    for _, report, _ in results:
+        warnings.extend(w for w in report.warnings if w not in warnings)
+    ids = [ts.pk for ts, _, _ in results]
+
+    def on_scored() -> None:
         # robust: the run is stored; one hook or receiver failing (logged) never
         # keeps the others (the team's notification among them) from running.
         for pk in ids:
             transaction.on_commit(_after_scored(pk), robust=True)
         transaction.on_commit(lambda: _tell_scored(submission_id, ids), robust=True)
-        return {
-            "scorer_version": submission.phase.task.type.version,
-            "warnings": warnings,
-        }
 
     return lifecycle.finish(
         submission_id,
         token,
         phase_id=submission.phase_id,
         read=read,
-        store=store,
+        scored=results,
+        fields={
+            "scorer_version": submission.phase.task.type.version,
+            "warnings": warnings,
+        },
+        on_scored=on_scored,
     )
 
 
@@ -224,91 +218,3 @@ def _score_all(
         plots = task_type.plots(report, settings)
         results.append((test_set, report, plots))
     return results
-
-
-def store_evaluation(
-    *,
-    submission: Submission,
-    test_set: TestSet,
-    report: ScoreReport,
-    plots: tuple[Plot, ...],
-) -> Evaluation:
-    """Write (or overwrite) one run's results on one test set: the report, a Score row
-    per metric and the plot files. Idempotent."""
-    version = submission.phase.task.type.version
-    _snapshot_if_superseded(
-        submission=submission, test_set=test_set, scorer_version=version
-    )
-    evaluation, _ = Evaluation.objects.update_or_create(
-        submission=submission,
-        test_set=test_set,
-        defaults={
-            "scorer_version": version,
-            "gold_version": test_set.gold_version,
-            "payload": dict(report.payload),
-            "curves": [c.to_json() for c in report.curves],
-            "warnings": list(report.warnings),
-            "detail": dict(report.detail),
-        },
-    )
-    for key, value in report.metrics.items():
-        Score.objects.update_or_create(
-            submission=submission,
-            test_set=test_set,
-            metric=key,
-            defaults={
-                "value": None if value is None else float(value),
-                "scorer_version": version,
-            },
-        )
-    keep = set()
-    for plot in plots:
-        keep.add(plot.key)
-        artefact = Artefact.objects.filter(evaluation=evaluation, key=plot.key).first()
-        if artefact is None:
-            artefact = Artefact(evaluation=evaluation, key=plot.key)
-        else:
-            artefact.svg.delete(save=False)
-            artefact.png.delete(save=False)
-            artefact.svg_narrow.delete(save=False)
-        artefact.title = plot.title
-        artefact.svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
-        artefact.png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
-        if plot.svg_narrow:
-            artefact.svg_narrow.save(
-                f"{plot.key}.narrow.svg", ContentFile(plot.svg_narrow), save=False
-            )
-        artefact.save()
-    for stale in evaluation.artefacts.exclude(key__in=keep):
-        stale.svg.delete(save=False)
-        stale.png.delete(save=False)
-        stale.svg_narrow.delete(save=False)
-        stale.delete()
-    return evaluation
-
-
-def _snapshot_if_superseded(
-    *, submission: Submission, test_set: TestSet, scorer_version: str
-) -> None:
-    """Keep the scores about to be overwritten when they came from other gold or
-    another scorer version (a plain retry of the same versions keeps nothing)."""
-    previous = Evaluation.objects.filter(
-        submission=submission, test_set=test_set
-    ).first()
-    if previous is None or (
-        previous.scorer_version == scorer_version
-        and previous.gold_version == test_set.gold_version
-    ):
-        return
-    metrics = dict(
-        Score.objects.filter(submission=submission, test_set=test_set).values_list(
-            "metric", "value"
-        )
-    )
-    ScoreSnapshot.objects.get_or_create(
-        submission=submission,
-        test_set=test_set,
-        scorer_version=previous.scorer_version,
-        gold_version=previous.gold_version,
-        defaults={"metrics": metrics, "scored_at": previous.created_at},
-    )

@@ -1,15 +1,16 @@
 """The sweeper (a beat job): finishes or retries runs stuck in ``scoring`` whose
-worker was lost, and re-sends queued runs whose message was lost with the broker.
+worker was lost, and re-sends queued and validating runs whose message was lost with
+the broker (a run sent ``VALIDATION_MAX_ATTEMPTS`` times is rejected).
 Status changes are compare-and-set on the row (``services/runs/lifecycle.py``), so
 running it twice, or alongside workers, is harmless."""
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from evalhub.competitions import queue
@@ -54,8 +55,38 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
         Submission.objects.filter(pk=pk).update(enqueued_at=now)
         _enqueue(jobs, pk)
         counts["reenqueued"] += 1
-    counts["reenqueued"] += lifecycle.resend_validation(now=now, before=lost_before)
+    counts["reenqueued"] += _resend_validation(now=now, before=lost_before)
     return counts
+
+
+def _resend_validation(*, now: datetime, before: datetime) -> int:
+    """Re-send the job of runs ``validating`` since before ``before`` (the message may
+    be lost with the broker; the job is a no-op for a run already decided); a run
+    sent ``VALIDATION_MAX_ATTEMPTS`` times is rejected. Returns the jobs sent."""
+    lost = Submission.objects.filter(
+        Q(enqueued_at__lt=before) | Q(enqueued_at__isnull=True),
+        status=Submission.Status.VALIDATING,
+    )
+    sent = 0
+    for pk, attempts in lost.values_list("pk", "attempts"):
+        if attempts + 1 >= settings.VALIDATION_MAX_ATTEMPTS:
+            if lifecycle.reject(
+                pk,
+                category=Submission.Failure.INFRASTRUCTURE,
+                message=(
+                    f"This file could not be checked after {attempts + 1} attempts "
+                    "(no worker finished the check). It was not counted against your "
+                    "limits; submit it again later."
+                ),
+            ):
+                log.warning("run %s rejected: validation never finished", pk)
+            continue
+        Submission.objects.filter(pk=pk, status=Submission.Status.VALIDATING).update(
+            enqueued_at=now, attempts=F("attempts") + 1
+        )
+        queue.enqueue_validation(pk)
+        sent += 1
+    return sent
 
 
 def _enqueue(jobs, pk: int) -> None:  # noqa: ANN001 - the scoring job

@@ -1,0 +1,135 @@
+"""Writing a run's results: the one module that writes ``Evaluation``, ``Score``,
+``ScoreSnapshot`` and ``Artefact`` rows, and only ``runs/lifecycle.py`` calls it
+(``tests/competitions/test_one_score_writer.py`` proves both), inside the
+transaction that holds the phase's lock and has checked that the data the scores
+rest on is current."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import QuerySet
+
+from evalhub.competitions.models import (
+    Artefact,
+    Evaluation,
+    Score,
+    ScoreSnapshot,
+    Submission,
+    TestSet,
+)
+from tasks.base import Plot, ScoreReport
+
+
+def store_evaluation(
+    *,
+    submission: Submission,
+    test_set: TestSet,
+    report: ScoreReport,
+    plots: tuple[Plot, ...],
+) -> Evaluation:
+    """Write (or overwrite) one run's results on one test set: the report, a Score row
+    per metric and the plot files. Idempotent."""
+    version = submission.phase.task.type.version
+    previous = Evaluation.objects.filter(
+        submission=submission, test_set=test_set
+    ).first()
+    if previous is not None and (
+        previous.scorer_version != version
+        or previous.gold_version != test_set.gold_version
+    ):
+        _snapshot(previous)
+    evaluation, _ = Evaluation.objects.update_or_create(
+        submission=submission,
+        test_set=test_set,
+        defaults={
+            "scorer_version": version,
+            "gold_version": test_set.gold_version,
+            "payload": dict(report.payload),
+            "curves": [c.to_json() for c in report.curves],
+            "warnings": list(report.warnings),
+            "detail": dict(report.detail),
+        },
+    )
+    for key, value in report.metrics.items():
+        Score.objects.update_or_create(
+            submission=submission,
+            test_set=test_set,
+            metric=key,
+            defaults={
+                "value": None if value is None else float(value),
+                "scorer_version": version,
+            },
+        )
+    keep = set()
+    for plot in plots:
+        keep.add(plot.key)
+        artefact = Artefact.objects.filter(evaluation=evaluation, key=plot.key).first()
+        if artefact is None:
+            artefact = Artefact(evaluation=evaluation, key=plot.key)
+        else:
+            _delete_files(artefact)
+        artefact.title = plot.title
+        artefact.svg.save(f"{plot.key}.svg", ContentFile(plot.svg), save=False)
+        artefact.png.save(f"{plot.key}.png", ContentFile(plot.png), save=False)
+        if plot.svg_narrow:
+            artefact.svg_narrow.save(
+                f"{plot.key}.narrow.svg", ContentFile(plot.svg_narrow), save=False
+            )
+        artefact.save()
+    for stale in evaluation.artefacts.exclude(key__in=keep):
+        _delete_files(stale)
+        stale.delete()
+    return evaluation
+
+
+def withdraw(evaluations: QuerySet[Evaluation]) -> list[int]:
+    """Remove evaluations whose test set can no longer score the run (its gold or
+    an input is gone): their scores are kept as snapshots (the rescoring page's
+    "before"), the rows, scores and figures go. Returns the test sets touched."""
+    touched: set[int] = set()
+    for evaluation in evaluations.select_related("test_set"):
+        _snapshot(evaluation)
+        Score.objects.filter(
+            submission_id=evaluation.submission_id, test_set_id=evaluation.test_set_id
+        ).delete()
+        files = [
+            (f.storage, f.name)
+            for artefact in evaluation.artefacts.all()
+            for f in (artefact.svg, artefact.png, artefact.svg_narrow)
+            if f.name
+        ]
+        evaluation.delete()
+        transaction.on_commit(lambda files=files: _delete_names(files))
+        touched.add(evaluation.test_set_id)
+    return sorted(touched)
+
+
+def _snapshot(previous: Evaluation) -> None:
+    """Keep the scores about to be overwritten or removed, with the versions they
+    came from (a plain retry of the same versions keeps nothing new)."""
+    metrics = dict(
+        Score.objects.filter(
+            submission_id=previous.submission_id, test_set_id=previous.test_set_id
+        ).values_list("metric", "value")
+    )
+    ScoreSnapshot.objects.get_or_create(
+        submission_id=previous.submission_id,
+        test_set_id=previous.test_set_id,
+        scorer_version=previous.scorer_version,
+        gold_version=previous.gold_version,
+        defaults={"metrics": metrics, "scored_at": previous.created_at},
+    )
+
+
+def _delete_files(artefact: Artefact) -> None:
+    artefact.svg.delete(save=False)
+    artefact.png.delete(save=False)
+    artefact.svg_narrow.delete(save=False)
+
+
+def _delete_names(files: Iterable[tuple[object, str]]) -> None:
+    for storage, name in files:
+        storage.delete(name)  # type: ignore[attr-defined]
