@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from evalhub.competitions.services.archive import rules, svg
 from tests.competitions.archive_helpers import TRACKS, finished_campaign
@@ -214,3 +215,33 @@ def test_a_rule_only_the_database_knows_stops_the_import_whole(
 def _stored(settings) -> set[Path]:  # noqa: ANN001
     location = Path(settings.STORAGES["default"]["OPTIONS"]["location"])
     return {p for p in location.rglob("*") if p.is_file()}
+
+
+def test_a_file_named_as_a_page_is_no_page_in_the_snapshot(archive, tmp_path):  # noqa: ANN001
+    """A test set's file keeps the name it was given (``original_name``): one
+    named ``terms.svg`` was typed as SVG, and the static snapshot, which writes
+    each answer under the suffix of its type, made it a page that ran its script."""
+    rows = _rows(archive)
+    at = next(
+        i
+        for i, r in enumerate(rows)
+        if r["model"] == "competitions.testsetfile" and not r["fields"]["private"]
+    )
+    rows[at]["fields"]["original_name"] = "terms.svg"
+    stored = f"files/{rows[at]['fields']['file']}"
+    hostile = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    data = _rewrite(
+        _with_rows(archive, rows),
+        lambda name, body: hostile if name == stored else body,
+    )
+    _import(data, tmp_path)
+    slug = next(
+        r["fields"]["slug"] for r in rows if r["model"] == "competitions.sharedtask"
+    )
+    out = tmp_path / "site"
+    call_command("archive", "site", slug, str(out), stdout=io.StringIO())
+    holding = [
+        p for p in out.rglob("*") if p.is_file() and b"alert(1)" in p.read_bytes()
+    ]
+    assert holding, "the file is in the snapshot"
+    assert [p.suffix for p in holding if p.suffix in (".svg", ".html", ".xml")] == []
