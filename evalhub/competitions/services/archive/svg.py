@@ -126,7 +126,7 @@ def _check_tree(root: Element) -> None:
     while todo:  # no recursion: an element may nest as deep as the file allows
         element, in_metadata = todo.pop()
         namespace, local = _name(element.tag)
-        name = local if namespace == SVG else _shown(namespace, local)
+        name = local if namespace == SVG else f"{{{namespace}}}{local}"
         if name in ELEMENTS:
             in_metadata = in_metadata or name == "metadata"
         elif not (in_metadata and namespace in METADATA):
