@@ -10,7 +10,11 @@ links, and links get ``rel="noopener noreferrer nofollow"``. The cleaner's HTML
 parser spends time proportional to the nesting depth on every tag (50,000 nested
 quotes, ``>`` x 50,000, take minutes), so HTML that may nest deeper than
 ``MAX_DEPTH`` is never given to it: ``check`` refuses it and ``render`` shows it as
-escaped text.
+escaped text. The parser's output may also grow
+in the cleaner: formatting left open (``<b>``, ``<em>``) is opened again in every
+paragraph after it, 50,000 characters made 20 MB; ``html_depth.measure`` counts
+those copies before the cleaner runs, and the cleaned HTML is measured again, both
+against ``MAX_HTML_CHARS``.
 
 Every consumer calls this module: the model renders a description once when it is
 saved (``SharedTask.save``: console forms, bundle import, admin, demo seeding alike),
@@ -38,8 +42,9 @@ MAX_CHARS = 50_000
 #: padded to the header's width, grows far beyond its text (40,000 characters made
 #: 5 MB of HTML in half a second).
 MAX_TABLE_CELLS = 100_000
-#: Characters of HTML it may render to (before cleaning); ordinary text renders to
-#: a few times its length.
+#: Characters of HTML it may render to, before cleaning and once cleaned (what is
+#: stored and every visitor downloads); ordinary text renders to a few times its
+#: length.
 MAX_HTML_CHARS = 1_000_000
 #: Elements the rendered HTML may nest (quotes, lists, raw HTML inside one another).
 MAX_DEPTH = 100
@@ -119,7 +124,8 @@ def _table_cells(text: str) -> int:
 
 
 def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
-    """("", the parser's HTML) or (why ``text`` is refused, "")."""
+    """("", the sanitised HTML) or (why ``text`` is refused, ""); the cleaner runs
+    only on HTML that stays within the limits."""
     if length and len(text) > MAX_CHARS:
         return (
             f"{what} is too long: {len(text):,} characters; "
@@ -139,13 +145,33 @@ def _refusal(text: str, *, what: str, length: bool) -> tuple[str, str]:
             f"at most {MAX_HTML_CHARS:,} are allowed.",
             "",
         )
-    if html_depth.exceeds(rendered, MAX_DEPTH):
+    found = html_depth.measure(
+        rendered, MAX_DEPTH, budget=MAX_HTML_CHARS - len(rendered)
+    )
+    if found == html_depth.DEEP:
         return (
             f"{what} nests more than {MAX_DEPTH} levels deep (quotes, lists or HTML "
             f"inside one another); at most {MAX_DEPTH} are allowed.",
             "",
         )
-    return "", rendered
+    if found == html_depth.COPIES:
+        why = (
+            " (formatting left open, such as <b> or <em>, is repeated in every "
+            "paragraph after it)"
+        )
+        return _too_large(what, f"more than {MAX_HTML_CHARS:,}", why)
+    cleaned = _clean(rendered)
+    if len(cleaned) > MAX_HTML_CHARS:
+        return _too_large(what, f"{len(cleaned):,}")
+    return "", cleaned
+
+
+def _too_large(what: str, amount: str, why: str = "") -> tuple[str, str]:
+    return (
+        f"{what} renders to {amount} characters of HTML once cleaned{why}; "
+        f"at most {MAX_HTML_CHARS:,} are allowed.",
+        "",
+    )
 
 
 def render(text: str) -> str:
@@ -153,10 +179,10 @@ def render(text: str) -> str:
     too many table cells, too much HTML or too deep a nesting for the cleaner is
     shown as escaped text instead (``check`` keeps it from being stored; this
     guards every other caller). Longer text than ``MAX_CHARS`` is rendered."""
-    problem, rendered = _refusal(text or "", what="", length=False)
+    problem, cleaned = _refusal(text or "", what="", length=False)
     if problem:
         return f"<p>{html.escape(text)}</p>"
-    return _clean(rendered)
+    return cleaned
 
 
 def check(text: str, *, what: str = "The description") -> None:
@@ -178,12 +204,9 @@ def validate(text: str) -> None:
 
 def preview(text: str) -> tuple[str, str]:
     """(sanitised HTML, "") for the console's live preview, or ("", why refused)
-    with the message the form would give."""
-    try:
-        check(text)
-    except MarkdownRefused as exc:
-        return "", str(exc)
-    return render(text), ""
+    with the message the form would give: one parse, at most one cleaning."""
+    problem, cleaned = _refusal(text, what="The description", length=True)
+    return ("", problem) if problem else (cleaned, "")
 
 
 @lru_cache(maxsize=32)

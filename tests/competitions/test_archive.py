@@ -312,4 +312,6 @@ def test_a_figure_with_a_script_is_refused(archived, tmp_path):  # noqa: ANN001
             return body.replace(b"</svg>", b"<script>alert(1)</script></svg>")
         return body
 
-    assert "a figure with scripts" in _refused(_rewrite(data, spoil), tmp_path)
+    assert "not an SVG figure of ours: an element <script>" in _refused(
+        _rewrite(data, spoil), tmp_path
+    )

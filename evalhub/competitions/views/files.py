@@ -13,6 +13,18 @@ from evalhub.competitions.views.lookups import track_or_404
 
 #: The extension of a figure drawn for a phone's column.
 NARROW = "narrow.svg"
+#: Types a test set's file keeps when its name gives one: none a browser runs.
+PASSIVE = frozenset(
+    {
+        "text/plain",
+        "text/csv",
+        "text/tab-separated-values",
+        "application/json",
+        "application/zip",
+        "application/gzip",
+        "application/pdf",
+    }
+)
 
 
 def test_set_plot(request: HttpRequest, pk: int, key: str, ext: str) -> HttpResponse:
@@ -47,7 +59,14 @@ def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
         access.is_organiser(request.user, task) or task.gold_released
     ):
         raise Http404("No such file.")
-    return FileResponse(f.file.open("rb"), as_attachment=True, filename=f.original_name)
+    response = FileResponse(
+        f.file.open("rb"), as_attachment=True, filename=f.original_name
+    )
+    if response["Content-Type"].split(";")[0].strip() not in PASSIVE:
+        # Typed by a name someone chose (``x.html``, ``x.svg``): a copy of the
+        # site without this header (``archive site``) would serve it as a page.
+        response["Content-Type"] = "application/octet-stream"
+    return response
 
 
 def serve(field, ext: str) -> HttpResponse:  # noqa: ANN001

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable
@@ -31,12 +30,13 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError, DeserializedObject
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import FileField, Model
 
 from evalhub.competitions import archives, markdown
 from evalhub.competitions.models import SharedTask, Submission, TestSet
 from evalhub.competitions.services.archive import format as fmt
+from evalhub.competitions.services.archive import rules, svg
 from evalhub.competitions.services.archive.parts import SHARED, parts
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.runs import lifecycle
@@ -167,6 +167,11 @@ def _parse(plan: _Plan, text: bytes, version: int) -> None:
         except ValueError as exc:  # also UnicodeDecodeError
             plan.refuse(number, f"is not a JSON row ({exc})")
             continue
+        except RecursionError:
+            row = None  # deeper than the parser goes: deeper than MAX_NESTING
+        if row is None or rules.depth(row) > rules.MAX_NESTING:
+            plan.refuse(number, f"nests deeper than {rules.MAX_NESTING} levels")
+            continue
         if not isinstance(row, dict):
             plan.refuse(number, "a row is a JSON object (model, pk, fields)")
             continue
@@ -240,30 +245,28 @@ def _check(plan: _Plan, opened: archives.OpenedZip, members: dict) -> None:
             name = str(getattr(obj, f.attname) or "")
             if name and fmt.FILES + name not in members:
                 plan.refuse(row.line, f"{f.name}: {fmt.FILES}{name} is not in the zip")
-            elif name.lower().endswith(".svg"):
+            elif name and ("svg" in f.name or name.lower().endswith(".svg")):
                 _check_svg(plan, row, opened, members[fmt.FILES + name])
     if len(held[SharedTask]) != 1:
         plan.refuse(None, "an archive holds exactly one task")
+    for row, message in rules.repeated(r for r in plan.rows if r.obj):
+        plan.refuse(row.line, message)
     _against_the_site(plan, held)
-
-
-#: What a figure drawn by matplotlib never holds and a browser would run: the site
-#: serves SVG figures as images of its own origin.
-_ACTIVE_SVG = re.compile(rb"<script|javascript:|<foreignobject|\son[a-z]+\s*=", re.I)
 
 
 def _check_svg(
     plan: _Plan, row: _Row, opened: archives.OpenedZip, info: zipfile.ZipInfo
 ) -> None:
+    """A file the site serves as SVG (a field for SVG, or a name ending in .svg)
+    must be a figure as matplotlib draws it: the site and the static snapshot
+    serve it as a document of their own origin (``svg.problem``)."""
     try:
         data = _read(opened, info)
     except archives.ArchiveError as exc:
         plan.refuse(row.line, str(exc))
         return
-    if _ACTIVE_SVG.search(data):
-        plan.refuse(
-            row.line, f"{info.filename}: a figure with scripts or event handlers"
-        )
+    if why := svg.problem(data):
+        plan.refuse(row.line, f"{info.filename}: not an SVG figure of ours: {why}")
 
 
 def _validate(plan: _Plan, row: _Row, skip: set[object]) -> None:
@@ -347,7 +350,10 @@ def _load(plan: _Plan, opened: archives.OpenedZip, members: dict) -> SharedTask:
                     obj.description_html = markdown.render(obj.description)
                 if row.model is Submission:
                     lifecycle.imported(obj, status=row.recorded)
-                row.obj.save()
+                try:
+                    row.obj.save()
+                except DatabaseError as exc:  # a rule the checks do not know
+                    raise ArchiveRefused([_broken(row, exc)]) from None
             models = sorted({row.model for row in plan.rows}, key=str)
             with connection.cursor() as cursor:
                 for sql in connection.ops.sequence_reset_sql(no_style(), models):
@@ -362,6 +368,18 @@ def _load(plan: _Plan, opened: archives.OpenedZip, members: dict) -> SharedTask:
         raise
     task_pk = next(r.pk for r in plan.rows if r.model is SharedTask)
     return SharedTask.objects.get(pk=task_pk)
+
+
+def _broken(row: _Row, exc: DatabaseError) -> Problem:
+    """The database refused a row (a unique or check rule): the import stops, the
+    transaction rolls back, the message names the row's line."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return Problem(
+        fmt.ROWS,
+        row.line,
+        f"{row.model._meta.label_lower} {row.pk} breaks a rule of the database "
+        f"({first}); nothing was imported",
+    )
 
 
 def _delete(stored: list[tuple[object, str]]) -> None:
