@@ -37,7 +37,9 @@ class TokenForm(forms.Form):
 
     def __init__(self, *args: object, user: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["tasks"].queryset = user.organised_tasks.order_by("slug")  # type: ignore[attr-defined]
+        tasks = self.fields["tasks"]
+        tasks.queryset = user.organised_tasks.order_by("slug")  # type: ignore[attr-defined]
+        tasks.label_from_instance = lambda t: f"{t.title} ({t.slug})"  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, object]:
         data = super().clean()

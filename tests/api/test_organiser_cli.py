@@ -17,6 +17,7 @@ import pytest
 from django.utils import timezone
 
 from evalhub.api.models import ApiToken
+from evalhub.api.services import tokens as token_service
 from evalhub.competitions.models import SharedTask, Submission
 from tests.api.fixtures import bundle_of
 from tests.paths import REPO_ROOT
@@ -171,13 +172,19 @@ def test_declined_rejected_and_refused_gold_pushes(
     assert rejected.returncode == 2, rejected.stderr
     line = (gold + b"one column\n").count(b"\n")
     assert f"error: bad.tsv, line {line}:" in rejected.stderr
-    # Not an organiser, a revoked token, no token, a bad argument: exit 3.
-    for who in ("participant", "other_team"):
+    # Not an organiser, the organiser's own token made for submitting, a revoked
+    # token, no token, a bad argument: exit 3, the missing scope named.
+    submitting = token_service.create(user=task.organisers.get(), name="cli").secret
+    for who, secret in (
+        ("participant", tokens["participant"]),
+        ("other_team", tokens["other_team"]),
+        ("organiser, submit scope", submitting),
+    ):
         refused = _evalhub(
-            *_gold_args(url, "bucc-test", f"gold={half}"), "--yes", token=tokens[who]
+            *_gold_args(url, "bucc-test", f"gold={half}"), "--yes", token=secret
         )
         assert refused.returncode == 3, (who, refused.stderr)
-        assert "Only the organisers of bucc-test" in refused.stderr
+        assert "needs the “organise” scope on task bucc-test" in refused.stderr
     ApiToken.objects.filter(user__username="org").update(revoked_at=timezone.now())
     revoked = _evalhub(
         *_gold_args(url, "bucc-test", f"gold={half}"),
