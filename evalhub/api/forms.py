@@ -31,7 +31,7 @@ class TokenForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
         label="Tasks it organises",
-        help_text="For the “Organise named tasks” scope only: tasks you organise.",
+        help_text="For the “Organise chosen tasks” scope only: tasks you organise.",
     )
     expires = forms.ChoiceField(choices=EXPIRY_DAYS, required=False, label="Expires")
 

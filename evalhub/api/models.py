@@ -19,7 +19,7 @@ def digest_of(token: str) -> str:
 class Scope(models.TextChoices):
     READ = "read", "Read only"
     SUBMIT = "submit", "Submit runs"
-    ORGANISE = "organise", "Organise named tasks"
+    ORGANISE = "organise", "Organise chosen tasks"
 
 
 class ApiToken(models.Model):

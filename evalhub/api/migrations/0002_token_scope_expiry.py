@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                 choices=[
                     ("read", "Read only"),
                     ("submit", "Submit runs"),
-                    ("organise", "Organise named tasks"),
+                    ("organise", "Organise chosen tasks"),
                 ],
                 default="submit",
                 max_length=10,
