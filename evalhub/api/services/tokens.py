@@ -64,7 +64,7 @@ def check(*, secret: str) -> ApiToken:
             .first()
         )
     if token is None or not token.user.is_active:
-        raise TokenRefused("The token was not accepted (mistyped?).")
+        raise TokenRefused("No such token (mistyped, or its account closed?).")
     if token.revoked_at is not None:
         raise TokenRefused(
             "This token was revoked (by its owner, or because the account's "
