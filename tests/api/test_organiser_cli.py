@@ -204,7 +204,7 @@ def test_declined_rejected_and_refused_gold_pushes(
 
 
 def test_refused_task_pushes_and_pulls(
-    live_server, tokens, task, phase, test_set, tmp_path
+    live_server, tokens, task, phase, test_set, participant, tmp_path
 ):
     url = live_server.url
     bundle = tmp_path / "task.zip"
@@ -212,6 +212,12 @@ def test_refused_task_pushes_and_pulls(
     refused = _evalhub(
         "task", "push", "--url", url, str(bundle), token=tokens["participant"]
     )
+    assert refused.returncode == 3, refused.stderr
+    assert "needs the “organise” scope" in refused.stderr
+    organising = token_service.create(
+        user=participant, name="o", scope="organise"
+    ).secret
+    refused = _evalhub("task", "push", "--url", url, str(bundle), token=organising)
     assert refused.returncode == 3, refused.stderr
     assert "refused: Your account may not create tasks." in refused.stderr
     broken = tmp_path / "broken.zip"
@@ -224,7 +230,7 @@ def test_refused_task_pushes_and_pulls(
     assert not SharedTask.objects.filter(slug="bucc-pushed").exists()
     pull = ("runs", "pull", "--url", url, "--task", "bucc-test", str(tmp_path / "r"))
     denied = _evalhub(*pull, token=tokens["other_team"])
-    assert denied.returncode == 3 and "Only the organisers" in denied.stderr
+    assert denied.returncode == 3 and "“organise” scope" in denied.stderr
     assert not (tmp_path / "r" / "runs.json").exists()
     unreachable = _evalhub(
         "runs", "pull", "--url", "http://127.0.0.1:9", "--task", "bucc-test",
