@@ -22,7 +22,10 @@ def add_connection(parser: argparse.ArgumentParser) -> None:
 def detail(status: int, payload: dict[str, object]) -> str:
     """A refusal in a sentence: what the server said, and its status."""
     if status == 401:
-        return "the token was not accepted (revoked or mistyped?)"
+        said = payload.get("detail")
+        if said and said != "Unauthorized":
+            return f"the token was not accepted: {said}"
+        return "the token was not accepted (revoked, expired or mistyped?)"
     return f"{payload.get('detail', 'request failed')} (HTTP {status})"
 
 

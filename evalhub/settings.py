@@ -316,15 +316,21 @@ LOGOUT_REDIRECT_URL = "competitions:task-list"
 # sign-up, the address verified by a link (optional: accounts without an address,
 # such as older ones, still log in and can add one), password reset by a link,
 # a change of address takes effect once the new one is verified. Logins are by
-# user name, NFKC-normalised as Django's own forms do (accounts/adapter.py).
+# user name, NFKC-normalised as Django's own forms do, or by a verified address
+# (accounts/adapter.py). An address belongs to the account that verified it:
+# unverified claims block nobody, and no form tells whether an address has an
+# account ("strict": sign-up and a change of address take any address and mail it;
+# accounts/addresses.py).
 ACCOUNT_ADAPTER = "evalhub.accounts.adapter.AccountAdapter"
-ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_FORMS = {"login": "evalhub.accounts.forms.LoginForm"}
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_PREVENT_ENUMERATION = "strict"
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True
-# After following a verification link, a signed-in user sees the address verified.
-ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "account_email"
+# After following a verification link: where the user was going, else the home page
+# (AccountAdapter.get_email_verification_redirect_url).
 ACCOUNT_EMAIL_NOTIFICATIONS = True  # "your password / address was changed"
 ACCOUNT_SESSION_REMEMBER = True  # sessions last as before; no "remember me" box
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
@@ -332,7 +338,13 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
 # with Retry-After, per address and per normalised name, only failures counted), the
 # one rule for every login form; allauth's limits of the other actions (reset
 # mails, sign-ups, verification mails) stay as they are.
-ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None}
+# Verification mails: 3 per address in 3 minutes (allauth's default, 1 in 3 minutes,
+# let anyone who claimed an address first silence its owner's link).
+ACCOUNT_RATE_LIMITS = {
+    "login": None,
+    "login_failed": None,
+    "confirm_email": "3/3m/key",
+}
 
 # --- e-mail ---------------------------------------------------------------------------
 # SMTP with EVALHUB_EMAIL_HOST, else the console and a file per message in mail/

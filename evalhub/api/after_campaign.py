@@ -11,12 +11,13 @@ from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Router, Schema, Status
 
+from evalhub.api import scopes
 from evalhub.api.auth import TokenAuth
 from evalhub.api.organiser import organised_task
 from evalhub.api.schemas import ErrorOut
 from evalhub.competitions.services import after_campaign
 
-router = Router(auth=TokenAuth(), tags=["organisers"])
+router = Router(auth=TokenAuth(scopes.ORGANISE), tags=["organisers"])
 
 
 class AfterCampaignIn(Schema):

@@ -1,8 +1,10 @@
 """The REST API under ``/api/`` (OpenAPI schema at ``/api/openapi.json``, docs at
 ``/api/docs``). Authentication: ``Authorization: Bearer <token>`` with a token made on
 the API-token page. Reading works anonymously with the public's view; writing needs a
-token. The *organisers* calls (``organiser.py``) need a token of one of the task's
-organisers. Each endpoint: authentication, one service call, the response."""
+token. Each endpoint's ``auth`` names the scope of token it needs (``scopes.py``):
+reading any token, submitting runs ``submit``, the *organisers* calls
+(``organiser.py``) ``organise`` for the task (a token of one of its organisers).
+Each endpoint: authentication, one service call, the response."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from django.shortcuts import get_object_or_404
 from ninja import File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
 
-from evalhub.api import after_campaign, organiser
+from evalhub.api import after_campaign, organiser, scopes
 from evalhub.api.auth import OptionalTokenAuth, TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import resources
@@ -27,7 +29,7 @@ api = NinjaAPI(
     title="evalhub API",
     version="1",
     urls_namespace="api:api-v1",
-    auth=OptionalTokenAuth(),
+    auth=OptionalTokenAuth(scopes.READ),
     description=__doc__,
 )
 api.add_router("", organiser.router)
@@ -193,7 +195,7 @@ def leaderboard(
 @api.get(
     "/tasks/{slug}/phases/{phase}/runs",
     response={200: TeamRunsOut},
-    auth=TokenAuth(),
+    auth=TokenAuth(scopes.READ),
     url_name="run-list",
 )
 def team_runs(request: HttpRequest, slug: str, phase: str) -> dict[str, object]:
@@ -208,7 +210,7 @@ def team_runs(request: HttpRequest, slug: str, phase: str) -> dict[str, object]:
 @api.post(
     "/tasks/{slug}/phases/{phase}/runs",
     response={201: RunOut, 403: ErrorOut, 422: ProblemsOut},
-    auth=TokenAuth(),
+    auth=TokenAuth(scopes.SUBMIT),
     url_name="run-create",
 )
 def run_create(

@@ -1,8 +1,10 @@
 """The organiser API (``evalhub task push``, ``evalhub gold push``, ``evalhub runs
-pull``): a token of one of the task's organisers is required; anyone else is refused
-(401 without a valid token, 403 for a task they may see but do not organise, 404 for
-one they may not see). Creating a task from a bundle needs the right to create tasks
-(``services/roles.may_create_tasks``). Each endpoint: authentication, one service
+pull``): a token of one of the task's organisers, with the ``organise`` scope for
+the task (``scopes.py``), is required; anyone else is refused (401 without a valid
+token, 403 naming the scope for a token without it, 403 for a task they may see but
+do not organise, 404 for one they may not see). Creating a task from a bundle needs
+the right to create tasks (``services/roles.may_create_tasks``) and an ``organise``
+token, which then organises the new task too. Each endpoint: authentication, one service
 call, the response."""
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ from ninja import Body, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
+from evalhub.api import scopes
 from evalhub.api.auth import TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
-from evalhub.api.services import organiser, resources
+from evalhub.api.services import organiser, resources, tokens
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from evalhub.competitions.services import gold, phase_settings, roles
 from evalhub.competitions.services.boards import access, exports
 from evalhub.competitions.services.data import bundles, gold_drafts, tracks
 
-router = Router(auth=TokenAuth(), tags=["organisers"])
+router = Router(auth=TokenAuth(scopes.ORGANISE), tags=["organisers"])
 
 
 class RunScoresOut(Schema):
@@ -173,6 +176,7 @@ def bundle_import(request: HttpRequest, bundle: File[UploadedFile]) -> Status:
     except bundles.BundleError as exc:
         detail = "The bundle was not imported; nothing was created."
         return Status(422, _problems(detail, exc.problems, len(exc.problems)))
+    tokens.add_task(request.api_token, task)  # type: ignore[attr-defined]
     return Status(201, resources.task_summary(task))
 
 

@@ -3,12 +3,12 @@ service call, render."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from evalhub.api.forms import TokenForm
 from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens
 from evalhub.competitions.models import Phase, SharedTask, TestSet
@@ -17,26 +17,29 @@ from evalhub.competitions.services.data import tracks as track_service
 from evalhub.competitions.views.lookups import track_or_404
 
 
-class TokenForm(forms.Form):
-    name = forms.CharField(
-        max_length=100, help_text="Where you will use it, e.g. “laptop” or “CI”."
-    )
-
-
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
-    form = TokenForm(request.POST or None)
+    form = TokenForm(request.POST or None, user=request.user)
     new = None
     if request.method == "POST" and form.is_valid():
-        new = tokens.create(user=request.user, name=form.cleaned_data["name"])
-        form = TokenForm()
+        data = form.cleaned_data
+        new = tokens.create(
+            user=request.user,
+            name=data["name"],
+            scope=data["scope"],
+            tasks=data["tasks"],
+            expires_at=data["expires_at"],
+        )
+        form = TokenForm(user=request.user)
     response = render(
         request,
         "api/token_list.html",
         {
             "form": form,
             "new_token": new,
-            "tokens": ApiToken.objects.filter(user=request.user),
+            "tokens": ApiToken.objects.filter(user=request.user).prefetch_related(
+                "tasks"
+            ),
         },
         status=201 if new else 200,
     )

@@ -86,7 +86,10 @@ def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
     page.goto(_mail_link(folder, "zoe@example.org", "/accounts/confirm-email/"))
     audit("confirm-email")
     page.get_by_role("button", name="Confirm").click()
-    page.wait_for_url("**/accounts/email/")
+    # On to the home page (no destination was given), with what to do next.
+    page.get_by_text("Your e-mail address is verified").wait_for()
+    assert page.url == live_server.url + reverse("competitions:task-list")
+    page.goto(live_server.url + reverse("account_email"))
     audit("email")
     user = django_user_model.objects.get(username="zoë_newcomer")
     assert EmailAddress.objects.get(user=user).verified

@@ -54,18 +54,19 @@ def analysed(scored, test_set, secret_test_set):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def tokens(participant, outsider, organiser):  # noqa: ANN001, ANN201
-    """role -> API token secret."""
+def tokens(participant, outsider, organiser, task):  # noqa: ANN001, ANN201
+    """role -> API token secret: the teams' tokens submit runs, the organiser's
+    organises ``task``."""
     from evalhub.api.services import tokens as token_service
 
-    return {
+    made = {
         role: token_service.create(user=user, name=role).secret
-        for role, user in (
-            ("participant", participant),
-            ("other_team", outsider),
-            ("organiser", organiser),
-        )
+        for role, user in (("participant", participant), ("other_team", outsider))
     }
+    made["organiser"] = token_service.create(
+        user=organiser, name="organiser", scope="organise", tasks=[task]
+    ).secret
+    return made
 
 
 def gold_forms(bucc_demo) -> list[bytes]:  # noqa: ANN001
@@ -144,10 +145,13 @@ def stranger(django_user_model, isolated_storage):  # noqa: ANN001, ANN201
     from evalhub.competitions.models import SharedTask
 
     user = django_user_model.objects.create_user("org-other", is_staff=True)
-    SharedTask.objects.create(
+    theirs = SharedTask.objects.create(
         slug="theirs", title="Theirs", task_type="term_extraction"
-    ).organisers.add(user)
-    return token_service.create(user=user, name="theirs").secret
+    )
+    theirs.organisers.add(user)
+    return token_service.create(
+        user=user, name="theirs", scope="organise", tasks=[theirs]
+    ).secret
 
 
 @pytest.fixture
@@ -157,7 +161,7 @@ def revoked(organiser):  # noqa: ANN001, ANN201
     from evalhub.api.models import ApiToken
     from evalhub.api.services import tokens as token_service
 
-    new = token_service.create(user=organiser, name="old laptop")
+    new = token_service.create(user=organiser, name="old laptop", scope="organise")
     ApiToken.objects.filter(pk=new.token.pk).update(revoked_at=timezone.now())
     return new.secret
 

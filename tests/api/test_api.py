@@ -42,7 +42,7 @@ def test_token_page_shows_the_token_once_and_stores_only_its_hash(
     url = reverse("api:token-list")
     assert client.get(url).status_code == 302  # login required
     client.force_login(participant)
-    response = client.post(url, {"name": "laptop"})
+    response = client.post(url, {"name": "laptop", "scope": "submit"})
     assert response.status_code == 201
     assert response["Cache-Control"] == "no-store"
     token = ApiToken.objects.get(user=participant)

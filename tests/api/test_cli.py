@@ -135,12 +135,18 @@ def test_refused_unauthorised_and_missing_token_exit_3(
     live_server, tokens, team, phase, test_set, demo_run, tmp_path
 ):
     from evalhub.api.models import ApiToken
+    from evalhub.api.services import tokens as token_service
 
     run_file = tmp_path / "run.tsv"
     run_file.write_bytes(demo_run)
     args = _submit_args(live_server.url, run_file)
     missing = _evalhub(*args)
     assert missing.returncode == 3 and "no API token" in missing.stderr
+    # A read-only token: refused, the scope it lacks named.
+    reading = token_service.create(user=team.members.get(), name="r", scope="read")
+    narrow = _evalhub(*args, token=reading.secret)
+    assert narrow.returncode == 3, narrow.stderr
+    assert "submitting runs needs the “submit” scope" in narrow.stderr
     phase.closes_at = timezone.now() - timedelta(minutes=1)
     phase.save()
     refused = _evalhub(*args, token=tokens["participant"])

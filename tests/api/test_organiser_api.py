@@ -165,10 +165,12 @@ def test_a_run_of_another_task_is_not_found(client, tokens, scored, django_user_
     other = SharedTask.objects.create(
         slug="other", title="Other", task_type="bilingual_term_alignment"
     )
-    other.organisers.add(django_user_model.objects.get(username="org"))
-    response = client.get(
-        f"/api/tasks/other/runs/{scored.pk}/file", **auth(tokens["organiser"])
-    )
+    org = django_user_model.objects.get(username="org")
+    other.organisers.add(org)
+    both = token_service.create(
+        user=org, name="both", scope="organise", tasks=[other, scored.phase.task]
+    ).secret
+    response = client.get(f"/api/tasks/other/runs/{scored.pk}/file", **auth(both))
     assert response.status_code == 404
 
 
@@ -249,7 +251,9 @@ def test_a_draft_checked_on_files_changed_since_is_refused(
     gold = bucc_demo.test_sets[0].gold["gold"].splitlines(keepends=True)
     first = _gold(client, tokens["organiser"], b"".join(gold[:-1])).json()
     co = test_set.phase.task.organisers.create(username="co-org")
-    co_token = token_service.create(user=co, name="co").secret
+    co_token = token_service.create(
+        user=co, name="co", scope="organise", tasks=[test_set.phase.task]
+    ).secret
     other = _gold(client, co_token, b"".join(gold[:-2])).json()
     assert client.post(other["url"], **auth(co_token)).status_code == 200
     stale = client.post(first["url"], **auth(tokens["organiser"]))
@@ -262,7 +266,9 @@ def test_a_draft_is_discarded_and_is_its_organisers_only(
     gold = bucc_demo.test_sets[0].gold["gold"]
     draft = _gold(client, tokens["organiser"], _half(gold)).json()
     co = test_set.phase.task.organisers.create(username="co-org")
-    co_token = token_service.create(user=co, name="co").secret
+    co_token = token_service.create(
+        user=co, name="co", scope="organise", tasks=[test_set.phase.task]
+    ).secret
     # Another organiser of the task cannot read, store or discard it.
     assert client.get(draft["url"], **auth(co_token)).status_code == 404
     assert client.post(draft["url"], **auth(co_token)).status_code == 404

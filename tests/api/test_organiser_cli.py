@@ -17,6 +17,7 @@ import pytest
 from django.utils import timezone
 
 from evalhub.api.models import ApiToken
+from evalhub.api.services import tokens as token_service
 from evalhub.competitions.models import SharedTask, Submission
 from tests.api.fixtures import bundle_of
 from tests.paths import REPO_ROOT
@@ -171,13 +172,19 @@ def test_declined_rejected_and_refused_gold_pushes(
     assert rejected.returncode == 2, rejected.stderr
     line = (gold + b"one column\n").count(b"\n")
     assert f"error: bad.tsv, line {line}:" in rejected.stderr
-    # Not an organiser, a revoked token, no token, a bad argument: exit 3.
-    for who in ("participant", "other_team"):
+    # Not an organiser, the organiser's own token made for submitting, a revoked
+    # token, no token, a bad argument: exit 3, the missing scope named.
+    submitting = token_service.create(user=task.organisers.get(), name="cli").secret
+    for who, secret in (
+        ("participant", tokens["participant"]),
+        ("other_team", tokens["other_team"]),
+        ("organiser, submit scope", submitting),
+    ):
         refused = _evalhub(
-            *_gold_args(url, "bucc-test", f"gold={half}"), "--yes", token=tokens[who]
+            *_gold_args(url, "bucc-test", f"gold={half}"), "--yes", token=secret
         )
         assert refused.returncode == 3, (who, refused.stderr)
-        assert "Only the organisers of bucc-test" in refused.stderr
+        assert "needs the “organise” scope on task bucc-test" in refused.stderr
     ApiToken.objects.filter(user__username="org").update(revoked_at=timezone.now())
     revoked = _evalhub(
         *_gold_args(url, "bucc-test", f"gold={half}"),
@@ -197,7 +204,7 @@ def test_declined_rejected_and_refused_gold_pushes(
 
 
 def test_refused_task_pushes_and_pulls(
-    live_server, tokens, task, phase, test_set, tmp_path
+    live_server, tokens, task, phase, test_set, participant, tmp_path
 ):
     url = live_server.url
     bundle = tmp_path / "task.zip"
@@ -205,6 +212,12 @@ def test_refused_task_pushes_and_pulls(
     refused = _evalhub(
         "task", "push", "--url", url, str(bundle), token=tokens["participant"]
     )
+    assert refused.returncode == 3, refused.stderr
+    assert "needs the “organise” scope" in refused.stderr
+    organising = token_service.create(
+        user=participant, name="o", scope="organise"
+    ).secret
+    refused = _evalhub("task", "push", "--url", url, str(bundle), token=organising)
     assert refused.returncode == 3, refused.stderr
     assert "refused: Your account may not create tasks." in refused.stderr
     broken = tmp_path / "broken.zip"
@@ -217,7 +230,7 @@ def test_refused_task_pushes_and_pulls(
     assert not SharedTask.objects.filter(slug="bucc-pushed").exists()
     pull = ("runs", "pull", "--url", url, "--task", "bucc-test", str(tmp_path / "r"))
     denied = _evalhub(*pull, token=tokens["other_team"])
-    assert denied.returncode == 3 and "Only the organisers" in denied.stderr
+    assert denied.returncode == 3 and "“organise” scope" in denied.stderr
     assert not (tmp_path / "r" / "runs.json").exists()
     unreachable = _evalhub(
         "runs", "pull", "--url", "http://127.0.0.1:9", "--task", "bucc-test",

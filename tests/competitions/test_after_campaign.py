@@ -45,7 +45,9 @@ def _close(task: SharedTask) -> SharedTask:
 
 
 def _open(client, task: SharedTask, **body: object):  # noqa: ANN202, ANN001
-    secret = token_service.create(user=task.organisers.get(), name="cli").secret
+    secret = token_service.create(
+        user=task.organisers.get(), name="cli", scope="organise", tasks=[task]
+    ).secret
     body = {"closes_at": (timezone.now() + timedelta(days=365)).isoformat(), **body}
     return client.put(
         f"/api/tasks/{task.slug}/after-campaign",

@@ -90,7 +90,9 @@ def test_two_nodes_share_only_the_services(
     b.worker()  # only B's worker for now
     for node in (a, b):
         node.wait_web()
-    organiser_token = tokens.create(user=organiser, name="nodes").secret
+    organiser_token = tokens.create(
+        user=organiser, name="nodes", scope="organise"
+    ).secret
     participant_token = tokens.create(user=participant, name="nodes").secret
     demo = bucc_demo.test_sets[0]
     data = {

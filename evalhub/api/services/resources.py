@@ -17,11 +17,15 @@ def visible_tasks(*, user: object) -> list[SharedTask]:
         if getattr(user, "is_authenticated", False)
         else SharedTask.objects.none()
     )
-    return list(
-        SharedTask.objects.filter(
-            Q(state=SharedTask.State.PUBLISHED) | Q(pk__in=organised)
-        ).distinct()
-    )
+    listed = SharedTask.objects.filter(
+        Q(state=SharedTask.State.PUBLISHED) | Q(pk__in=organised)
+    ).distinct()
+    # A token narrower than its account does not list the other drafts it organises.
+    return [
+        t
+        for t in listed
+        if t.state == SharedTask.State.PUBLISHED or t.is_organiser(user)
+    ]
 
 
 def task_summary(task: SharedTask) -> dict[str, object]:

@@ -28,6 +28,7 @@ from evalhub.competitions.models.submissions import Submission, TrackFixed, _run
 from evalhub.competitions.models.tasks import (
     SharedTask,
     _task_type_choices,
+    limit_organising,
     organised_task_ids,
 )
 from evalhub.competitions.models.teams import Registration, Team
@@ -51,6 +52,7 @@ __all__ = [
     "TestSetFile",
     "Track",
     "TrackFixed",
+    "limit_organising",
     "organised_task_ids",
     # named by migrations/0001_initial.py (upload paths, choices)
     "_data_path",

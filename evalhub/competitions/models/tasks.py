@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -80,6 +82,9 @@ class SharedTask(models.Model):
     def is_organiser(self, user: object) -> bool:
         if not getattr(user, "is_authenticated", False):
             return False
+        limit = getattr(user, "_evalhub_organising_limit", None)
+        if limit is not None and self.pk not in limit:
+            return False
         if getattr(user, "is_superuser", False):
             return True
         return self.pk in organised_task_ids(user)
@@ -121,6 +126,14 @@ def organised_task_ids(user: object) -> frozenset[int]:
         kept = (generation, ids)
         user._evalhub_organised = kept  # type: ignore[attr-defined]
     return kept[1]
+
+
+def limit_organising(user: object, task_ids: Iterable[int]) -> None:
+    """Let ``user`` (this object: one request's) organise at most ``task_ids`` of
+    the tasks it organises, superusers included: what a credential narrower than its
+    account may do (an API token's scope). Every organiser check is ``is_organiser``,
+    which honours the limit."""
+    user._evalhub_organising_limit = frozenset(task_ids)  # type: ignore[attr-defined]
 
 
 def _organisers_changed(**_: object) -> None:
