@@ -125,14 +125,18 @@ class TaskForm(forms.Form):
     def field_name(slug: str, key: str) -> str:
         return f"{PREFIX}{slug}__{key}"
 
-    def settings_groups(self) -> list[tuple[str, object, list[forms.BoundField], str]]:
-        """(slug, task type, its settings' bound fields, its description) per type."""
+    def settings_groups(
+        self,
+    ) -> list[tuple[str, object, list[forms.BoundField], str, object]]:
+        """(slug, task type, its settings' bound fields, its description, its primary
+        metric: pages show the metric's label, never its internal key) per type."""
         return [
             (
                 slug,
                 registry.get(slug),
                 [self[self.field_name(slug, s.key)] for s in specs],
                 describe(registry.get(slug)),
+                registry.get(slug).metric(registry.get(slug).primary_metric),
             )
             for slug, specs in self.specs.items()
         ]

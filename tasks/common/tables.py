@@ -220,7 +220,8 @@ def results_latex(table: Table) -> str:
         else ""
     )
     caption = (
-        f"{_on(table, 'Results')}: {len(systems)} systems ranked by "
+        f"{_on(table, 'Results')}: {len(systems)} "
+        f"{'system' if len(systems) == 1 else 'systems'} ranked by "
         f"{primary['label']}{interval}. Bold: the best value of each quality metric "
         "(counts are not ranked). "
         + (

@@ -160,7 +160,7 @@ def test_figures_read_well_at_1280_and_390(live_server, boards, browser, screens
                 problems_found += [
                     f"{where} draws run {pk} of another track"
                     for pk in others
-                    if f"(#{pk})" in drawn
+                    if f"(run #{pk})" in drawn
                 ]
             if others:
                 problems_found += _csv_runs(page, live_server.url, mine, others)
@@ -193,6 +193,6 @@ def _csv_runs(page, base: str, mine: set[int], others: set[int]) -> list[str]:  
             if not runs or not runs <= mine:
                 found.append(f"{url}: runs {sorted(runs)}, track's {sorted(mine)}")
         for pk in others:
-            if f"(#{pk})" in text:
+            if f"(run #{pk})" in text:
                 found.append(f"{url} lists run {pk} of another track")
     return found

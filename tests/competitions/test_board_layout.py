@@ -84,8 +84,8 @@ def test_bucc_difficulty_bins_are_a_table_of_their_own(
     shown = [runs[0], runs[2]]
     assert html.count('class="num run-col"') == 2
     for run in shown:
-        assert f"{run.team.name}: {run.method_name} (#{run.pk})</th>" in html
-    assert f"(#{runs[1].pk})</th>" not in html
+        assert f"{run.team.name}: {run.method_name} (run #{run.pk})</th>" in html
+    assert f"(run #{runs[1].pk})</th>" not in html
     footer = html.split("<tfoot>")[1].split("</tfoot>")[0]
     totals = re.findall(r'<td class="num">(\d+)</td>', footer)[1:]
     assert [int(t) for t in totals] == [tp[run.pk] for run in shown]
@@ -117,5 +117,5 @@ def test_mt_lexicon_probe_tables_are_a_table_per_measure_with_runs_as_columns(
     for title in ("Table 1: translated", "Table 2: correct", "Table 3: correct"):
         assert f"<h4>{title}" in html
     assert "<h4>Table 4: wrong determiners" in html
-    assert html.count(f"{run.method_name} (#{run.pk})</th>") == 4  # one column each
+    assert html.count(f"{run.method_name} (run #{run.pk})</th>") == 4  # one column each
     assert html.count('<th scope="rowgroup" rowspan="3">adjectives</th>') == 3

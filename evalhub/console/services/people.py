@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from evalhub.competitions.models import SharedTask
+from evalhub.competitions.models import Registration, SharedTask
 from evalhub.competitions.services import roles
 from evalhub.console import signals
 from evalhub.console.models import Announcement
@@ -89,6 +89,25 @@ def post_announcement(*, task: SharedTask, author: object, text: str) -> Announc
         )
     )
     return announcement
+
+
+def announcement_audience(*, task: SharedTask) -> int:
+    """How many teams an announcement reaches: those whose registration to the task
+    is approved (the notifications' recipients are their members)."""
+    return task.registrations.filter(status=Registration.Status.APPROVED).count()
+
+
+def announcement_sent(*, teams: int) -> str:
+    """What the organiser is told once an announcement is stored."""
+    if not teams:
+        return (
+            "The announcement is on the task page. No team is registered yet, so "
+            "no one was notified."
+        )
+    return (
+        f"The announcement is on the task page and sent to the {teams} registered "
+        f"team{'s' if teams != 1 else ''}."
+    )
 
 
 #: Announcements the task page lists (the newest).

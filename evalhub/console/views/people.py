@@ -90,11 +90,15 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
         people.post_announcement(
             task=task, author=request.user, text=form.cleaned_data["text"]
         )
-        messages.success(request, "The announcement is sent to the registered teams.")
+        messages.success(
+            request,
+            people.announcement_sent(teams=people.announcement_audience(task=task)),
+        )
         return redirect("console:announcements", slug=task.slug)
     context = {
         "task": task,
         "form": form,
+        "teams": people.announcement_audience(task=task),
         "announcements": task.announcements.select_related("author"),
     }
     status = 422 if form.errors else 200

@@ -42,8 +42,9 @@ log = logging.getLogger(__name__)
 
 
 def run_label(sub: Submission) -> str:
-    """A run as its figures' legends name it."""
-    return f"{sub.team.name}: {sub.method_name} (#{sub.pk})"
+    """A run as its figures' legends and the bins table name it: "run #3", a run
+    number, never to be read as a rank."""
+    return f"{sub.team.name}: {sub.method_name} (run #{sub.pk})"
 
 
 def styles(

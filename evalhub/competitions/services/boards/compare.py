@@ -1,5 +1,6 @@
-"""Compare 2 to 5 runs of a phase: their metrics per test set side by side (best value
-per column marked, the others' difference to it) and their per-run plots. The leak
+"""Compare 2 to 5 runs of a phase: their metrics per test set side by side (the best
+value of each quality metric marked by ``Metric.best``, the others' difference to it;
+counts such as nSys or FP are never "best") and their per-run plots. The leak
 rules are those of the run pages (``services/boards/access.py``): a run the viewer may not
 see makes the page "not found", and a test set's scores appear only where
 ``visibility.visible`` lets the viewer see them (as on the run page)."""
@@ -55,6 +56,11 @@ class CompareTable:
     @property
     def metrics_with_differs(self) -> tuple[tuple[Metric, bool], ...]:
         return tuple(zip(self.metrics, self.differs, strict=True))
+
+    @property
+    def differing_labels(self) -> str:
+        """The labels of the columns whose values differ, said once for the table."""
+        return ", ".join(m.label for m, d in self.metrics_with_differs if d)
 
     @property
     def any_visible(self) -> bool:
@@ -115,10 +121,7 @@ def _table(
     differs: list[bool] = []
     for m in metrics:
         shown = [values[r.pk].get(m.key) for r in runs if visible[r.pk]]
-        present = [v for v in shown if v is not None]
-        best[m.key] = (
-            (max(present) if m.higher_is_better else min(present)) if present else None
-        )
+        best[m.key] = m.best(shown)
         differs.append(len(set(shown)) > 1)
     rows = []
     for run in runs:
@@ -128,10 +131,11 @@ def _table(
             if not visible[run.pk]:
                 cells.append(Cell(text=""))
                 continue
-            is_best = value is not None and value == best[m.key] and col_differs
+            top = best[m.key]
+            is_best = value is not None and value == top and col_differs
             delta = (
-                _delta(m, value, best[m.key])  # type: ignore[arg-type]
-                if col_differs and value is not None and not is_best
+                _delta(m, value, top)
+                if top is not None and col_differs and value is not None and not is_best
                 else ""
             )
             cells.append(Cell(text=m.format(value), best=is_best, delta=delta))
