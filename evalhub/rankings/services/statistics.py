@@ -137,8 +137,12 @@ def compute(
     released, steps = ladder.decide(
         test_set=test_set,
         runs_of={
-            pk: rs.LadderRun(str(pk), arrays[pk].value, shares.losses[pk])
-            for pk in shares.runs
+            # A copy after the campaign: the campaign's runs first.
+            **ladder.carried_runs(test_set=test_set, items=shares.items),
+            **{
+                pk: rs.LadderRun(str(pk), arrays[pk].value, shares.losses[pk])
+                for pk in shares.runs
+            },
         },
         higher_is_better=higher,
         margin=ranking.ladder_margin,
