@@ -104,6 +104,12 @@ def test_a_withheld_campaign_run_sent_again_after_the_campaign_stays_withheld(
     better = _send(client, participant, task, after, runs["dictionary"], "better")
     assert _shown(client, task, after, better)
     assert not _shown(client, task, after, again)
+    # The board and the organisers' page say so.
+    board = client.get(f"/tasks/{task.slug}/{after.slug}/leaderboard/").content
+    assert b"continues from its campaign runs" in board
+    client.force_login(organiser)
+    page = client.get(reverse("console:after-campaign", args=[task.slug])).content
+    assert b"the Ladder protects the test data, not the phase" in page
 
 
 def test_a_newcomer_after_the_campaign_is_released_as_before(
