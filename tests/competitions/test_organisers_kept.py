@@ -1,4 +1,4 @@
-"""``SharedTask.is_organiser`` reads the tasks a user organises once per user object
+"""``access.is_organiser`` reads the tasks a user organises once per user object
 (one query for every leak rule a page asks) and never answers from a stale read
 after organisers change in this process."""
 

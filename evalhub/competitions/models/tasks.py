@@ -77,13 +77,6 @@ class SharedTask(models.Model):
     def parsed_settings(self):  # noqa: ANN201
         return self.type.parse_settings(self.task_settings)
 
-    def is_organiser(self, user: object) -> bool:
-        if not getattr(user, "is_authenticated", False):
-            return False
-        if getattr(user, "is_superuser", False):
-            return True
-        return self.pk in organised_task_ids(user)
-
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
 

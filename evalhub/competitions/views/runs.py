@@ -129,9 +129,13 @@ def run_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     if not access.can_manage_run(request.user, sub):
         raise Http404("No such run.")
     hidden = request.POST.get("hidden") == "1"
-    finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
-    messages.success(
-        request,
-        f"Run {sub.pk} is {'hidden: only your team and the organisers see it' if hidden else 'public'}.",
-    )
+    try:
+        finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
+    except finals.ChoiceRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Run {sub.pk} is {'hidden: only your team and the organisers see it' if hidden else 'public'}.",
+        )
     return _back(request, sub)

@@ -18,12 +18,24 @@ from evalhub.competitions.models import (
     TaskArtefact,
     TestSet,
     Track,
+    organised_task_ids,
 )
 from evalhub.competitions.services.boards import refreshes, visibility
 
 
 def is_organiser(user: object, task: SharedTask) -> bool:
-    return task.is_organiser(user)
+    """Whether ``user`` organises ``task``: the one answer every page, service and
+    app asks (``tests/competitions/test_one_is_organiser.py`` checks that nothing
+    else answers it). The task's organisers, site superusers, and
+    ``visibility.ORGANISERS`` (the audience of the organisers' boards, computed once
+    for all of them); nobody who is not signed in."""
+    if user is visibility.ORGANISERS:
+        return True
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    return task.pk in organised_task_ids(user)
 
 
 def can_see_task(user: object, task: SharedTask) -> bool:
