@@ -30,7 +30,6 @@ from evalhub.competitions.models import (
     TestSetFile,
 )
 from evalhub.competitions.services import roles, teams
-from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.data import datasets
 from evalhub.competitions.services.runs import lifecycle
 from tasks.base import FormatError
@@ -53,7 +52,7 @@ class OrganisedQuerysetMixin(ScopedListFilterMixin):
         task = obj
         for part in self.task_path.split("__") if self.task_path else ():
             task = getattr(task, part)
-        return access.is_organiser(request.user, task)
+        return roles.is_organiser(request.user, task)
 
     def has_module_permission(self, request) -> bool:  # noqa: ANN001
         return request.user.is_active and request.user.is_staff

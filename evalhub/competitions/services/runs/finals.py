@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, Team
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, boardcache, selection, systems
 
 
@@ -127,7 +128,7 @@ def set_hidden_by_organiser(
     run, a run its team had hidden included: the team can no longer show it.
     Showing undoes theirs and the team's (the run is public again). Returns how many
     runs were hidden or shown; ids of other tasks' runs are ignored."""
-    if not access.is_organiser(user, task):
+    if not roles.is_organiser(user, task):
         raise ChoiceRefused("Only the task's organisers can change this.")
     runs = Submission.objects.filter(phase__task=task, pk__in=list(submission_ids))
     if not hidden:

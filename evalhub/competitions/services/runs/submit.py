@@ -18,7 +18,6 @@ from django.utils import timezone
 from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.data import taskdata, tracks
 from evalhub.competitions.services.runs import lifecycle, validation
 from tasks.base import FormatError, Problem
@@ -150,7 +149,7 @@ def submit_run(
     except tracks.TrackError as exc:
         raise SubmissionRefused(str(exc)) from None
     if is_baseline:
-        if not access.is_organiser(user, phase.task):
+        if not roles.is_organiser(user, phase.task):
             raise SubmissionRefused("Only organisers can add baseline runs.")
         if team is None:
             raise SubmissionRefused("A baseline run needs a team to show it under.")
@@ -244,7 +243,7 @@ def submit_baseline(
     phase with tracks, in the ``track`` given)."""
     from evalhub.competitions.services import teams
 
-    if not access.is_organiser(user, phase.task):
+    if not roles.is_organiser(user, phase.task):
         raise SubmissionRefused("Only organisers can add baseline runs.")
     try:
         team = teams.baseline_team(task=phase.task)
