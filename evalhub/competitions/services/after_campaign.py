@@ -10,7 +10,14 @@ sets (their inputs and gold). Its runs are scored like any other and ranked on i
 own boards, titled "after the campaign"; they never enter the official results:
 those are the official phases' boards, overall rankings and Ladders (a run belongs
 to one phase), the home page's leader and counts (``boards/home.py``) and the
-overview-paper package (the rankings app offers none for such a phase)."""
+overview-paper package (the rankings app offers none for such a phase).
+
+The Ladder protects the test data, not the phase: each copied test set records its
+original (``TestSet.copied_from``) and the opening sends
+``signals.after_campaign_opened``, on which the rankings app copies the last
+phase's ranking settings, so that the copy's Ladder continues each team's history
+from its campaign runs (``rankings/services/ladder.py``). A task has one such phase
+(a database constraint; ``open_for_evaluation`` creates it, ``change`` changes it)."""
 
 from __future__ import annotations
 
