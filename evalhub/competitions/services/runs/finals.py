@@ -132,7 +132,7 @@ def set_hidden_by_organiser(
         raise ChoiceRefused("Only the task's organisers can change this.")
     runs = Submission.objects.filter(phase__task=task, pk__in=list(submission_ids))
     if not hidden:
-        return _write_hidden(runs, hidden=False)
+        return _write_hidden(runs, hidden=hidden)  # shown: theirs and the team's end
     with transaction.atomic():
         changed = _write_hidden(runs, hidden=True)
         # Hidden now or by the team before: the decision is the organisers'.
