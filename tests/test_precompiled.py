@@ -10,6 +10,7 @@ from django.db import connections
 
 from evalhub.accounts.backends import ModelBackend
 from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import roles
 from evalhub.precompiled import Precompiled, fields, instance
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,7 @@ def test_rows_equal_the_orms_for_every_value(task, organiser):  # noqa: ANN001
     assert isinstance(loaded.task_settings, dict)
     assert loaded.created_at == task.created_at and loaded.created_at.tzinfo
     assert loaded.pk == task.pk and not loaded._state.adding
-    assert loaded.is_organiser(organiser)
+    assert roles.is_organiser(organiser, loaded)
 
 
 def test_compiled_once_per_connection(task):  # noqa: ANN001

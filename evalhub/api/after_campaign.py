@@ -46,11 +46,15 @@ def open_after_campaign(
     request: HttpRequest, slug: str, body: AfterCampaignIn
 ) -> object:
     """Open the task for evaluation after its campaign: a phase of its own with a
-    copy of the last phase's test sets, ranked apart from the official results.
-    409 while the campaign is still running."""
+    copy of the last phase's test sets, ranked apart from the official results, its
+    Ladder (if the last phase has one) continuing each team's history from its
+    campaign runs. Called again: changes its closing date and limits. 409 while
+    the campaign is still running."""
     task = organised_task(request, slug)
+    opened = after_campaign.current(task=task).phase is not None
+    save = after_campaign.change if opened else after_campaign.open_for_evaluation
     try:
-        phase = after_campaign.open_for_evaluation(
+        phase = save(
             task=task,
             closes_at=body.closes_at,
             daily_limit=body.daily_limit,

@@ -132,7 +132,7 @@ def organised_task(request: HttpRequest, slug: str) -> SharedTask:
     task = get_object_or_404(SharedTask, slug=slug)
     if not access.can_see_task(request.auth, task):
         raise Http404("No such task.")
-    if not access.is_organiser(request.auth, task):
+    if not roles.is_organiser(request.auth, task):
         raise HttpError(403, f"Only the organisers of {task.slug} may do this.")
     return task
 

@@ -52,7 +52,7 @@ class OrganisedQuerysetMixin(ScopedListFilterMixin):
         task = obj
         for part in self.task_path.split("__") if self.task_path else ():
             task = getattr(task, part)
-        return task.organisers.filter(pk=request.user.pk).exists()
+        return roles.is_organiser(request.user, task)
 
     def has_module_permission(self, request) -> bool:  # noqa: ANN001
         return request.user.is_active and request.user.is_staff

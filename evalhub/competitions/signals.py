@@ -81,3 +81,10 @@ bundle_import = Signal()
 #: ``services/data/demo.seed_demo``: feature apps add their demo rows. Return values are
 #: ignored.
 demo_seeded = Signal()
+#: Sent (inside the transaction that creates it, not after the commit) with ``phase``
+#: (the evaluation after the campaign, just created) and ``source`` (the official
+#: phase whose tracks and test sets it copies) by ``services/after_campaign``. A
+#: receiver copies what its app keeps per phase and must carry over (the rankings
+#: app: the Ladder's settings, so that its decisions continue on the copies).
+#: Return values are ignored; an exception undoes the opening.
+after_campaign_opened = Signal()

@@ -1,6 +1,8 @@
 """How rankings plugs into the core's flows (connected in ``RankingsConfig.ready``):
 the Ladder as the core's score gate, the board statistics source, the statistics
-refresh after every change of a test set's scores, the boards following a
+refresh after every change of a test set's scores (and of its copies' after the
+campaign, whose Ladder continues it), the ranking settings carried over to the
+evaluation after the campaign, the boards following a
 change of the phase's ranking settings, the bundle's ``ranking:`` section, and the
 overview-paper package (its figures drawn by a worker; a link per phase on the
 organiser dashboard), and the progress of a statistics refresh that recomputes
@@ -12,7 +14,7 @@ from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
 
 from evalhub.competitions import signals
-from evalhub.competitions.models import SharedTask
+from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services import phase_settings as core_settings
 from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.competitions.services.boards import (
@@ -33,6 +35,22 @@ from evalhub.rankings.services import phase_settings
 
 def _scores_changed(*, test_set_id: int, **_: object) -> None:
     refreshes.request(kind=refreshes.STATISTICS, test_set_id=test_set_id)
+    # The copies after the campaign continue this test set's Ladder.
+    for copy in TestSet.objects.filter(copied_from_id=test_set_id).values_list(
+        "pk", flat=True
+    ):
+        refreshes.request(kind=refreshes.STATISTICS, test_set_id=copy)
+
+
+def _after_campaign_opened(*, phase: Phase, source: Phase, **_: object) -> None:
+    """The evaluation after the campaign keeps the last phase's ranking settings:
+    its Ladder continues on the same test data (``services/ladder.py``)."""
+    ranking = PhaseRanking.objects.filter(phase=source).first()
+    if ranking is not None:
+        PhaseRanking.objects.update_or_create(
+            phase=phase,
+            defaults={name: getattr(ranking, name) for name in phase_settings.FIELDS},
+        )
 
 
 def _ranking_changed(*, instance: PhaseRanking, **_: object) -> None:
@@ -106,6 +124,9 @@ def connect() -> None:
     )
     refreshes.register(refreshes.STATISTICS, jobs.refresh_statistics)
     signals.scores_changed.connect(_scores_changed, dispatch_uid="rankings-refresh")
+    signals.after_campaign_opened.connect(
+        _after_campaign_opened, dispatch_uid="rk-after-campaign"
+    )
     signals.bundle_export.connect(_bundle_export, dispatch_uid="rk-bundle-export")
     signals.bundle_import.connect(_bundle_import, dispatch_uid="rk-bundle-import")
     post_save.connect(_ranking_changed, sender=PhaseRanking, dispatch_uid="rk-save")

@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from evalhub.api.services import tokens as token_service
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.services import roles
 from tests.api.fixtures import (  # noqa: F401  (fixtures)
     REFUSED,
     TASK,
@@ -47,7 +48,7 @@ def test_bundle_import_creates_the_task_for_its_importer(
     assert response.status_code == 201, response.content
     assert response.json()["slug"] == "bucc-pushed"
     pushed = SharedTask.objects.get(slug="bucc-pushed")
-    assert pushed.owner == organiser and pushed.is_organiser(organiser)
+    assert pushed.owner == organiser and roles.is_organiser(organiser, pushed)
     assert pushed.phases.get().test_sets.get().files.count() == 3
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evalhub.competitions.models import SharedTask
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.data import bundles
 from tests.zips import zip_bytes
 
@@ -48,7 +49,7 @@ def test_import_creates_the_whole_task_and_export_round_trips(
     task = bundles.import_bundle(
         data=zip_bytes({"task.yaml": MANIFEST.encode(), **demo_files}), user=organiser
     )
-    assert task.is_organiser(organiser) and task.state == "published"
+    assert roles.is_organiser(organiser, task) and task.state == "published"
     phase = task.phases.get()
     assert phase.daily_limit == 4 and phase.total_limit == 100
     test_set = phase.test_sets.get()

@@ -21,6 +21,7 @@ import pytest
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
+from evalhub.competitions.services import roles
 from tests.browser.test_accessibility import AXE_OPTIONS, _serious
 from tests.browsers import log_in
 from tests.paths import shared_data
@@ -72,7 +73,7 @@ def test_console_journey(
     page.get_by_role("heading", name="Before the task can open").wait_for()
     task = SharedTask.objects.get(slug="acter-2027")
     assert task.state == "draft" and task.parsed_settings().tau == 0.4
-    assert task.is_organiser(django_user_model.objects.get(username="neworg"))
+    assert roles.is_organiser(django_user_model.objects.get(username="neworg"), task)
 
     # A phase open since yesterday for 30 days, entered in the organiser's zone.
     page.locator(".checklist").get_by_role("link", name="Add a phase").click()

@@ -19,6 +19,7 @@ from django.db.models import Q, QuerySet
 from evalhub.annotations.models import Annotator
 from evalhub.cache import forget, kept
 from evalhub.competitions.models import Registration, SharedTask, TestSet
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
 
 SLUG = "mt_lexicon_probe"
@@ -49,12 +50,12 @@ def can_annotate(user: object, task: SharedTask) -> bool:
     """Open the annotation pages of the task's test sets, tag and undo."""
     if task.task_type != SLUG:
         return False
-    return access.is_organiser(user, task) or is_annotator(user, task)
+    return roles.is_organiser(user, task) or is_annotator(user, task)
 
 
 def can_manage(user: object, task: SharedTask) -> bool:
     """Build probe sets and assign annotators: the task's organisers."""
-    return task.task_type == SLUG and access.is_organiser(user, task)
+    return task.task_type == SLUG and roles.is_organiser(user, task)
 
 
 def can_see_references(user: object, task: SharedTask) -> bool:

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.runs import submit
 
@@ -24,7 +25,7 @@ def visible_tasks(*, user: object) -> list[SharedTask]:
     return [
         t
         for t in listed
-        if t.state == SharedTask.State.PUBLISHED or t.is_organiser(user)
+        if t.state == SharedTask.State.PUBLISHED or roles.is_organiser(user, t)
     ]
 
 
@@ -39,7 +40,7 @@ def task_summary(task: SharedTask) -> dict[str, object]:
 
 
 def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
-    organiser = access.is_organiser(user, task)
+    organiser = roles.is_organiser(user, task)
     task_type = task.type
     phases = []
     for phase in task.phases.prefetch_related("test_sets__files", "tracks"):

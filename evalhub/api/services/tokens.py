@@ -13,6 +13,7 @@ from django.utils import timezone
 from evalhub.api import scopes
 from evalhub.api.models import ApiToken, Scope, digest_of
 from evalhub.competitions.models import SharedTask, limit_organising
+from evalhub.competitions.services import roles
 
 TOKEN_PREFIX = "evh_"
 #: last_used_at is written at most this often per token.
@@ -49,7 +50,7 @@ def create(
         expires_at=expires_at,
     )
     if scope == Scope.ORGANISE:
-        token.tasks.set([t for t in tasks if t.is_organiser(user)])
+        token.tasks.set([t for t in tasks if roles.is_organiser(user, t)])
     return NewToken(token=token, secret=secret)
 
 

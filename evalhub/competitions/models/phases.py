@@ -51,7 +51,13 @@ class Phase(models.Model):
     class Meta:
         ordering = ["order", "opens_at"]
         constraints = [
-            models.UniqueConstraint(fields=["task", "slug"], name="phase_slug_unique")
+            models.UniqueConstraint(fields=["task", "slug"], name="phase_slug_unique"),
+            # One evaluation after the campaign per task, whoever opens it at once.
+            models.UniqueConstraint(
+                fields=["task"],
+                condition=models.Q(after_campaign=True),
+                name="phase_one_after_campaign",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -83,6 +89,17 @@ class TestSet(models.Model):
         "any file of the test set (inputs and gold)",
     )
     order = models.PositiveIntegerField(default=0)
+    #: The official test set this one copies (the evaluation after the campaign,
+    #: ``services/after_campaign.py``): its Ladder continues that test set's, each
+    #: team's history starting with its campaign runs.
+    copied_from = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="copies",
+        editable=False,
+    )
 
     __test__ = False  # not a pytest test class
 

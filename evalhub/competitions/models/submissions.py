@@ -81,6 +81,17 @@ class Submission(models.Model):
     hidden = models.BooleanField(
         default=False, help_text="Shown to its team and the organisers only"
     )
+    #: The organisers hid the run (the console's runs page): a decision of theirs,
+    #: recorded, that only they reverse; the team sees it and cannot show the run
+    #: (``services/runs/finals.py``). While set, ``hidden`` is true (a constraint).
+    hidden_by_organisers_at = models.DateTimeField(null=True, blank=True)
+    hidden_by_organisers_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     #: Chosen by its team as one of the phase's final runs (see services/runs/finals.py).
     final_selected = models.BooleanField(default=False)
     final_selected_at = models.DateTimeField(null=True, blank=True)
@@ -105,6 +116,13 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["phase", "team", "created_at"])]
+        constraints = [
+            # A run the organisers hid is hidden, whoever writes the row.
+            models.CheckConstraint(
+                condition=Q(hidden_by_organisers_at__isnull=True) | Q(hidden=True),
+                name="submission_organiser_hidden_is_hidden",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.team}, {self.method_name})"
@@ -130,6 +148,10 @@ class Submission(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("competitions:run-detail", args=[self.pk])
+
+    @property
+    def hidden_by_organisers(self) -> bool:
+        return self.hidden_by_organisers_at is not None
 
     @property
     def is_terminal(self) -> bool:

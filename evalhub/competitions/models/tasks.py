@@ -79,16 +79,6 @@ class SharedTask(models.Model):
     def parsed_settings(self):  # noqa: ANN201
         return self.type.parse_settings(self.task_settings)
 
-    def is_organiser(self, user: object) -> bool:
-        if not getattr(user, "is_authenticated", False):
-            return False
-        limit = getattr(user, "_evalhub_organising_limit", None)
-        if limit is not None and self.pk not in limit:
-            return False
-        if getattr(user, "is_superuser", False):
-            return True
-        return self.pk in organised_task_ids(user)
-
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
 
@@ -125,14 +115,15 @@ def organised_task_ids(user: object) -> frozenset[int]:
         )
         kept = (generation, ids)
         user._evalhub_organised = kept  # type: ignore[attr-defined]
-    return kept[1]
+    limit = getattr(user, "_evalhub_organising_limit", None)
+    return kept[1] if limit is None else kept[1] & limit
 
 
 def limit_organising(user: object, task_ids: Iterable[int]) -> None:
     """Let ``user`` (this object: one request's) organise at most ``task_ids`` of
     the tasks it organises, superusers included: what a credential narrower than its
     account may do (an API token's scope). Every organiser check is ``is_organiser``,
-    which honours the limit."""
+    which honours the limit, as does :func:`organised_task_ids`."""
     user._evalhub_organising_limit = frozenset(task_ids)  # type: ignore[attr-defined]
 
 

@@ -10,17 +10,25 @@ sets (their inputs and gold). Its runs are scored like any other and ranked on i
 own boards, titled "after the campaign"; they never enter the official results:
 those are the official phases' boards, overall rankings and Ladders (a run belongs
 to one phase), the home page's leader and counts (``boards/home.py``) and the
-overview-paper package (the rankings app offers none for such a phase)."""
+overview-paper package (the rankings app offers none for such a phase).
+
+The Ladder protects the test data, not the phase: each copied test set records its
+original (``TestSet.copied_from``) and the opening sends
+``signals.after_campaign_opened``, on which the rankings app copies the last
+phase's ranking settings, so that the copy's Ladder continues each team's history
+from its campaign runs (``rankings/services/ladder.py``). A task has one such phase
+(a database constraint; ``open_for_evaluation`` creates it, ``change`` changes it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
 from evalhub.competitions.services.data import datasets
 
@@ -70,6 +78,20 @@ def refusal(*, task: SharedTask, now: datetime | None = None) -> str | None:
     return None
 
 
+def _checked(
+    *, task: SharedTask, closes_at: datetime, daily_limit: int, total_limit: int,
+    now: datetime,
+) -> None:  # fmt: skip
+    """Refuses (``Refused``) what neither opening nor changing allows."""
+    refused = refusal(task=task, now=now)
+    if refused is not None:
+        raise Refused(refused)
+    if closes_at <= now:
+        raise Refused("The evaluation after the campaign must close in the future.")
+    if daily_limit < 1 or total_limit < 1:
+        raise Refused("The limits must allow at least one run.")
+
+
 def open_for_evaluation(
     *,
     task: SharedTask,
@@ -78,53 +100,104 @@ def open_for_evaluation(
     total_limit: int = 20,
     now: datetime | None = None,
 ) -> Phase:
-    """Open (or, called again, change the dates' end and the limits of) the task's
-    evaluation after the campaign. Refused while an official phase is open or to
-    come, and for a closing date in the past."""
+    """Open the task's evaluation after the campaign: a phase copying the last
+    official phase's tracks, test sets (their inputs and gold) and, through
+    ``signals.after_campaign_opened``, what feature apps keep per phase (the
+    Ladder's settings). Refused while an official phase is open or to come, for a
+    closing date in the past, and once it exists (``change`` changes it): one per
+    task, however many open it at once (the task's row is locked, and a database
+    constraint holds where locks are not taken)."""
     now = now or timezone.now()
-    refused = refusal(task=task, now=now)
-    if refused is not None:
-        raise Refused(refused)
+    _checked(
+        task=task, closes_at=closes_at, daily_limit=daily_limit,
+        total_limit=total_limit, now=now,
+    )  # fmt: skip
     official = official_phases(task)
     end = max(p.closes_at for p in official)
-    if closes_at <= now:
-        raise Refused("The evaluation after the campaign must close in the future.")
-    if daily_limit < 1 or total_limit < 1:
-        raise Refused("The limits must allow at least one run.")
-    existing = Phase.objects.filter(task=task, after_campaign=True).first()
-    if existing is not None:
-        existing.closes_at = closes_at
-        existing.daily_limit, existing.total_limit = daily_limit, total_limit
-        existing.save(update_fields=["closes_at", "daily_limit", "total_limit"])
-        return existing
     last = _last_official(official)
+    try:
+        with transaction.atomic():
+            # Openings of one task take turns; the constraint holds without locks.
+            list(SharedTask.objects.select_for_update().filter(pk=task.pk))
+            if Phase.objects.filter(task=task, after_campaign=True).exists():
+                raise Refused(ALREADY_OPEN)
+            phase = _copy(task=task, last=last, end=end, closes_at=closes_at,
+                          daily_limit=daily_limit, total_limit=total_limit)  # fmt: skip
+            signals.after_campaign_opened.send(sender=Phase, phase=phase, source=last)
+    except IntegrityError:
+        if not Phase.objects.filter(task=task, after_campaign=True).exists():
+            raise
+        raise Refused(ALREADY_OPEN) from None
+    return phase
+
+
+ALREADY_OPEN = (
+    "The task already has its evaluation after the campaign: change its dates and "
+    "limits instead."
+)
+
+
+def change(
+    *,
+    task: SharedTask,
+    closes_at: datetime,
+    daily_limit: int,
+    total_limit: int,
+    now: datetime | None = None,
+) -> Phase:
+    """Change the closing date (opening it again once closed) and the limits of the
+    task's evaluation after the campaign, in one transaction on its locked row."""
+    now = now or timezone.now()
+    _checked(
+        task=task, closes_at=closes_at, daily_limit=daily_limit,
+        total_limit=total_limit, now=now,
+    )  # fmt: skip
     with transaction.atomic():
-        order = Phase.objects.filter(task=task).aggregate(m=Max("order"))["m"] or 0
-        phase = Phase.objects.create(
-            task=task, slug=_free_slug(task), name=NAME, after_campaign=True,
-            opens_at=end, closes_at=closes_at, daily_limit=daily_limit,
-            total_limit=total_limit, failed_runs_count=last.failed_runs_count,
-            max_final_runs=0, limits_per_track=last.limits_per_track, order=order + 1,
+        phase = (
+            Phase.objects.select_for_update()
+            .filter(task=task, after_campaign=True)
+            .first()
+        )
+        if phase is None:
+            raise Refused("The task is not open for evaluation after the campaign.")
+        phase.closes_at = closes_at
+        phase.daily_limit, phase.total_limit = daily_limit, total_limit
+        phase.save(update_fields=["closes_at", "daily_limit", "total_limit"])
+    return phase
+
+
+def _copy(
+    *, task: SharedTask, last: Phase, end: datetime, closes_at: datetime,
+    daily_limit: int, total_limit: int,
+) -> Phase:  # fmt: skip
+    """The phase of the evaluation after the campaign with its copies of ``last``'s
+    tracks and test sets (inside the caller's transaction)."""
+    order = Phase.objects.filter(task=task).aggregate(m=Max("order"))["m"] or 0
+    phase = Phase.objects.create(
+        task=task, slug=_free_slug(task), name=NAME, after_campaign=True,
+        opens_at=end, closes_at=closes_at, daily_limit=daily_limit,
+        total_limit=total_limit, failed_runs_count=last.failed_runs_count,
+        max_final_runs=0, limits_per_track=last.limits_per_track, order=order + 1,
+    )  # fmt: skip
+    for track in last.tracks.all():
+        Track.objects.create(
+            phase=phase, slug=track.slug, name=track.name,
+            description=track.description, order=track.order,
         )  # fmt: skip
-        for track in last.tracks.all():
-            Track.objects.create(
-                phase=phase, slug=track.slug, name=track.name,
-                description=track.description, order=track.order,
-            )  # fmt: skip
-        gold_roles = {role.key for role in task.type.gold_roles}
-        for source in last.test_sets.all():
-            copy = TestSet.objects.create(
-                phase=phase, slug=source.slug, name=source.name,
-                visibility=TestSet.Visibility.PUBLIC,
-                counts_for_ranking=source.counts_for_ranking, order=source.order,
-            )  # fmt: skip
-            # Inputs first: gold is checked against them.
-            for f in sorted(source.files.all(), key=lambda f: f.role in gold_roles):
-                with f.file.open("rb") as handle:
-                    data = handle.read()
-                datasets.store_file(
-                    test_set=copy, role=f.role, filename=f.original_name, data=data
-                )
+    gold_roles = {role.key for role in task.type.gold_roles}
+    for source in last.test_sets.all():
+        copy = TestSet.objects.create(
+            phase=phase, slug=source.slug, name=source.name,
+            visibility=TestSet.Visibility.PUBLIC, copied_from=source,
+            counts_for_ranking=source.counts_for_ranking, order=source.order,
+        )  # fmt: skip
+        # Inputs first: gold is checked against them.
+        for f in sorted(source.files.all(), key=lambda f: f.role in gold_roles):
+            with f.file.open("rb") as handle:
+                data = handle.read()
+            datasets.store_file(
+                test_set=copy, role=f.role, filename=f.original_name, data=data
+            )
     return phase
 
 

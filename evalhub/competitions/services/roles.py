@@ -25,6 +25,10 @@ user with a verified e-mail address, ``has_verified_email``) or ``group:<name>``
 members of that Django group). The console's ``/new/task/``, the bundle import (page
 and organiser API), the admin's "add task", the header and the home page ask it; nobody else decides it
 (``tests/competitions/test_task_creators.py`` checks the callers).
+
+**Who organises a task** (``is_organiser``): the one answer every page, service and
+app asks (``tests/competitions/test_one_is_organiser.py`` checks that nothing else
+answers it).
 """
 
 from __future__ import annotations
@@ -35,13 +39,32 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from evalhub.cache import forget, kept
-from evalhub.competitions.models import Registration, SharedTask, Team
+from evalhub.competitions.models import (
+    Registration,
+    SharedTask,
+    Team,
+    organised_task_ids,
+)
 from evalhub.env import parse_task_creators
 
 #: The group whose members site staff granted the right to create tasks.
 GRANTED_GROUP = "task creators"
 HEADER_CACHE_SECONDS = 60
 WHY = "organisers cannot be in a competing team (an organiser sees the hidden gold)"
+
+
+def is_organiser(user: object, task: SharedTask) -> bool:
+    """Whether ``user`` organises ``task``: its organisers and site superusers;
+    nobody who is not signed in (the organisers' audience of the boards,
+    ``visibility.ORGANISERS``, is their own: ``visibility.visible`` adds it)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    limit = getattr(user, "_evalhub_organising_limit", None)
+    if limit is not None and task.pk not in limit:
+        return False  # a credential narrower than its account (limit_organising)
+    if getattr(user, "is_superuser", False):
+        return True
+    return task.pk in organised_task_ids(user)
 
 
 def may_create_tasks(user: object) -> bool:

@@ -72,7 +72,7 @@ def decide_registration(
     if it already had that status; the team is told once (``registration_decided``).
     Approving raises ``roles.OrganiserCompetes`` when a member of the team has become
     an organiser of the task since it registered."""
-    if not registration.task.is_organiser(user):
+    if not roles.is_organiser(user, registration.task):
         raise NotAllowed("Only the task's organisers decide registrations.")
     status = Registration.Status.APPROVED if approve else Registration.Status.REJECTED
     with transaction.atomic():

@@ -8,6 +8,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from evalhub.competitions.models import TestSet, TestSetFile
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, exports
 from evalhub.competitions.views.lookups import track_or_404
 
@@ -55,9 +56,7 @@ def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
     task = f.test_set.phase.task
     if not access.can_see_task(request.user, task):
         raise Http404("No such file.")
-    if f.private and not (
-        access.is_organiser(request.user, task) or task.gold_released
-    ):
+    if f.private and not (roles.is_organiser(request.user, task) or task.gold_released):
         raise Http404("No such file.")
     response = FileResponse(
         f.file.open("rb"), as_attachment=True, filename=f.original_name

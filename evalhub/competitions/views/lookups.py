@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, Track
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.data import tracks
 
@@ -22,7 +23,7 @@ def organised_task_or_404(request: HttpRequest, slug: str) -> SharedTask:
     """The task, for its organisers; 404 for everyone else (so organiser pages'
     existence is not revealed)."""
     task = get_object_or_404(SharedTask, slug=slug)
-    if not access.is_organiser(request.user, task):
+    if not roles.is_organiser(request.user, task):
         raise Http404("No such page.")
     return task
 

@@ -11,7 +11,6 @@ from django.views.decorators.http import require_POST
 from evalhub.competitions.forms import BundleForm
 from evalhub.competitions.models import Registration
 from evalhub.competitions.services import dashboard, roles, teams
-from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.data import bundles
 from evalhub.competitions.services.runs import rescoring
 from evalhub.competitions.views.lookups import organised_task_or_404, task_or_404
@@ -42,7 +41,7 @@ def bundle_import(request: HttpRequest) -> HttpResponse:
 @login_required
 def bundle_export(request: HttpRequest, slug: str) -> HttpResponse:
     task = task_or_404(request, slug)
-    if not access.is_organiser(request.user, task):
+    if not roles.is_organiser(request.user, task):
         raise Http404("No such page.")
     response = HttpResponse(
         bundles.export_bundle(task=task), content_type="application/zip"
@@ -63,7 +62,7 @@ def task_rescoring(request: HttpRequest, slug: str) -> HttpResponse:
     """Organisers: runs scored with older gold or another scorer version, a button
     to rescore them, and old and new scores side by side."""
     task = task_or_404(request, slug)
-    if not access.is_organiser(request.user, task):
+    if not roles.is_organiser(request.user, task):
         raise Http404("No such page.")
     if request.method == "POST":
         n = rescoring.rescore_stale(task=task)

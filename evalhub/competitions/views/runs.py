@@ -12,6 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from evalhub.competitions.models import Artefact, Submission
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, pages
 from evalhub.competitions.services.runs import finals
 from evalhub.competitions.views.files import NARROW, serve
@@ -83,7 +84,7 @@ def run_plot(request: HttpRequest, pk: int, artefact: int, ext: str) -> HttpResp
 @require_POST
 def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     sub = run_or_404(request, pk)
-    if not access.is_organiser(request.user, sub.phase.task):
+    if not roles.is_organiser(request.user, sub.phase.task):
         raise Http404("No such run.")
     from evalhub.competitions.services.runs import lifecycle
 
@@ -129,9 +130,13 @@ def run_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     if not access.can_manage_run(request.user, sub):
         raise Http404("No such run.")
     hidden = request.POST.get("hidden") == "1"
-    finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
-    messages.success(
-        request,
-        f"Run {sub.pk} is {'hidden: only your team and the organisers see it' if hidden else 'public'}.",
-    )
+    try:
+        finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
+    except finals.ChoiceRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Run {sub.pk} is {'hidden: only your team and the organisers see it' if hidden else 'public'}.",
+        )
     return _back(request, sub)

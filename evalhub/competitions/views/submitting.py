@@ -9,7 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from evalhub.competitions.forms import SubmitForm
 from evalhub.competitions.models import Phase
-from evalhub.competitions.services.boards import access, systems
+from evalhub.competitions.services import roles
+from evalhub.competitions.services.boards import systems
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import submit
 from evalhub.competitions.views.lookups import task_or_404
@@ -80,7 +81,7 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def baseline_create(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """An organiser uploads a baseline run; it is scored like any run."""
     task = task_or_404(request, slug)
-    if not access.is_organiser(request.user, task):
+    if not roles.is_organiser(request.user, task):
         raise Http404("No such page.")
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     form = SubmitForm(

@@ -118,7 +118,9 @@ def page(
     """One page of the runs matching ``filters`` with their scores; ``number`` as
     given in the address (out of range: the last page)."""
     paginator = Paginator(
-        matching(task=task, filters=filters).select_related("team", "phase", "track"),
+        matching(task=task, filters=filters).select_related(
+            "team", "phase", "track", "hidden_by_organisers_by"
+        ),
         PER_PAGE,
     )
     current = paginator.get_page(number)
@@ -218,7 +220,10 @@ def plan(*, action: str, runs: QuerySet[Submission]) -> Plan:
         if hide:
             effect = (
                 f"{_runs(changes)} will be hidden: shown only to their teams and "
-                "the organisers, taken off the public boards, exports and the API."
+                "the organisers, taken off the public boards, exports and the API. "
+                "The hiding is recorded as the organisers' decision (who, when): "
+                "the teams see that the organisers hid their runs, and only the "
+                "organisers can show them again."
             )
         else:
             effect = (

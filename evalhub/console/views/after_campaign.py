@@ -38,8 +38,15 @@ def after_campaign_page(request: HttpRequest, slug: str) -> HttpResponse:
         status = 409  # the page says why and when it becomes possible
     elif request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        # Opening creates the phase and its copies; once it exists, only its
+        # dates and limits change.
+        save = (
+            after_campaign.open_for_evaluation
+            if state.phase is None
+            else after_campaign.change
+        )
         try:
-            phase = after_campaign.open_for_evaluation(
+            phase = save(
                 task=task,
                 closes_at=data["closes_at"],
                 daily_limit=data["daily_limit"],

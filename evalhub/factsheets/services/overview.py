@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db.models import Count
 
 from evalhub.competitions.models import Phase, Registration, SharedTask, Team
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
 from evalhub.factsheets.models import Question
 from evalhub.factsheets.services import sheets
@@ -25,7 +26,7 @@ def sheets_page(*, phase: Phase, user: object) -> dict[str, object] | None:
     """``None`` when ``user`` may not see it (neither an organiser nor a member of
     a team registered for the task)."""
     task = phase.task
-    organiser = access.is_organiser(user, task)
+    organiser = roles.is_organiser(user, task)
     if organiser:
         teams = Team.objects.filter(registrations__task=task).order_by("name")
     elif access.can_see_task(user, task):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalhub.competitions.models import Submission, TestSet
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, tables
 from evalhub.competitions.services.boards.tables import latex_escape
 from evalhub.competitions.services.data import tracks
@@ -42,7 +43,7 @@ def significance(
     task = test_set.phase.task
     if not access.can_see_task(user, task) or not access.can_see_scores(user, test_set):
         raise Hidden
-    organiser = access.is_organiser(user, task)
+    organiser = roles.is_organiser(user, task)
     track = tracks.by_slug(phase=test_set.phase, slug=track_slug)
     row = TestSetStatistics.objects.filter(test_set=test_set).first()
     data = row.data if row is not None else {}

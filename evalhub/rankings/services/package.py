@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 
 from evalhub.competitions.models import Phase, Submission, TestSet
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, figure_pdfs, systems
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import boards, charts, statistics
@@ -63,7 +64,7 @@ def available(
     # campaign has none.
     if phase.after_campaign or not access.can_see_task(user, task):
         return False
-    return access.is_organiser(user, task) or results_revealed(phase, test_sets)
+    return roles.is_organiser(user, task) or results_revealed(phase, test_sets)
 
 
 def system_name(team: str, method: str, baseline: bool = False) -> str:
@@ -241,7 +242,7 @@ def build(*, phase: Phase, user: object, render: bool = False) -> Package:
     yet: ``prepare`` draws them on a worker, so the request stays short."""
     if not available(phase=phase, user=user):
         raise NotAvailable
-    organiser = access.is_organiser(user, phase.task)
+    organiser = roles.is_organiser(user, phase.task)
     test_sets = [ts for ts in phase.test_sets.all() if access.can_see_scores(user, ts)]
     package = Package(phase=phase, organiser=organiser, boards=[])
     package.unrevealed = [ts.name for ts in test_sets if not ts.scores_public]

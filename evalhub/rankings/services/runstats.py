@@ -71,6 +71,8 @@ class Shares:
     intervals: dict[int, dict[str, JSON]]
     key: str
     exact: bool
+    #: The fingerprint of the majority's gold items and formula ("" without runs).
+    items: str = ""
 
     @property
     def n_items(self) -> int:
@@ -152,6 +154,7 @@ def shares(
         intervals={pk: rows[pk][2] for pk in runs if rows[pk][2] is not None},
         key=settings,
         exact=exact,
+        items=items,
     )
 
 

@@ -123,6 +123,7 @@ def compute(
     test_set: TestSet,
     ranking: PhaseRanking,
     shares: runstats.Shares | None = None,
+    carried: Mapping[int, rs.LadderRun] | None = None,
 ) -> dict[str, JSON]:
     """Intervals, the Ladder and each board's bands from the runs' stored shares
     (``runstats``: only runs new since the last refresh are computed, with their
@@ -133,12 +134,18 @@ def compute(
     if shares is None:
         shares = runstats.shares(test_set=test_set, ranking=ranking)
     arrays = shares.arrays
+    if carried is None:
+        carried = ladder.carried_runs(test_set=test_set, items=shares.items)
     # Every run counts, hidden or not, in submission order (services/ladder.py).
     released, steps = ladder.decide(
         test_set=test_set,
         runs_of={
-            pk: rs.LadderRun(str(pk), arrays[pk].value, shares.losses[pk])
-            for pk in shares.runs
+            # A copy after the campaign: the campaign's runs first.
+            **carried,
+            **{
+                pk: rs.LadderRun(str(pk), arrays[pk].value, shares.losses[pk])
+                for pk in shares.runs
+            },
         },
         higher_is_better=higher,
         margin=ranking.ladder_margin,
@@ -238,11 +245,16 @@ def _refresh(test_set_id: int) -> str:
         # Its part is stored (progress on the dashboard); the next job goes on.
         refreshes.request(kind=refreshes.STATISTICS, test_set_id=test_set_id)
         return "continued"
+    # A copy after the campaign: its original's runs (their shares, computed if
+    # missing) read before the row is locked too.
+    carried = ladder.carried_runs(test_set=test_set, items=shares.items)
     with transaction.atomic():
         row = TestSetStatistics.objects.select_for_update().get(test_set=test_set)
         before = visibility.released(test_set)
         shown_key = matrix_of(row.data or {}, None).get("pairs_key")
-        data = compute(test_set=test_set, ranking=ranking, shares=shares)
+        data = compute(
+            test_set=test_set, ranking=ranking, shares=shares, carried=carried
+        )
         previous, row.data = row.data, data
         row.signature = signature(test_set, ranking)
         _save_charts(row, test_set, data, previous)

@@ -19,23 +19,20 @@ from evalhub.competitions.models import (
     TestSet,
     Track,
 )
-from evalhub.competitions.services.boards import refreshes, visibility
-
-
-def is_organiser(user: object, task: SharedTask) -> bool:
-    return task.is_organiser(user)
+from evalhub.competitions.services import roles
+from evalhub.competitions.services.boards import visibility
 
 
 def can_see_task(user: object, task: SharedTask) -> bool:
-    return task.state != SharedTask.State.DRAFT or is_organiser(user, task)
+    return task.state != SharedTask.State.DRAFT or roles.is_organiser(user, task)
 
 
 def can_see_scores(user: object, test_set: TestSet) -> bool:
-    return test_set.scores_public or is_organiser(user, test_set.phase.task)
+    return test_set.scores_public or roles.is_organiser(user, test_set.phase.task)
 
 
 def can_see_detail(user: object, task: SharedTask) -> bool:
-    return task.gold_released or is_organiser(user, task)
+    return task.gold_released or roles.is_organiser(user, task)
 
 
 def is_team_member(user: object, submission: Submission) -> bool:
@@ -46,7 +43,9 @@ def is_team_member(user: object, submission: Submission) -> bool:
 
 def can_see_run_private(user: object, submission: Submission) -> bool:
     """The run file, failure messages and warnings."""
-    return is_team_member(user, submission) or is_organiser(user, submission.phase.task)
+    return is_team_member(user, submission) or roles.is_organiser(
+        user, submission.phase.task
+    )
 
 
 def can_see_task_artefact(user: object, artefact: TaskArtefact) -> bool:
@@ -68,18 +67,16 @@ def artefact_current(artefact: TaskArtefact) -> bool:
     track now (it is drawn from that board's runs: ``analyses``; track None: the
     board of every track). A board that changed since (a
     Ladder decision, a hidden run, replaced gold, a rescore) makes it stale: served
-    to nobody until the worker redraws it, which this asks for
-    (``refreshes.request``). Organisers see the same public figures."""
+    to nobody until the worker redraws it. Only answers: the page that finds it
+    stale asks for the redraw (``board_pages``, ``exports``). Organisers see the
+    same public figures."""
     from evalhub.competitions.services.boards import leaderboard
 
     drawn = {int(pk) for pk in artefact.runs}
     if not drawn:
         return True
     board = leaderboard.board(test_set=artefact.test_set, track=artefact.track)
-    if drawn <= {row.submission_id for row in board.rows}:
-        return True
-    refreshes.request(kind=refreshes.ANALYSES, test_set_id=artefact.test_set_id)
-    return False
+    return drawn <= {row.submission_id for row in board.rows}
 
 
 def track_figures_missing(
@@ -90,14 +87,11 @@ def track_figures_missing(
 ) -> bool:
     """A track's board with runs (``rows``) but no figures of its own
     (``artefacts``), while the board of every track has some: figures drawn
-    before they were drawn per track. Asks the worker to draw them (requests are
-    coalesced)."""
+    before they were drawn per track. Only answers: the board page asks the
+    worker to draw them."""
     if track is None or artefacts or not rows:
         return False
-    if not test_set.task_artefacts.filter(track__isnull=True).exists():
-        return False
-    refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set.pk)
-    return True
+    return test_set.task_artefacts.filter(track__isnull=True).exists()
 
 
 def can_see_run(user: object, submission: Submission) -> bool:
@@ -111,7 +105,7 @@ def can_see_run(user: object, submission: Submission) -> bool:
 def can_see_hidden_runs(user: object, task: SharedTask) -> bool:
     """Leaderboards, rankings and exports list every team's hidden runs (marked)
     for organisers; everyone else gets boards computed without them."""
-    return is_organiser(user, task)
+    return roles.is_organiser(user, task)
 
 
 def can_manage_run(user: object, submission: Submission) -> bool:

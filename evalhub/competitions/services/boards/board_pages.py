@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet, Track
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
     boardcache,
@@ -26,6 +27,7 @@ from evalhub.competitions.services.boards import (
     fragments,
     leaderboard,
     own_rows,
+    refreshes,
     selection,
     systems,
     tails,
@@ -134,7 +136,7 @@ def leaderboard_page(
         "has_private": any(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
         ),
-        "is_organiser": access.is_organiser(user, task),
+        "is_organiser": roles.is_organiser(user, task),
     }
 
 
@@ -326,6 +328,12 @@ def _board_views(
             None,
         )
         board = leaderboard.board(test_set=ts, include_hidden=hidden_runs, track=track)
+        redrawing = not all(
+            access.artefact_current(a) for a in artefacts
+        ) or access.track_figures_missing(ts, track, board.rows, artefacts)
+        if redrawing:
+            # Stale or missing figures: the worker draws them (requests coalesce).
+            refreshes.request(kind=refreshes.ANALYSES, test_set_id=ts.pk)
         views.append(
             tails.cut(
                 BoardView(
@@ -342,8 +350,7 @@ def _board_views(
                     )
                     if columns
                     else {},
-                    redrawing=not all(access.artefact_current(a) for a in artefacts)
-                    or access.track_figures_missing(ts, track, board.rows, artefacts),
+                    redrawing=redrawing,
                 ),
                 phase=phase,
                 track=track,

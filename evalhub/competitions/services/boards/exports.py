@@ -22,10 +22,12 @@ from evalhub.competitions.models import (
     TestSet,
     Track,
 )
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
     board_layout,
     leaderboard,
+    refreshes,
     systems,
     tables,
 )
@@ -229,6 +231,9 @@ def _visible(
             a.track = track
         if access.can_see_task_artefact(user, a):
             found.append(a)
+        elif not access.artefact_current(a):
+            # Left out until the worker redraws it from the board it shows.
+            refreshes.request(kind=refreshes.ANALYSES, test_set_id=test_set.pk)
     return found
 
 
@@ -247,7 +252,7 @@ def runs_zip(
     """Every run file of the phase (or only those of ``submission_ids`` among them)
     with a manifest (organisers only); a temporary file positioned at its start.
     Gold files are never included."""
-    if not access.is_organiser(user, phase.task):
+    if not roles.is_organiser(user, phase.task):
         raise NotVisible
     metric_keys = [m.key for m in phase.task.type.metrics]
     test_sets = list(phase.test_sets.all())

@@ -23,6 +23,7 @@ from datetime import datetime
 from django.core.cache import cache
 
 from evalhub.competitions.models import TestSet, Track
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import boardcache, visibility
 from evalhub.competitions.services.boards.selection import scored_runs, select
 
@@ -194,7 +195,7 @@ def board_for(*, test_set: TestSet, user: object, track: Track | None = None) ->
     """The board this viewer may see (the caller checks the test set's score
     visibility first), in ``track`` (None: every track)."""
     # Organisers see every run, hidden ones marked (``access.can_see_hidden_runs``).
-    include = visibility.is_organiser(user, test_set.phase.task)
+    include = roles.is_organiser(user, test_set.phase.task)
     return board(test_set=test_set, include_hidden=include, track=track)
 
 

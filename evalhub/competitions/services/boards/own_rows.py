@@ -32,6 +32,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
     leaderboard,
@@ -200,7 +201,7 @@ def own_runs_page(*, task: SharedTask, user: object) -> dict[str, object]:
         "registrations": registrations,
         "phases": phases,
         "metric": metric,
-        "is_organiser": access.is_organiser(user, task),
+        "is_organiser": roles.is_organiser(user, task),
     }
 
 

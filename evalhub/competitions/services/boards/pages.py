@@ -17,13 +17,14 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, own_rows, systems
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import finals, submit
 
 
 def task_page(*, task: SharedTask, user: object) -> dict[str, object]:
-    organiser = access.is_organiser(user, task)
+    organiser = roles.is_organiser(user, task)
     registration = None
     if getattr(user, "is_authenticated", False):
         registration = (
@@ -159,7 +160,7 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         if manage
         else None,
         "show_private": private_ok,
-        "is_organiser": access.is_organiser(user, task),
+        "is_organiser": roles.is_organiser(user, task),
         "primary_metric": task_type.primary_metric,
         # Called by the template only where shown (not by the polled status part).
         "panels": functools.partial(systems.panels, submission.phase, user, submission),

@@ -37,6 +37,7 @@ from typing import Protocol
 from django.contrib.auth.models import AnonymousUser
 
 from evalhub.competitions.models import SharedTask, Submission, TestSet
+from evalhub.competitions.services import roles
 
 #: A viewer who is not signed in: what the public sees.
 PUBLIC = AnonymousUser()
@@ -88,10 +89,6 @@ def once_public(test_set: TestSet) -> TestSet:
     return revealed
 
 
-def is_organiser(viewer: object, task: SharedTask) -> bool:
-    return viewer is ORGANISERS or task.is_organiser(viewer)
-
-
 def visible(
     *,
     viewer: object,
@@ -105,7 +102,7 @@ def visible(
     it is about to store (default: the registered gate's current answer)."""
     runs = list(runs)
     task = test_set.phase.task
-    if is_organiser(viewer, task):
+    if viewer is ORGANISERS or roles.is_organiser(viewer, task):
         return frozenset(r.pk for r in runs)
     if task.state == SharedTask.State.DRAFT or not test_set.scores_public:
         return frozenset()

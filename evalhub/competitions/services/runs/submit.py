@@ -149,7 +149,7 @@ def submit_run(
     except tracks.TrackError as exc:
         raise SubmissionRefused(str(exc)) from None
     if is_baseline:
-        if not phase.task.is_organiser(user):
+        if not roles.is_organiser(user, phase.task):
             raise SubmissionRefused("Only organisers can add baseline runs.")
         if team is None:
             raise SubmissionRefused("A baseline run needs a team to show it under.")
@@ -243,7 +243,7 @@ def submit_baseline(
     phase with tracks, in the ``track`` given)."""
     from evalhub.competitions.services import teams
 
-    if not phase.task.is_organiser(user):
+    if not roles.is_organiser(user, phase.task):
         raise SubmissionRefused("Only organisers can add baseline runs.")
     try:
         team = teams.baseline_team(task=phase.task)
