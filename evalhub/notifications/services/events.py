@@ -17,7 +17,7 @@ from evalhub.competitions.models import (
     Submission,
     TestSet,
 )
-from evalhub.notifications.services.notify import notify
+from evalhub.notifications.services.notify import clip, notify
 from evalhub.teams.models import Invitation
 
 
@@ -182,7 +182,7 @@ def announcement_posted(*, announcement_id: int) -> int:
     return notify(
         recipients=_registered_members(task.pk),
         key=f"announcement:{ann.pk}",
-        text=f"Announcement ({task.title[:60]}): {ann.text}",
+        text=f"Announcement ({clip(task.title, 60)}): {ann.text}",
         link=task.get_absolute_url(),
         mail=True,
     )

@@ -5,7 +5,10 @@ The processes are supervised (``evalhub/supervisor.py``): one that dies (a worke
 killed by the OOM killer) is started again after a back-off while the others keep
 serving; Ctrl-C or SIGTERM stops them all within ``2 * STOP_SECONDS`` (a program
 still busy then, e.g. a worker scoring a run, is killed: the run is scored again
-later), and on Linux they die with the command even if it is SIGKILLed."""
+later), and on Linux they die with the command even if it is SIGKILLed.
+
+Links in mails start with the address given by ``--bind`` unless EVALHUB_SITE_URL
+names the public one (``competitions/public_url.py``)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from evalhub import embedded_redis
+from evalhub.competitions import public_url
 from evalhub.supervisor import Program, Stopped, Supervisor, stop_on_signals
 
 #: Seconds the programs get to stop after Ctrl-C, then Redis as long again.
@@ -28,7 +32,19 @@ STOP_SECONDS = 2.0
 
 
 class Command(BaseCommand):
-    help = "Start web + Celery worker + beat (+ embedded Redis) with the demo tasks."
+    help = (
+        "Start web + Celery worker + beat (+ embedded Redis) with the demo tasks. "
+        "Everything they keep (the SQLite database, uploads, mails, the embedded "
+        "Redis's socket and data) is in the data folder named by the variable "
+        "EVALHUB_VAR_DIR (default: var/ in the repository; now {var}): "
+        "EVALHUB_VAR_DIR=~/evalhub-data manage.py up starts a separate instance. "
+        "Links in mails start with EVALHUB_SITE_URL, by default http:// and the "
+        "--bind address."
+    )
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs):  # noqa: ANN003, ANN201
+        self.help = self.help.format(var=settings.VAR_DIR)
+        return super().create_parser(prog_name, subcommand, **kwargs)
 
     def add_arguments(self, parser):  # noqa: ANN001, ANN201
         parser.add_argument(
@@ -42,6 +58,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, bind: str, no_demo: bool, workers: int, **options):  # noqa: ANN002, ANN003, ANN201
+        _public_address(bind)
         supervisor = Supervisor(log=self._log, stop_timeout=STOP_SECONDS)
         stop_on_signals()
         try:
@@ -90,6 +107,7 @@ class Command(BaseCommand):
                 f"evalhub is up: http://{bind}/  (Ctrl-C stops everything)"
             )
         )
+        self.stdout.write(f"links in mails start with {settings.SITE_URL}")
         if not settings.EMAIL_HOST:
             self.stdout.write(
                 "no SMTP server set (EVALHUB_EMAIL_HOST): mails (sign-up "
@@ -100,6 +118,16 @@ class Command(BaseCommand):
     def _log(self, message: str) -> None:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
         self.stderr.write(f"{stamp} up: {message}")
+
+
+def _public_address(bind: str) -> None:
+    """Unless EVALHUB_SITE_URL names the public address, the one ``--bind`` serves:
+    set for this process and, through the environment, for the worker that mails."""
+    if os.environ.get("EVALHUB_SITE_URL"):
+        return
+    address = public_url.from_bind(bind)
+    os.environ["EVALHUB_SITE_URL"] = address
+    settings.SITE_URL = address
 
 
 def _programs(*, bind: str, workers: int) -> dict[str, Program]:
