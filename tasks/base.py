@@ -191,6 +191,13 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         (e.g. gold items spelled out next to their outcome). Default: as stored."""
         return detail
 
+    def nothing_to_score(self, run: RunT) -> str | None:
+        """Why nothing of this parsed run can be scored (every line was removed as a
+        repeat, out of vocabulary, blank, ...), as a clause naming the lines; None
+        when something can. The platform rejects a run with nothing to score on any
+        of its test sets, uncounted. Default: None (a run is always scorable)."""
+        return None
+
     def gold_warnings(self, gold: GoldT, settings: SettingsT) -> tuple[str, ...]:
         """Notes for the organiser at gold upload (e.g. lines that merged). May quote
         gold: only organisers see them."""

@@ -173,6 +173,11 @@ class SentenceAlignment(
         with gc_paused():
             return parse_alignments(data, filename, inputs.documents)
 
+    def nothing_to_score(self, run: AlignmentSet) -> str | None:
+        if any(a.sources or a.targets for a in run.alignments):
+            return None
+        return "it aligns no sentence of this test set's documents"
+
     def parse_phase_run(
         self,
         data: bytes,

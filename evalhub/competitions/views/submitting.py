@@ -42,6 +42,9 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         except submit.SubmissionInvalid as exc:
             problems, total_problems = exc.problems, exc.total
         else:
+            repeat = submit.repeat_notice(submission=sub)
+            if repeat:
+                messages.warning(request, repeat)
             if request.htmx:
                 response = HttpResponse(status=204)
                 response["HX-Redirect"] = sub.get_absolute_url()
