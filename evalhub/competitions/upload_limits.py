@@ -17,18 +17,25 @@ from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest, HttpResponse
 
+from evalhub.competitions.error_pages import error_page
+
 #: Room for the other form fields and multipart headers around the file.
 FORM_OVERHEAD = 256 * 1024
 _FLAG = "_evalhub_upload_too_large"
 
 
-def too_large_response() -> HttpResponse:
+def too_large_response(request: HttpRequest) -> HttpResponse:
+    """The site's 413 page (plain text for the API's clients). The session is not
+    read yet, so the page's header leaves the account's links out."""
     limit = settings.MAX_UPLOAD_BYTES
-    response = HttpResponse(
-        f"The upload is larger than the limit of {limit:,} bytes "
-        f"({limit / 1024 / 1024:.0f} MiB). Compress the file or contact the organisers.",
-        status=413,
-        content_type="text/plain; charset=utf-8",
+    response = error_page(
+        request,
+        413,
+        text=f"The upload is larger than the limit of {limit:,} bytes "
+        f"({limit / 1024 / 1024:.0f} MiB), so it was not sent on. A run file "
+        "compresses well: send it as a .zip archive, or contact the "
+        "organisers.",
+        account=False,
     )
     response["Connection"] = "close"
     return response
@@ -61,8 +68,8 @@ class UploadSizeMiddleware:
         except ValueError:
             length = 0
         if length > settings.MAX_UPLOAD_BYTES + FORM_OVERHEAD:
-            return too_large_response()
+            return too_large_response(request)
         response = self.get_response(request)
         if getattr(request, _FLAG, False):
-            return too_large_response()
+            return too_large_response(request)
         return response

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from evalhub.competitions.models import (
+    CreatorChange,
     Registration,
     SharedTask,
     Submission,
@@ -132,6 +133,22 @@ def gold_released(*, task_id: int) -> int:
         text=f"The organisers of {task.title} released the gold standard: per-item "
         "results are now on the run pages.",
         link=task.get_absolute_url(),
+        mail=True,
+    )
+
+
+def creator_granted(*, change_id: int) -> int:
+    """Site staff granted a user the right to create tasks: the user is told, on
+    the site and by mail, with the way to the new-task page."""
+    change = CreatorChange.objects.filter(pk=change_id, granted=True).first()
+    if change is None:
+        return 0
+    return notify(
+        recipients=[change.user_id],
+        key=f"creator:{change.pk}:granted",
+        text="Site staff granted you the right to create tasks: you can now create "
+        "a task (from scratch or from a bundle) and organise it.",
+        link=reverse("console:task-create"),
         mail=True,
     )
 

@@ -37,14 +37,18 @@ def _subject(text: str) -> str:
     return f"[evalhub] {line}"
 
 
+#: Why a mail's recipient receives it, by the first part of its event's key.
+_WHY = {
+    "creator": "You receive this because site staff changed what your account may do.",
+}
+_WHY_DEFAULT = "You receive this as a member of a team registered for the task."
+
+
 def _body(notification: Notification) -> str:
     link = absolute(notification.link) if notification.link.startswith("/") else ""
     stop = absolute(reverse("notifications:mail-settings"))
-    return (
-        f"{notification.text}\n\n{link}\n\n"
-        "You receive this as a member of a team registered for the task.\n"
-        f"To stop these e-mails: {stop}\n"
-    )
+    why = _WHY.get(notification.key.split(":", 1)[0], _WHY_DEFAULT)
+    return f"{notification.text}\n\n{link}\n\n{why}\nTo stop these e-mails: {stop}\n"
 
 
 def send_for(*, key: str) -> int:
