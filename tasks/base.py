@@ -113,6 +113,9 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: Where ``score_command`` returns None: one sentence saying why no offline
     #: command is offered, shown on the task page once the gold is released.
     no_score_command: ClassVar[str] = ""
+    #: A run may be a zip archive (its format says what it holds); otherwise a run
+    #: is read as it is and no compressed form is accepted.
+    zip_runs: ClassVar[bool] = False
 
     # ---- settings -------------------------------------------------------------
     def parse_settings(self, raw: Mapping[str, object] | None) -> SettingsT:

@@ -24,6 +24,30 @@ FORM_OVERHEAD = 256 * 1024
 _FLAG = "_evalhub_upload_too_large"
 
 
+def mib(size: int) -> str:
+    """A size as the pages say it: ``50 MiB``, or ``64 KiB`` below one MiB."""
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KiB"
+    return f"{size / 1024 / 1024:.0f} MiB"
+
+
+def upload_note(task_type: object) -> str:
+    """What the upload form says of a run's size and of compressed files, for a
+    task of ``task_type`` (``TaskType.zip_runs``)."""
+    limit = mib(settings.MAX_UPLOAD_BYTES)
+    if getattr(task_type, "zip_runs", False):
+        return (
+            f"A run file is at most {limit} as uploaded. Compressed runs: this task "
+            "accepts a .zip archive (what it holds is described above); no other "
+            "compressed form (.gz, .bz2, .xz, .7z, .rar) is read."
+        )
+    return (
+        f"A run file is at most {limit}. This task reads a run as plain text: "
+        "compressed files (.zip, .gz, .bz2, .xz, .7z) are not accepted. A larger "
+        "run: ask the organisers."
+    )
+
+
 def too_large_response(request: HttpRequest) -> HttpResponse:
     """The site's 413 page (plain text for the API's clients). The session is not
     read yet, so the page's header leaves the account's links out."""
@@ -32,9 +56,9 @@ def too_large_response(request: HttpRequest) -> HttpResponse:
         request,
         413,
         text=f"The upload is larger than the limit of {limit:,} bytes "
-        f"({limit / 1024 / 1024:.0f} MiB), so it was not sent on. A run file "
-        "compresses well: send it as a .zip archive, or contact the "
-        "organisers.",
+        f"({mib(limit)}), so it was not taken. Where a task accepts zipped runs (its "
+        "submission format says so), a .zip archive of the file is much smaller; "
+        "otherwise ask the task's organisers.",
         account=False,
     )
     response["Connection"] = "close"

@@ -121,6 +121,7 @@ class SentenceAlignment(
     primary_metric = "f1"
     board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
     format_help = FORMAT_HELP
+    zip_runs = True  # a zip of <doc>.align files
     setting_fields = (
         SettingField(
             "primary_granularity",
