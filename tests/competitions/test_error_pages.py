@@ -88,3 +88,18 @@ def test_the_api_still_answers_plain_text(client):
     response = client.get("/api/v1/no-such-thing")
     assert response.status_code == 404
     assert HEADER not in response.content.decode()
+
+
+def test_the_upload_form_states_the_limit_and_the_compressed_forms(
+    client, settings, task, phase, test_set, team, participant
+):
+    """Issue 43.3: the browser checks the size (the field carries the limit) and the
+    format help says which compressed forms the task accepts."""
+    settings.MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+    client.force_login(participant)
+    page = client.get(
+        reverse("competitions:run-submit", args=[task.slug, phase.slug])
+    ).content.decode()
+    assert f'data-max-bytes="{50 * 1024 * 1024}"' in page
+    assert "At most 50 MiB." in page
+    assert "compressed files (.zip, .gz, .bz2, .xz, .7z) are not accepted" in page
