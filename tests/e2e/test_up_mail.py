@@ -18,9 +18,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.test_up_heals import Up
+from tests.e2e.test_up_heals import REFRESH_WORKER, Up
 from tests.paths import REPO_ROOT
-from tests.processes import alive
+from tests.processes import alive, children_running
 from tests.reliability.conftest import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -118,8 +118,11 @@ notify(recipients=[user], key='e2e:reveal', text='Results are now public.',
 def test_a_mail_sent_by_the_worker_links_to_the_bound_address(up):  # noqa: ANN001
     """Issue 43: the worker's mails linked to 127.0.0.1:8000 whatever ``--bind``
     said; up's log names the address gunicorn serves and its control socket is the
-    instance's own, in the data folder."""
+    instance's own, in the data folder. Scoring has a worker of its own (43.11): the
+    mail goes through the other one, with the refreshes."""
     up.wait_ready()
+    assert len(up.workers()) == 1
+    assert len(children_running(up.proc.pid, REFRESH_WORKER)) == 1
     site = f"http://127.0.0.1:{up.port}"
     up.manage("shell", "-c", NOTIFY)
     folder = up.var / "mail"

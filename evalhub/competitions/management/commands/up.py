@@ -1,5 +1,6 @@
 """Run the whole platform on one machine: an embedded Redis (unless REDIS_URL is set),
-migrate, the demo tasks, a Celery worker, Celery beat and the web server (gunicorn).
+migrate, the demo tasks, two Celery workers (one scoring runs, one for refreshes,
+mails and the rest, as in production), Celery beat and the web server (gunicorn).
 
 The processes are supervised (``evalhub/supervisor.py``): one that dies (a worker
 killed by the OOM killer) is started again after a back-off while the others keep
@@ -54,7 +55,11 @@ class Command(BaseCommand):
             "--no-demo", action="store_true", help="do not create the demo tasks"
         )
         parser.add_argument(
-            "--workers", type=int, default=1, help="Celery worker concurrency"
+            "--workers",
+            type=int,
+            default=1,
+            help="processes of the scoring worker (refreshes and mails have a "
+            "worker of their own)",
         )
 
     def handle(self, *args, bind: str, no_demo: bool, workers: int, **options):  # noqa: ANN002, ANN003, ANN201
@@ -95,6 +100,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         supervisor.start(programs["worker"])
+        supervisor.start(programs["refresh-worker"])
         supervisor.start(programs["beat"])
         if not no_demo:
             self.stdout.write(
@@ -134,23 +140,41 @@ def _programs(*, bind: str, workers: int) -> dict[str, Program]:
     python = sys.executable
     celery = [python, "-m", "celery", "-A", "evalhub"]
     return {
+        # Scoring has a worker of its own, as in production (Procfile, deploy/): an
+        # upload never waits behind the figures a refresh job is drawing.
         "worker": Program(
             "worker",
             [
                 *celery,
                 "worker",
                 "-Q",
-                "scoring,default",
+                "scoring",
                 "-c",
                 str(workers),
                 "--loglevel",
                 "INFO",
                 "-n",
-                f"worker-{os.getpid()}@%h",
+                f"scoring-{os.getpid()}@%h",
             ],
             # Its run is scored again anyway (acks_late, the sweeper): no need to
             # wait for it to finish when the command is gone.
             on_parent_death=signal.SIGKILL,
+        ),  # fmt: skip
+        "refresh-worker": Program(
+            "refresh-worker",
+            [
+                *celery,
+                "worker",
+                "-Q",
+                "default",
+                "-c",
+                "1",
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"default-{os.getpid()}@%h",
+            ],
+            on_parent_death=signal.SIGKILL,  # refreshes are sent again by beat
         ),  # fmt: skip
         "beat": Program(
             "beat",
