@@ -1,8 +1,8 @@
 """Upload -> scored under ``manage.py up`` while the demo's refreshes run (issue 43.11).
 
-Starts ``manage.py up`` (with the demo tasks) in a fresh data folder, and right after
-it serves pages (the demo's runs still being scored, their statistics and figures
-refreshing) uploads ``--runs`` runs of the BUCC demo through the REST API, one every
+Starts ``manage.py up`` (with the demo tasks) in a fresh data folder, waits until the
+demo's runs are scored (their statistics and figures then refresh on the other
+worker), and uploads ``--runs`` runs of the BUCC demo through the REST API, one every
 ``--every`` seconds, each timed from the upload's request to the moment the API says
 ``scored``. Prints p50, p90 and the maximum, and the load average around them.
 
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -53,6 +55,7 @@ open('{path}', 'wb').write(run)
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # still stop up
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--every", type=float, default=2.0)
@@ -71,6 +74,7 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         wait(lambda: _answers(base), "up to serve pages", timeout=600)
+        wait(lambda: _demo_scored(var), "the demo's runs to be scored", timeout=900)
         run_file = var / "run.tsv"
         out = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c",
@@ -104,6 +108,19 @@ def main() -> None:
     finally:
         up.terminate()
         up.wait(timeout=60)
+
+
+def _demo_scored(var: Path) -> bool:
+    try:
+        with sqlite3.connect(var / "evalhub.sqlite3", timeout=10) as db:
+            waiting = db.execute(
+                "SELECT COUNT(*) FROM competitions_submission"
+                " WHERE status IN ('validating', 'queued', 'scoring')"
+            ).fetchone()[0]
+            runs = db.execute("SELECT COUNT(*) FROM competitions_submission").fetchone()
+    except sqlite3.Error:
+        return False
+    return runs[0] > 0 and waiting == 0
 
 
 def _answers(base: str) -> bool:
