@@ -121,7 +121,9 @@ def test_one_time_link(client, settings, team, participant, bob, outsider):
     response = client.post(
         reverse("teams:invitation-create", args=[team.pk]), {"link": "1"}, follow=True
     )
-    link = re.search(r"https://evalhub\.example\.org(/teams/join/[\w-]+/)", _messages(response))
+    link = re.search(
+        r"https://evalhub\.example\.org(/teams/join/[\w-]+/)", _messages(response)
+    )
     assert link, _messages(response)
     path = link.group(1)
     assert path.encode() in response.content  # listed under pending invitations
