@@ -14,10 +14,41 @@ the cache is a few milliseconds of CPU around several round trips to PostgreSQL 
 Redis, and a run upload holds a thread for its synchronous parse: with 2 or 4 threads
 per process, cached pages queued behind uploads and fragment renders in the same
 process (p99 of signed-in pages 240 ms at 4 x 4, 193 ms at 4 x 8 on 2 cores; 4 x 16
-was worse again). ``WEB_CONCURRENCY`` and ``WEB_THREADS`` override them."""
+was worse again). ``WEB_CONCURRENCY`` and ``WEB_THREADS`` override them.
 
+``control_socket``: gunicorn's control interface, one per instance, in its data
+folder (``EVALHUB_VAR_DIR``), not one ``~/.gunicorn/gunicorn.ctl`` that every server
+of a user on the machine would share (and take from each other).
+
+``when_ready``: with ``reuse_port`` the workers open the listening sockets, so
+gunicorn's own "Listening at:" line is empty; the log names the addresses here."""
+
+import hashlib
 import os
+import tempfile
+from pathlib import Path
+
+
+def _control_socket() -> str:
+    default = Path(__file__).resolve().parent / "var"
+    var = Path(os.environ.get("EVALHUB_VAR_DIR") or default).resolve()
+    path = var / "gunicorn.ctl"
+    if len(str(path)) > 100:  # AF_UNIX paths are limited to ~107 bytes
+        tag = hashlib.sha256(str(var).encode()).hexdigest()[:12]
+        path = Path(tempfile.gettempdir()) / f"evalhub-{tag}" / "gunicorn.ctl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+def when_ready(server) -> None:  # noqa: ANN001
+    addresses = ", ".join(
+        address if address.startswith("unix:") else f"http://{address}"
+        for address in server.cfg.bind
+    )
+    server.log.info("Serving evalhub at %s", addresses)
+
 
 reuse_port = True
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1))
 threads = int(os.environ.get("WEB_THREADS") or 8)
+control_socket = _control_socket()

@@ -35,6 +35,7 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "evalhub.competitions.views.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -352,9 +353,10 @@ ACCOUNT_RATE_LIMITS = {
 globals().update(settings_blocks.email())
 EMAIL_FILE_PATH = VAR_DIR / "mail"
 DEFAULT_FROM_EMAIL = env_str("EVALHUB_EMAIL_FROM", "evalhub <noreply@localhost>")
-# The site's address for links in mails sent by workers (notification e-mails), where
-# no request tells the host; account mails use the request's host.
-SITE_URL = env_str("EVALHUB_SITE_URL", "http://127.0.0.1:8000")
+# The site's public address, the start of every absolute link: in mails sent by
+# workers (no request tells the host) and by requests (account mails), invitation
+# links (competitions/public_url.py). manage.py up sets it from --bind.
+SITE_URL = settings_blocks.site_url()
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 LANGUAGE_CODE = "en"

@@ -5,6 +5,7 @@ stored and how mail goes out."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -49,6 +50,23 @@ def storages(private_root: Path) -> dict[str, dict[str, object]]:
         },
     }
     return found
+
+
+def site_url() -> str:
+    """``SITE_URL``: the site's public address (``EVALHUB_SITE_URL``), the start of
+    every absolute link (``competitions/public_url.py``): ``http(s)://host[:port]``
+    with no path, query or fragment."""
+    raw = env_str("EVALHUB_SITE_URL", "http://127.0.0.1:8000").strip()
+    bits = urlsplit(raw)
+    if bits.scheme not in ("http", "https") or not bits.netloc:
+        raise ImproperlyConfigured(
+            f"EVALHUB_SITE_URL must be http(s)://host[:port], not {raw!r}."
+        )
+    if bits.path.strip("/") or bits.query or bits.fragment:
+        raise ImproperlyConfigured(
+            f"EVALHUB_SITE_URL is the site's address without a path: {raw!r}."
+        )
+    return f"{bits.scheme}://{bits.netloc}"
 
 
 def email() -> dict[str, object]:

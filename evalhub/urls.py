@@ -15,6 +15,11 @@ console = (console_urls.urlpatterns + rankings_urls.console_urlpatterns, "consol
 
 #: allauth answers its own limits with the project's handler (Retry-After included).
 handler429 = "evalhub.accounts.views.too_many_requests"
+#: Every error is the site's page with a way on (competitions/error_pages.py).
+handler400 = "evalhub.competitions.views.errors.bad_request"
+handler403 = "evalhub.competitions.views.errors.permission_denied"
+handler404 = "evalhub.competitions.views.errors.page_not_found"
+handler500 = "evalhub.competitions.views.errors.server_error"
 
 urlpatterns = [
     # Browsers and crawlers ask for /favicon.ico whatever the pages link to.

@@ -48,6 +48,32 @@
     });
   });
 
+  // A file over the site's upload limit is refused before it is sent: the field
+  // says why (the form cannot be submitted while it holds the file).
+  document.querySelectorAll("input[type=file][data-max-bytes]").forEach(function (input) {
+    var limit = parseInt(input.dataset.maxBytes, 10);
+    var warning = document.createElement("p");
+    warning.className = "size-warning error";
+    warning.setAttribute("role", "alert");
+    warning.hidden = true;
+    input.insertAdjacentElement("afterend", warning);
+    var check = function () {
+      var file = input.files && input.files[0];
+      var mib = function (n) {
+        return n < 1048576 ? Math.round(n / 1024) + " KiB" : (n / 1048576).toFixed(1) + " MiB";
+      };
+      var message = file && file.size > limit
+        ? file.name + " is " + mib(file.size) + ", more than the limit of " + mib(limit) +
+          ": it would not be accepted. See \"Size and compressed files\" below."
+        : "";
+      input.setCustomValidity(message);
+      warning.textContent = message;
+      warning.hidden = !message;
+    };
+    input.addEventListener("change", check);
+    check();
+  });
+
   // Drag and drop: a file dropped on an upload form's file field is chosen in it.
   document.querySelectorAll("form[data-upload-progress] input[type=file]").forEach(function (input) {
     var zone = input.parentElement;
@@ -67,7 +93,7 @@
     zone.addEventListener("drop", function (e) {
       if (!e.dataTransfer || !e.dataTransfer.files.length) return;
       input.files = e.dataTransfer.files;
-      show();
+      input.dispatchEvent(new Event("change"));  // shown, and its size checked
     });
     input.addEventListener("change", show);
   });

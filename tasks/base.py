@@ -113,6 +113,9 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: Where ``score_command`` returns None: one sentence saying why no offline
     #: command is offered, shown on the task page once the gold is released.
     no_score_command: ClassVar[str] = ""
+    #: A run may be a zip archive (its format says what it holds); otherwise a run
+    #: is read as it is and no compressed form is accepted.
+    zip_runs: ClassVar[bool] = False
 
     # ---- settings -------------------------------------------------------------
     def parse_settings(self, raw: Mapping[str, object] | None) -> SettingsT:
@@ -190,6 +193,13 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         """The organiser-only per-item view of a report's ``detail``, readable on a page
         (e.g. gold items spelled out next to their outcome). Default: as stored."""
         return detail
+
+    def nothing_to_score(self, run: RunT) -> str | None:
+        """Why nothing of this parsed run can be scored (every line was removed as a
+        repeat, out of vocabulary, blank, ...), as a clause naming the lines; None
+        when something can. The platform rejects a run with nothing to score on any
+        of its test sets, uncounted. Default: None (a run is always scorable)."""
+        return None
 
     def gold_warnings(self, gold: GoldT, settings: SettingsT) -> tuple[str, ...]:
         """Notes for the organiser at gold upload (e.g. lines that merged). May quote

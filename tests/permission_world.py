@@ -32,6 +32,8 @@ TEAM_ONLY = (404, 200, 404, 200)
 #: Organiser pages behind login: anonymous users are sent to log in first.
 ORGANISER_PAGE = (302, 404, 404, 200)
 GONE = (404, 404, 404, 404)
+#: Creating tasks: a signed-in user without the right is told how to get it (403).
+CREATE_PAGE = (302, 403, 403, 200)
 #: The organiser API: a token is required, and it must be an organiser's.
 ORGANISER_API = (401, 403, 403, 200)
 
@@ -205,7 +207,7 @@ TABLE: dict[str, tuple[int, ...]] = {
     # Creating tasks and site staff's page of who may (the world's organiser is a
     # staff user; tests/competitions/test_task_creators.py covers granted users and
     # every EVALHUB_TASK_CREATORS value).
-    "competitions:bundle-import": ORGANISER_PAGE,
+    "competitions:bundle-import": CREATE_PAGE,
     "competitions:creator-list": ORGANISER_PAGE,
     "competitions:baseline-create": (302, 404, 404, 200),
     "teams:team-list": LOGIN_FIRST,
@@ -259,7 +261,7 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:gold-draft": (302, 404, 404, 404),
     "console:gold-draft-discard": POST_ONLY,
     # The organiser console (task set-up, phases, people, previews).
-    "console:task-create": ORGANISER_PAGE,
+    "console:task-create": CREATE_PAGE,
     "console:markdown-preview": POST_ONLY,
     "console:task-settings": ORGANISER_PAGE,
     "console:archive-export": POST_ONLY,

@@ -8,19 +8,25 @@ in two spellings) and at login (the name the login rate limit counts,
 may also be a verified address (``addresses.verified_owner``). After sign-up it tells
 the new user what to do next; after the address is verified it leads them where they
 were going (or the home page). An address another account has verified is never
-refused on a form (that would tell it is registered): its owner is mailed instead."""
+refused on a form (that would tell it is registered): its owner is mailed instead.
+
+Account mails name the site and link to it by its public address (``SITE_URL``,
+``competitions/public_url.py``), as the mails workers send do: never by the host the
+request came through ("Hello from 127.0.0.1:8161!")."""
 
 from __future__ import annotations
 
 import unicodedata
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core import context as allauth_context
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest
 from django.shortcuts import resolve_url
 
 from evalhub.accounts import addresses
+from evalhub.competitions import public_url
 
 #: The hint shown once an account is created.
 NEXT_STEP = (
@@ -45,6 +51,30 @@ GOING_TO = "evalhub_signup_next"
 
 def nfkc(name: str) -> str:
     return unicodedata.normalize("NFKC", name)
+
+
+class PublicSite:
+    """What allauth's mail templates read of "the current site"."""
+
+    name = public_url.SITE_NAME
+
+    @property
+    def domain(self) -> str:
+        return public_url.domain()
+
+
+def _public_links(context: dict, request: HttpRequest | None) -> dict:
+    """``context`` with every link allauth built from the request's host (the
+    verification, reset and sign-up links) moved to the public address."""
+    if request is None:
+        return context
+    origin = f"{request.scheme}://{request.get_host()}"
+    return {
+        key: public_url.absolute(value[len(origin) :] or "/")
+        if isinstance(value, str) and value.startswith(origin + "/")
+        else value
+        for key, value in context.items()
+    }
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -86,6 +116,14 @@ class AccountAdapter(DefaultAccountAdapter):
         if going and self.is_safe_url(going):
             return going
         return resolve_url(settings.LOGIN_REDIRECT_URL)
+
+    def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
+        request = allauth_context.request
+        context = {
+            "current_site": PublicSite(),
+            **_public_links(context, request),
+        }
+        super().send_mail(template_prefix, email, context)
 
     def save_user(self, request: HttpRequest, user, form, commit: bool = True):  # noqa: ANN001, ANN201, FBT001, FBT002
         saved = super().save_user(request, user, form, commit=commit)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from allauth.account import app_settings
 from allauth.core.internal.ratelimit import parse_rates
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+
+from evalhub.competitions.error_pages import error_page
 
 
 def longest_window() -> int:
@@ -23,7 +24,10 @@ def longest_window() -> int:
 
 
 def too_many_requests(request: HttpRequest) -> HttpResponse:
-    wait = longest_window()
-    response = render(request, "account/429.html", {"wait": wait}, status=429)
-    response["Retry-After"] = str(wait)
-    return response
+    return error_page(
+        request,
+        429,
+        text="This form was used too often in a short time, from here or for this "
+        "account or address.",
+        retry_after=longest_window(),
+    )

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
+
+from evalhub.competitions import upload_limits
 
 
 class SubmitForm(forms.Form):
@@ -25,6 +28,14 @@ class SubmitForm(forms.Form):
         """``tracks``: the phase's tracks; with any, the run must name one (a
         select; a phase without tracks shows none)."""
         super().__init__(*args, **kwargs)
+        # The browser warns before sending a file over the limit (static/evalhub.js).
+        limit = settings.MAX_UPLOAD_BYTES
+        self.fields["run"].widget.attrs["data-max-bytes"] = str(limit)
+        self.fields[
+            "run"
+        ].help_text = (
+            f"At most {upload_limits.mib(limit)}. See the submission format below."
+        )
         if tracks:
             self.fields["track"] = forms.ChoiceField(
                 label="Track",

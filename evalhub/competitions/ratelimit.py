@@ -39,6 +39,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
+from evalhub.competitions.error_pages import error_page
+
 log = logging.getLogger(__name__)
 
 #: Login forms -> the POST field holding the user name: the accounts' (allauth's
@@ -201,13 +203,9 @@ class RateLimitMiddleware:
             if waited > wait:
                 wait, scope = waited, rule_scope
         if wait:
-            response = HttpResponse(
-                f"Too many {_WHAT[scope]}; try again in {wait} s.",
-                status=429,
-                content_type="text/plain; charset=utf-8",
+            return error_page(
+                request, 429, text=f"Too many {_WHAT[scope]}.", retry_after=wait
             )
-            response["Retry-After"] = str(wait)
-            return response
         response = self.get_response(request)
         if getattr(request, _LOGGED_IN, False):
             _not_a_failure(rules, now=now, succeeded=True)

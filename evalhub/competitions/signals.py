@@ -19,6 +19,9 @@ registration_decided = Signal()
 test_set_revealed = Signal()
 #: Sent with ``task_id`` when the organisers released a task's gold.
 gold_released = Signal()
+#: Sent with ``change_id`` (a ``CreatorChange``) after site staff granted a user the
+#: right to create tasks (``services/creators.py``), once the grant is committed.
+creator_granted = Signal()
 #: Sent (not after a commit: when the page is built) with ``task`` while its organiser
 #: dashboard is rendered. A receiver returns ``None`` or ``(heading, links)``, links
 #: being ``(label, url)`` pairs: what a feature app offers for this task (e.g. the

@@ -67,6 +67,12 @@ def on_gold_released(sender: object, task_id: int, **kwargs: object) -> None:
     events.gold_released(task_id=task_id)
 
 
+@receiver(competitions.creator_granted, dispatch_uid="notify-creator-granted")
+@_best_effort
+def on_creator_granted(sender: object, change_id: int, **kwargs: object) -> None:
+    events.creator_granted(change_id=change_id)
+
+
 @receiver(teams.invitation_created, dispatch_uid="notify-invitation-created")
 @_best_effort
 def on_invitation_created(sender: object, invitation_id: int, **kwargs: object) -> None:

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from evalhub.competitions import public_url
 from evalhub.competitions.models import Team
 from evalhub.competitions.services import teams as registrations
 from evalhub.teams.forms import InviteForm, TeamForm
@@ -56,7 +57,7 @@ def invitation_create(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         if "link" in request.POST:
             invitation = teams.invite_link(team=team, inviter=request.user)
-            url = request.build_absolute_uri(invitation.link_url())
+            url = public_url.absolute(invitation.link_url())
             messages.success(
                 request, f"Invitation link (valid once, for 7 days): {url}"
             )

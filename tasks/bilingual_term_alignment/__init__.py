@@ -28,7 +28,8 @@ Validation of a run (public inputs only, so errors never reveal the gold)
     run may rank at most cap = floor(cap_factor x (|D1| + |D2|) / 2) pairs
     (cap_factor = 10 by default, the paper's ceiling); above it the run is rejected
     (``cap_policy = "reject"``) or cut to the cap (``"truncate"``, ``n_truncated``).
-    An empty run is valid and scores 0 everywhere.
+    An empty run scores 0 everywhere (the scorer's view); the platform rejects, uncounted,
+    a run left with no pair after cleaning (``nothing_to_score``).
 
 Metrics (r_1..r_n the cleaned run, m = |gold|, rel(k) = 1 if r_k is a gold pair)
     - ``ap`` (primary, official): (1/m) sum_{k: rel(k)=1} P@k, P@k = hits in top k / k.
@@ -84,5 +85,6 @@ outside D1 x D2 is removed. Neither costs a rank.
 **Scores.** Primary: uninterpolated average precision
 AP = (1/|gold|) x sum of P@k over the ranks k of gold pairs (BUCC 2022). Also
 interpolated AP, precision, recall, F1, P@100, P@1000, R-precision and MAP over
-source terms. An empty run scores 0.
+source terms. A run left with no pair once cleaned (every pair repeated or outside
+D1 x D2) is rejected with the reason; the attempt does not count.
 """

@@ -140,6 +140,11 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
         with gc_paused():
             return runs.parse_run(data, filename, inputs, settings)
 
+    def nothing_to_score(self, run: Run) -> str | None:
+        if run.codes:
+            return None
+        return "every pair was removed: " + "; ".join(run.warnings)
+
     # ---- scoring --------------------------------------------------------------
     def score(
         self, run: Run, gold: Gold, inputs: Inputs, settings: Settings

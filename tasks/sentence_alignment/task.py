@@ -121,6 +121,7 @@ class SentenceAlignment(
     primary_metric = "f1"
     board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
     format_help = FORMAT_HELP
+    zip_runs = True  # a zip of <doc>.align files
     setting_fields = (
         SettingField(
             "primary_granularity",
@@ -172,6 +173,11 @@ class SentenceAlignment(
     ) -> AlignmentSet:
         with gc_paused():
             return parse_alignments(data, filename, inputs.documents)
+
+    def nothing_to_score(self, run: AlignmentSet) -> str | None:
+        if any(a.sources or a.targets for a in run.alignments):
+            return None
+        return "it aligns no sentence of this test set's documents"
 
     def parse_phase_run(
         self,

@@ -174,6 +174,9 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     ) -> RunList:
         return formats.parse_run(data, filename, settings)
 
+    def nothing_to_score(self, run: RunList) -> str | None:
+        return None if run.terms else "it lists no term (its lines are blank)"
+
     def score(
         self,
         run: RunList,

@@ -44,6 +44,7 @@ def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
 ):  # noqa: ANN001
     settings.EMAIL_BACKEND = "evalhub.accounts.mail.ConsoleAndFileBackend"
     settings.EMAIL_FILE_PATH = folder = tmp_path / "mail"
+    settings.SITE_URL = live_server.url  # the links in mails lead to it
     axe = Axe()
     problems: list[str] = []
     context = browser.new_context(viewport=SIZES["desktop"])

@@ -16,7 +16,15 @@ from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
 
-LINK = re.compile(r"https?://testserver(/accounts/\S+/)")
+#: The site's public address (``SITE_URL``): every link in a mail starts with it,
+#: not with the host the request came through (``testserver``).
+SITE = "https://evalhub.example.org"
+LINK = re.compile(re.escape(SITE) + r"(/accounts/\S+/)")
+
+
+@pytest.fixture(autouse=True)
+def _site_url(settings) -> None:  # noqa: ANN001
+    settings.SITE_URL = SITE
 
 
 def _link(body: str) -> str:

@@ -100,9 +100,9 @@ def test_a_taken_address_is_refused(client, organiser, task):
 def test_non_staff_users_cannot_create_tasks(client, participant):
     assert client.get(reverse("console:task-create")).status_code == 302
     client.force_login(participant)
-    assert client.get(reverse("console:task-create")).status_code == 404
+    assert client.get(reverse("console:task-create")).status_code == 403
     response = client.post(reverse("console:task-create"), _term_extraction_post())
-    assert response.status_code == 404
+    assert response.status_code == 403
     assert not SharedTask.objects.exists()
 
 

@@ -133,3 +133,17 @@ def test_the_image_writes_the_bytecode_of_the_sources_its_processes_run(tmp_path
         cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
     ).stderr  # fmt: skip
     assert f"code object from '{tmp_path}/tasks/common/__pycache__/plotting." in loaded
+
+
+def test_up_runs_a_worker_for_scoring_alone():
+    """Issue 43.11: under ``manage.py up`` scoring has a worker of its own, as in the
+    Procfile, so an upload never waits behind a refresh drawing figures."""
+    from evalhub.competitions.management.commands.up import _programs
+
+    programs = _programs(bind="127.0.0.1:8000", workers=1)
+    workers = [list(p.argv) for p in programs.values() if "worker" in p.argv]
+    assert _consumed(workers) == _routed_queues()
+    assert sorted(_consumed([argv]) == {"scoring"} for argv in workers) == [
+        False,
+        True,
+    ]

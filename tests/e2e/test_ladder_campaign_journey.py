@@ -57,6 +57,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
 ):  # fmt: skip
     settings.EMAIL_BACKEND = "evalhub.accounts.mail.ConsoleAndFileBackend"
     settings.EMAIL_FILE_PATH = mail = tmp_path / "mail"
+    settings.SITE_URL = live_server.url  # the links in mails lead to it
     base = live_server.url
     django_user_model.objects.create_user(
         "siteadmin", password="pw-siteadmin-1", is_staff=True

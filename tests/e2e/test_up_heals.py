@@ -23,7 +23,9 @@ from tests.reliability.conftest import FAST_ENV, free_port, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-WORKER = "celery -A evalhub worker"
+#: up's scoring worker (its other worker takes the default queue: refreshes, mails).
+WORKER = "celery -A evalhub worker -Q scoring -c"
+REFRESH_WORKER = "celery -A evalhub worker -Q default -c"
 
 
 class Up:
@@ -68,10 +70,11 @@ class Up:
         def ready() -> int | None:
             assert self.proc.poll() is None, self.log()[-3000:]
             workers = self.workers()
-            ready = self.log().count(" ready.") >= self.log().count("started again") + 1
+            # Both workers say " ready." (and each one started again once more).
+            ready = self.log().count(" ready.") >= self.log().count("started again") + 2
             return workers[0] if workers and ready and self.get() == 200 else None
 
-        return wait_for(ready, "up to serve pages and start its worker", timeout=120)
+        return wait_for(ready, "up to serve pages and start its workers", timeout=240)
 
     def manage(self, *args: str) -> None:
         subprocess.run(

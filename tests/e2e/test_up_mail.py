@@ -10,14 +10,17 @@ import http.cookiejar
 import os
 import re
 import signal
+import subprocess
+import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.test_up_heals import Up
-from tests.processes import alive
+from tests.e2e.test_up_heals import REFRESH_WORKER, Up
+from tests.paths import REPO_ROOT
+from tests.processes import alive, children_running
 from tests.reliability.conftest import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -96,3 +99,50 @@ def test_a_password_reset_mail_is_a_file_whose_link_works(up):  # noqa: ANN001
         "/accounts/login/", {"login": "newcomer", "password": "new-Password-29"}
     )
     assert "Signed in as <strong>newcomer</strong>" in page, html.unescape(page)[:2000]
+
+
+#: Run in ``manage.py shell`` beside a running ``up``: a notification to be mailed,
+#: whose mail job goes to up's broker and its worker (no request anywhere).
+NOTIFY = """
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from evalhub.notifications.services.notify import notify
+user = get_user_model().objects.create_user('reader')
+EmailAddress.objects.create(user=user, email='reader@example.org', verified=True,
+                            primary=True)
+notify(recipients=[user], key='e2e:reveal', text='Results are now public.',
+       link='/tasks/', mail=True)
+"""
+
+
+def test_a_mail_sent_by_the_worker_links_to_the_bound_address(up):  # noqa: ANN001
+    """Issue 43: the worker's mails linked to 127.0.0.1:8000 whatever ``--bind``
+    said; up's log names the address gunicorn serves and its control socket is the
+    instance's own, in the data folder. Scoring has a worker of its own (43.11): the
+    mail goes through the other one, with the refreshes."""
+    up.wait_ready()
+    assert len(up.workers()) == 1
+    assert len(children_running(up.proc.pid, REFRESH_WORKER)) == 1
+    site = f"http://127.0.0.1:{up.port}"
+    up.manage("shell", "-c", NOTIFY)
+    folder = up.var / "mail"
+    (mail,) = wait_for(lambda: list(folder.glob("*.log")), "the mail file", 60)
+    text = mail.read_text()
+    assert "Subject: [evalhub] Results are now public." in text
+    assert f"{site}/tasks/" in text and f"{site}/notifications/mail/" in text
+    assert "127.0.0.1:8000" not in text
+
+    log = up.log()
+    assert f"links in mails start with {site}" in log
+    assert f"Serving evalhub at {site}" in log
+    control = up.var / "gunicorn.ctl"
+    assert f"Control socket listening at {control}" in log
+    assert control.exists()
+
+
+def test_up_help_names_the_data_folder_variable():
+    out = subprocess.run(
+        [sys.executable, "manage.py", "up", "--help"], cwd=REPO_ROOT,
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    assert "EVALHUB_VAR_DIR" in out and "EVALHUB_SITE_URL" in out

@@ -115,12 +115,15 @@ def test_decline_and_revoke(client, team, participant, bob):
     assert b"Status: Revoked" in page.content and b"Accept" not in page.content
 
 
-def test_one_time_link(client, team, participant, bob, outsider):
+def test_one_time_link(client, settings, team, participant, bob, outsider):
+    settings.SITE_URL = "https://evalhub.example.org"  # not the request's host
     client.force_login(participant)
     response = client.post(
         reverse("teams:invitation-create", args=[team.pk]), {"link": "1"}, follow=True
     )
-    link = re.search(r"http://testserver(/teams/join/[\w-]+/)", _messages(response))
+    link = re.search(
+        r"https://evalhub\.example\.org(/teams/join/[\w-]+/)", _messages(response)
+    )
     assert link, _messages(response)
     path = link.group(1)
     assert path.encode() in response.content  # listed under pending invitations

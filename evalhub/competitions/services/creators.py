@@ -16,6 +16,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import Q
 
+from evalhub.competitions import signals
 from evalhub.competitions.models import CreatorChange
 from evalhub.competitions.services import roles
 
@@ -83,7 +84,14 @@ def _change(*, user: object, by: object | None, granted: bool) -> bool:
             user.groups.add(group)  # type: ignore[attr-defined]
         else:
             user.groups.remove(group)  # type: ignore[attr-defined]
-        CreatorChange.objects.create(user=user, granted=granted, by=by)
+        change = CreatorChange.objects.create(user=user, granted=granted, by=by)
+        if granted:  # the user hears of it (notifications: on the site and by mail)
+            transaction.on_commit(
+                lambda: signals.creator_granted.send(
+                    sender=CreatorChange, change_id=change.pk
+                ),
+                robust=True,
+            )
     roles.forget_header(user.pk)  # type: ignore[attr-defined]
     return True
 

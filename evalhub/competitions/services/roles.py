@@ -110,6 +110,28 @@ def creators_rule() -> str:
     return f"{who} may create tasks (EVALHUB_TASK_CREATORS={rule})."
 
 
+def ways_to_creation_right(user: object) -> list[str]:
+    """How ``user``, who may not create tasks, can get the right, in plain sentences
+    (the page ``/new/task/`` shows them instead of refusing without a word)."""
+    rule = parse_task_creators(settings.TASK_CREATORS, name="TASK_CREATORS")
+    ways = []
+    if rule == "verified":
+        ways.append(
+            "Verify your e-mail address (Account, in the header): on this site "
+            "every user with a verified address may create tasks."
+        )
+    elif rule.startswith("group:"):
+        ways.append(
+            f"Ask to join the group “{rule.removeprefix('group:')}”: its members "
+            "may create tasks."
+        )
+    ways.append(
+        "Ask the site's staff (the people who run this evalhub) to grant you the "
+        "right; you get an e-mail and a notification when they do."
+    )
+    return ways
+
+
 def has_verified_email(user: object) -> bool:
     """``user`` has a verified e-mail address: a verified ``EmailAddress`` of
     django-allauth's account app. Without that app installed no address is verified,

@@ -11,7 +11,7 @@ from django.utils import dateformat, timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from evalhub.competitions import markdown, signals
+from evalhub.competitions import markdown, public_url, signals
 from evalhub.competitions.models import SharedTask
 
 register = template.Library()
@@ -146,3 +146,9 @@ def when(moment: datetime | None, precision: str = "minutes") -> SafeString | st
 def shown_zone() -> str:
     """The time zone this request's times are shown in (the footer names it)."""
     return timezone.get_current_timezone_name()
+
+
+@register.simple_tag
+def site_url() -> str:
+    """The site's public address (``public_url``), for links shown to copy."""
+    return public_url.site_url()

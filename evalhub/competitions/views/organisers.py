@@ -16,11 +16,21 @@ from evalhub.competitions.services.runs import rescoring
 from evalhub.competitions.views.lookups import organised_task_or_404, task_or_404
 
 
+def creation_refused(request: HttpRequest) -> HttpResponse:
+    """The answer to a signed-in user who may not create tasks, at ``/new/task/`` and
+    ``/new/bundle/``: why, and how to get the right (403, not a bare "Not Found")."""
+    context = {
+        "rule": roles.creators_rule(),
+        "ways": roles.ways_to_creation_right(request.user),
+    }
+    return render(request, "competitions/creation_refused.html", context, status=403)
+
+
 @login_required
 def bundle_import(request: HttpRequest) -> HttpResponse:
     """Create a task from a bundle (its importer becomes its organiser and owner)."""
     if not roles.may_create_tasks(request.user):
-        raise Http404("No such page.")
+        return creation_refused(request)
     form = BundleForm(request.POST or None, request.FILES or None)
     problems: list = []
     if request.method == "POST" and form.is_valid():

@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from evalhub.competitions.error_pages import error_page
 from evalhub.competitions.forms import CreatorChangeForm
 from evalhub.competitions.services import creators
 
@@ -24,7 +25,7 @@ def creator_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = CreatorChangeForm(request.POST)
         if not form.is_valid():
-            return HttpResponse("Bad request.", status=400, content_type="text/plain")
+            return error_page(request, 400)
         user = get_object_or_404(
             get_user_model(), pk=form.cleaned_data["user"], is_active=True
         )

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from evalhub.competitions import upload_limits
 from evalhub.competitions.forms import SubmitForm
 from evalhub.competitions.models import Phase
 from evalhub.competitions.services import roles
@@ -43,6 +44,9 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         except submit.SubmissionInvalid as exc:
             problems, total_problems = exc.problems, exc.total
         else:
+            repeat = submit.repeat_notice(submission=sub)
+            if repeat:
+                messages.warning(request, repeat)
             if request.htmx:
                 response = HttpResponse(status=204)
                 response["HX-Redirect"] = sub.get_absolute_url()
@@ -71,6 +75,7 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             "allowance": None if track_allowances else allowance,
             "track_allowances": track_allowances,
             "format_help": task.type.format_help,
+            "upload_note": upload_limits.upload_note(task.type),
             "panels": systems.panels(phase_obj, request.user) if team else [],
         },
         status=status,

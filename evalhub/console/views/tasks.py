@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from evalhub.competitions import markdown
 from evalhub.competitions.services import roles
+from evalhub.competitions.views.organisers import creation_refused
 from evalhub.console.forms import TaskForm
 from evalhub.console.services import tasks
 from evalhub.console.views import archive
@@ -19,7 +20,7 @@ from evalhub.console.views.access import organised_task
 @login_required
 def task_create(request: HttpRequest) -> HttpResponse:
     if not roles.may_create_tasks(request.user):
-        raise Http404("No such page.")
+        return creation_refused(request)
     form = TaskForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         task = tasks.create_task(user=request.user, data=form.cleaned_data)

@@ -12,12 +12,13 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from evalhub.competitions.models import (
+    CreatorChange,
     Registration,
     SharedTask,
     Submission,
     TestSet,
 )
-from evalhub.notifications.services.notify import notify
+from evalhub.notifications.services.notify import clip, notify
 from evalhub.teams.models import Invitation
 
 
@@ -136,6 +137,22 @@ def gold_released(*, task_id: int) -> int:
     )
 
 
+def creator_granted(*, change_id: int) -> int:
+    """Site staff granted a user the right to create tasks: the user is told, on
+    the site and by mail, with the way to the new-task page."""
+    change = CreatorChange.objects.filter(pk=change_id, granted=True).first()
+    if change is None:
+        return 0
+    return notify(
+        recipients=[change.user_id],
+        key=f"creator:{change.pk}:granted",
+        text="Site staff granted you the right to create tasks: you can now create "
+        "a task (from scratch or from a bundle) and organise it.",
+        link=reverse("console:task-create"),
+        mail=True,
+    )
+
+
 def invitation_created(*, invitation_id: int) -> int:
     inv = (
         Invitation.objects.select_related("team", "inviter")
@@ -182,7 +199,7 @@ def announcement_posted(*, announcement_id: int) -> int:
     return notify(
         recipients=_registered_members(task.pk),
         key=f"announcement:{ann.pk}",
-        text=f"Announcement ({task.title[:60]}): {ann.text}",
+        text=f"Announcement ({clip(task.title, 60)}): {ann.text}",
         link=task.get_absolute_url(),
         mail=True,
     )

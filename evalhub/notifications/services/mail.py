@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 
 from allauth.account.models import EmailAddress
-from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.urls import reverse
 
+from evalhub.competitions.public_url import absolute
 from evalhub.notifications.models import MailOptOut, Notification
 
 log = logging.getLogger(__name__)
@@ -30,19 +30,25 @@ def set_wants_mail(*, user: object, wanted: bool) -> None:
 
 
 def _subject(text: str) -> str:
+    """The whole text on one line: a notification is short (``notify`` keeps it
+    under 300 characters, cut between words), and a subject cut mid-word reads as
+    a fault; mail clients shorten long subjects themselves."""
     line = " ".join(text.split())  # a header is one line, whatever the text holds
-    return f"[evalhub] {line[:90]}{'…' if len(line) > 90 else ''}"
+    return f"[evalhub] {line}"
+
+
+#: Why a mail's recipient receives it, by the first part of its event's key.
+_WHY = {
+    "creator": "You receive this because site staff changed what your account may do.",
+}
+_WHY_DEFAULT = "You receive this as a member of a team registered for the task."
 
 
 def _body(notification: Notification) -> str:
-    site = settings.SITE_URL.rstrip("/")
-    link = f"{site}{notification.link}" if notification.link.startswith("/") else ""
-    stop = site + reverse("notifications:mail-settings")
-    return (
-        f"{notification.text}\n\n{link}\n\n"
-        "You receive this as a member of a team registered for the task.\n"
-        f"To stop these e-mails: {stop}\n"
-    )
+    link = absolute(notification.link) if notification.link.startswith("/") else ""
+    stop = absolute(reverse("notifications:mail-settings"))
+    why = _WHY.get(notification.key.split(":", 1)[0], _WHY_DEFAULT)
+    return f"{notification.text}\n\n{link}\n\n{why}\nTo stop these e-mails: {stop}\n"
 
 
 def send_for(*, key: str) -> int:

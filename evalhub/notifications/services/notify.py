@@ -19,6 +19,22 @@ PAGE_SIZE = 50
 UNREAD_CACHE_SECONDS = 60
 
 
+#: The longest text a notification keeps (``Notification.text``).
+TEXT_LENGTH = 300
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else cut after its last whole
+    word that fits, with "…": a cut never falls inside a word."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    inside_word = not text[limit - 1].isspace() and not head[-1:].isspace()
+    if inside_word and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip() + "…"
+
+
 def notify(
     *,
     recipients: Iterable[object],
@@ -43,7 +59,7 @@ def notify(
         Notification(
             recipient_id=pk,
             key=key[:200],
-            text=text[:300],
+            text=clip(text, TEXT_LENGTH),
             link=link,
             mailed=not mail,  # nothing to mail: settled at once
         )

@@ -1,11 +1,15 @@
 """Run the whole platform on one machine: an embedded Redis (unless REDIS_URL is set),
-migrate, the demo tasks, a Celery worker, Celery beat and the web server (gunicorn).
+migrate, the demo tasks, two Celery workers (one scoring runs, one for refreshes,
+mails and the rest, as in production), Celery beat and the web server (gunicorn).
 
 The processes are supervised (``evalhub/supervisor.py``): one that dies (a worker
 killed by the OOM killer) is started again after a back-off while the others keep
 serving; Ctrl-C or SIGTERM stops them all within ``2 * STOP_SECONDS`` (a program
 still busy then, e.g. a worker scoring a run, is killed: the run is scored again
-later), and on Linux they die with the command even if it is SIGKILLed."""
+later), and on Linux they die with the command even if it is SIGKILLed.
+
+Links in mails start with the address given by ``--bind`` unless EVALHUB_SITE_URL
+names the public one (``competitions/public_url.py``)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from evalhub import embedded_redis
+from evalhub.competitions import public_url
 from evalhub.supervisor import Program, Stopped, Supervisor, stop_on_signals
 
 #: Seconds the programs get to stop after Ctrl-C, then Redis as long again.
@@ -28,7 +33,19 @@ STOP_SECONDS = 2.0
 
 
 class Command(BaseCommand):
-    help = "Start web + Celery worker + beat (+ embedded Redis) with the demo tasks."
+    help = (
+        "Start web + Celery worker + beat (+ embedded Redis) with the demo tasks. "
+        "Everything they keep (the SQLite database, uploads, mails, the embedded "
+        "Redis's socket and data) is in the data folder named by the variable "
+        "EVALHUB_VAR_DIR (default: var/ in the repository; now {var}): "
+        "EVALHUB_VAR_DIR=~/evalhub-data manage.py up starts a separate instance. "
+        "Links in mails start with EVALHUB_SITE_URL, by default http:// and the "
+        "--bind address."
+    )
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs):  # noqa: ANN003, ANN201
+        self.help = self.help.format(var=settings.VAR_DIR)
+        return super().create_parser(prog_name, subcommand, **kwargs)
 
     def add_arguments(self, parser):  # noqa: ANN001, ANN201
         parser.add_argument(
@@ -38,10 +55,15 @@ class Command(BaseCommand):
             "--no-demo", action="store_true", help="do not create the demo tasks"
         )
         parser.add_argument(
-            "--workers", type=int, default=1, help="Celery worker concurrency"
+            "--workers",
+            type=int,
+            default=1,
+            help="processes of the scoring worker (refreshes and mails have a "
+            "worker of their own)",
         )
 
     def handle(self, *args, bind: str, no_demo: bool, workers: int, **options):  # noqa: ANN002, ANN003, ANN201
+        _public_address(bind)
         supervisor = Supervisor(log=self._log, stop_timeout=STOP_SECONDS)
         stop_on_signals()
         try:
@@ -78,6 +100,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         supervisor.start(programs["worker"])
+        supervisor.start(programs["refresh-worker"])
         supervisor.start(programs["beat"])
         if not no_demo:
             self.stdout.write(
@@ -90,6 +113,7 @@ class Command(BaseCommand):
                 f"evalhub is up: http://{bind}/  (Ctrl-C stops everything)"
             )
         )
+        self.stdout.write(f"links in mails start with {settings.SITE_URL}")
         if not settings.EMAIL_HOST:
             self.stdout.write(
                 "no SMTP server set (EVALHUB_EMAIL_HOST): mails (sign-up "
@@ -102,27 +126,55 @@ class Command(BaseCommand):
         self.stderr.write(f"{stamp} up: {message}")
 
 
+def _public_address(bind: str) -> None:
+    """Unless EVALHUB_SITE_URL names the public address, the one ``--bind`` serves:
+    set for this process and, through the environment, for the worker that mails."""
+    if os.environ.get("EVALHUB_SITE_URL"):
+        return
+    address = public_url.from_bind(bind)
+    os.environ["EVALHUB_SITE_URL"] = address
+    settings.SITE_URL = address
+
+
 def _programs(*, bind: str, workers: int) -> dict[str, Program]:
     python = sys.executable
     celery = [python, "-m", "celery", "-A", "evalhub"]
     return {
+        # Scoring has a worker of its own, as in production (Procfile, deploy/): an
+        # upload never waits behind the figures a refresh job is drawing.
         "worker": Program(
             "worker",
             [
                 *celery,
                 "worker",
                 "-Q",
-                "scoring,default",
+                "scoring",
                 "-c",
                 str(workers),
                 "--loglevel",
                 "INFO",
                 "-n",
-                f"worker-{os.getpid()}@%h",
+                f"scoring-{os.getpid()}@%h",
             ],
             # Its run is scored again anyway (acks_late, the sweeper): no need to
             # wait for it to finish when the command is gone.
             on_parent_death=signal.SIGKILL,
+        ),  # fmt: skip
+        "refresh-worker": Program(
+            "refresh-worker",
+            [
+                *celery,
+                "worker",
+                "-Q",
+                "default",
+                "-c",
+                "1",
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"default-{os.getpid()}@%h",
+            ],
+            on_parent_death=signal.SIGKILL,  # refreshes are sent again by beat
         ),  # fmt: skip
         "beat": Program(
             "beat",

@@ -228,6 +228,46 @@ def submit_run(
     return submission
 
 
+#: Runs a repeat is named against: those that were or will be scored (a failed or
+#: rejected run is worth submitting again as it was).
+_KEPT = (
+    Submission.Status.VALIDATING,
+    Submission.Status.QUEUED,
+    Submission.Status.SCORING,
+    Submission.Status.SCORED,
+)
+
+
+def identical_earlier(*, submission: Submission) -> Submission | None:
+    """The team's latest earlier run of the same phase and track whose file has the
+    same bytes (sha256) as ``submission``'s, if one is kept: the upload page names
+    it ("identical to your run #N"), as the scores will be the same."""
+    return (
+        Submission.objects.filter(
+            phase_id=submission.phase_id,
+            team_id=submission.team_id,
+            track_id=submission.track_id,
+            sha256=submission.sha256,
+            status__in=_KEPT,
+            pk__lt=submission.pk,
+        )
+        .order_by("-pk")
+        .first()
+    )
+
+
+def repeat_notice(*, submission: Submission) -> str:
+    """The sentence the upload shows when ``submission`` repeats an earlier run's
+    file, else ''."""
+    earlier = identical_earlier(submission=submission)
+    if earlier is None:
+        return ""
+    return (
+        f"This file is identical to your run #{earlier.pk} ({earlier.method_name}): "
+        "it will get the same scores, and it counts as one of your runs."
+    )
+
+
 def submit_baseline(
     *,
     phase: Phase,

@@ -6,7 +6,10 @@ request (small files) or in a worker's child process under CPU-time and memory l
   (``archives.open_zip``), encoding of the first lines of the file or of each zip
   member. Returns the bytes the file inflates to.
 - :func:`parse_problems`: the task type's parser against every test set's *public*
-  inputs (gold is never consulted, so no message can reveal it).
+  inputs (gold is never consulted, so no message can reveal it). A run that parses
+  but leaves nothing to score on any test set (every line removed: repeats, pairs
+  outside the vocabulary, blank lines; ``TaskType.nothing_to_score``) is a problem
+  too: it is rejected with the reason instead of being "scored" 0 and counted.
 - :func:`validate_submission` (worker job body): a ``validating`` row is parsed in a
   child process (``sandbox.run_limited``) and moves to ``queued`` (enqueued for
   scoring) or to ``rejected`` with every problem, file and line; rejected runs do not
@@ -76,12 +79,15 @@ def parse_problems(
 
     def parse() -> dict | None:
         try:
-            task_type.parse_phase_run(data, filename, inputs, task_settings)
+            runs = task_type.parse_phase_run(data, filename, inputs, task_settings)
         except FormatError as exc:
             return {
                 "problems": [[p.file, p.line, p.message] for p in exc.problems],
                 "total": exc.total,
             }
+        empty = [task_type.nothing_to_score(run) for run in runs]
+        if empty and all(empty):
+            return _one(filename, f"nothing in this run can be scored: {empty[0]}")
         return None
 
     if not limited:
