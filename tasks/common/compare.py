@@ -58,6 +58,8 @@ def signature(
     seed: int,
     alpha: float,
     ladder_margin: float | None = None,
+    unit: rs.bands.Unit | None = None,
+    n: int | None = None,
 ) -> str:
     """Method, version and parameters behind the numbers (sacrebleu style); the
     platform prints the same line for a test set."""
@@ -70,7 +72,12 @@ def signature(
         f"seed:{seed}",
         f"ar:{samples}",
         f"alpha:{alpha:g}",
+        f"bands:{rs.bands.SIGNATURE}",
     ]
+    if unit is not None:
+        parts.append(f"unit:{unit.singular.replace(' ', '-')}")
+    if n is not None:
+        parts.append(f"n:{n}")
     if ladder_margin is not None:
         parts.append(f"ladder:{ladder_margin:g}se")
     return "|".join(parts)

@@ -38,6 +38,7 @@ from tasks.mt_lexicon_probe.probes import (
 from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate
 from tasks.mt_lexicon_probe.setting_fields import SETTING_FIELDS
 from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, TagSource, settle
+from tasks.reports import Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,8 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     metrics: ClassVar[tuple[Metric, ...]] = _metrics()
     primary_metric: ClassVar[str] = "correct_low_mean"
     board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
+    #: Resampling unit (each low-frequency probe word is judged once (Volk 1997)).
+    unit = Unit("probe word", "probe words")
     format_help: ClassVar[str] = FORMAT_HELP
     setting_fields: ClassVar[tuple[SettingField, ...]] = SETTING_FIELDS
 
