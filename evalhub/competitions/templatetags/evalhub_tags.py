@@ -146,3 +146,12 @@ def when(moment: datetime | None, precision: str = "minutes") -> SafeString | st
 def shown_zone() -> str:
     """The time zone this request's times are shown in (the footer names it)."""
     return timezone.get_current_timezone_name()
+
+
+@register.simple_tag
+def band_rule() -> str:
+    """The one band rule, as every surface words it
+    (:mod:`tasks.common.resampling.bands`)."""
+    from tasks.common.resampling import bands
+
+    return f"{bands.band_rule_text()} ({bands.REFERENCE})"

@@ -57,10 +57,7 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
     n = int(data.get("n_items") or 0)
     return leaderboard.Statistics(
         signature=row.signature,
-        intervals={
-            int(k): (v["low"], v["high"], format_interval(metric, v, n))
-            for k, v in data.get("intervals", {}).items()
-        },
+        intervals=_intervals(data, metric, n),
         bands={
             int(pk): int(b)
             for pk, b in zip(
@@ -73,30 +70,43 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
     )
 
 
+def _intervals(
+    data: Mapping[str, JSON], metric: Metric, n: int
+) -> dict[int, tuple[float, float, str]]:
+    """Each run's interval as a board shows it; below two units a run has none,
+    and says so ("n = 1: no interval") rather than showing nothing."""
+    out = {
+        int(k): (v["low"], v["high"], format_interval(metric, v, n))
+        for k, v in data.get("intervals", {}).items()  # type: ignore[union-attr]
+    }
+    if n < 2 and not metric.count:
+        for matrix in [matrix_of(data, None), *(data.get("tracks") or {}).values()]:  # type: ignore[union-attr]
+            for pk, value in zip(
+                matrix.get("runs", []), matrix.get("values", []), strict=True
+            ):
+                text = rs.bands.interval_text(float(value), 0.0, n)
+                out.setdefault(int(pk), (float(value), float(value), text))
+    return out
+
+
 def unit_of(data: Mapping[str, JSON]) -> rs.bands.Unit:
     """The resampling unit the stored statistics were computed over."""
-    unit = data.get("unit")
-    if not isinstance(unit, dict):
-        return rs.bands.GOLD_ITEM
-    return rs.bands.Unit(str(unit["singular"]), str(unit["plural"]))
+    return rs.bands.unit_from(data.get("unit"))
 
 
 def legend(data: Mapping[str, JSON], matrix: Mapping[str, JSON]) -> str:
     """What a board's bands mean (the one rule's sentence, with its unit, n,
-    correction and comparisons), or why it has none: every surface's wording."""
+    correction and comparisons), or why it has none (``rs.bands.legend``)."""
     if not data or not matrix:
         return ""
-    n = int(data.get("n_items") or 0)  # type: ignore[call-overload]
-    alpha = float(data.get("alpha") or rs.DEFAULT_ALPHA)  # type: ignore[arg-type]
-    unit = unit_of(data)
-    if not matrix.get("powered", True):
-        samples = int(data.get("samples") or rs.DEFAULT_SAMPLES)  # type: ignore[call-overload]
-        return (
-            f"{rs.bands.power_sentence(unit, n, alpha)} "
-            f"({rs.bands.power_reason(n, samples)}), so no bands are drawn."
-        )
-    comparisons = matrix.get("band_comparisons") or []
-    return rs.bands.band_sentence(unit, n, alpha, comparisons)  # type: ignore[arg-type]
+    return rs.bands.legend(
+        unit_of(data),
+        int(data.get("n_items") or 0),  # type: ignore[call-overload]
+        alpha=float(data.get("alpha") or rs.DEFAULT_ALPHA),  # type: ignore[arg-type]
+        trials=int(data.get("samples") or rs.DEFAULT_SAMPLES),  # type: ignore[call-overload]
+        powered=bool(matrix.get("powered", True)),
+        comparisons=matrix.get("band_comparisons") or [],  # type: ignore[arg-type]
+    )
 
 
 def _has_chart(row: TestSetStatistics, track_id: int | None) -> bool:
@@ -212,6 +222,7 @@ def compute(
             p_against,
             higher_is_better=higher,
             alpha=ranking.alpha,
+            floor=rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         )
         return {
             "runs": board,  # type: ignore[dict-item]
@@ -229,7 +240,7 @@ def compute(
         "metric": task_type.primary_metric,
         "higher_is_better": higher,
         "n_items": shares.n_items,
-        "unit": {"singular": task_type.unit.singular, "plural": task_type.unit.plural},
+        "unit": rs.bands.unit_json(task_type.unit),
         "smallest_p": rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         "samples": ranking.bootstrap_samples,
         "seed": ranking.seed,

@@ -25,6 +25,7 @@ are drawn and the board says so (:func:`power_sentence`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -76,6 +77,15 @@ def power_reason(n: int, trials: int) -> str:
     return f"the smallest p-value the {kind}randomisation test can give is {smallest_p(n, trials):.3g}"
 
 
+def band_rule_text() -> str:
+    """The rule in one sentence, without a board's numbers."""
+    return (
+        f"{RULE}: {TEST} tests of each band's best run against every run below "
+        "it, Holm-corrected at alpha; the band ends before the first rejected run, "
+        "which leads the next band"
+    )
+
+
 def band_sentence(
     unit: Unit, n: int, alpha: float, comparisons: Sequence[int] = ()
 ) -> str:
@@ -89,6 +99,58 @@ def band_sentence(
         counts = ", ".join(str(c) for c in comparisons)
         text += f"; comparisons per band: {counts}"
     return text + "."
+
+
+def legend(
+    unit: Unit,
+    n: int,
+    *,
+    alpha: float,
+    trials: int,
+    powered: bool,
+    comparisons: Sequence[int] = (),
+) -> str:
+    """What a board's bands mean, or why it has none: the one sentence the
+    leaderboard, the significance page, the exports, the package and ``evalhub
+    compare`` show."""
+    if not powered:
+        return (
+            f"{power_sentence(unit, n, alpha)} ({power_reason(n, trials)}), "
+            "so no bands are drawn."
+        )
+    text = band_sentence(unit, n, alpha, comparisons)
+    most = max_comparisons(n, trials, alpha)
+    if comparisons and max(comparisons) >= most:
+        text += (
+            f" No p-value can fall below {smallest_p(n, trials):.3g} ({power_reason_short(n, trials)}), "
+            f"so a band resting on {most} comparisons or more cannot be split."
+        )
+    return text
+
+
+def max_comparisons(n: int, trials: int, alpha: float) -> int:
+    """The smallest number of comparisons ``m`` at which Holm's first threshold
+    ``alpha / m`` is at or below :func:`smallest_p`: a band of ``m`` or more
+    comparisons cannot be split."""
+    floor = smallest_p(n, trials)
+    return max(1, math.ceil(alpha / floor - 1e-9)) if floor > 0 else 2**62
+
+
+def power_reason_short(n: int, trials: int) -> str:
+    if exact_randomisation(n, trials):
+        return f"exact test over {n} units"
+    return f"{trials:,} randomisation trials"
+
+
+def unit_json(unit: Unit) -> dict[str, str]:
+    return {"singular": unit.singular, "plural": unit.plural}
+
+
+def unit_from(value: object) -> Unit:
+    """:func:`unit_json` read back (``GOLD_ITEM`` when absent)."""
+    if not isinstance(value, dict):
+        return GOLD_ITEM
+    return Unit(str(value["singular"]), str(value["plural"]))
 
 
 def interval_text(value: float, half_width: float, n: int) -> str:
@@ -130,10 +192,14 @@ def holm_bands(
     *,
     higher_is_better: bool = True,
     alpha: float = DEFAULT_ALPHA,
+    floor: float = 0.0,
 ) -> Bands:
     """The band rule (module docstring). ``p_against(leader, others)`` gives the
     p-values of run ``leader`` against each of ``others`` (indices into
-    ``values``)."""
+    ``values``); ``floor``: the smallest p-value the test can give
+    (:func:`smallest_p`). Holm's first threshold is ``alpha / m``, so a band of
+    ``m`` comparisons with ``alpha / m <= floor`` cannot reject any: its p-values
+    are not computed (the cost of a refresh stays bounded)."""
     sign = 1.0 if higher_is_better else -1.0
     order = sorted(range(len(values)), key=lambda i: (-sign * values[i], i))
     bands = [0] * len(values)
@@ -141,7 +207,10 @@ def holm_bands(
     start = 0
     while start < len(order):
         leader, rest = order[start], order[start + 1 :]
-        p = np.asarray(p_against(leader, rest), dtype=np.float64) if rest else []
+        if rest and not floor < alpha / len(rest):
+            p: Sequence[float] = [1.0] * len(rest)  # no p-value can be small enough
+        else:
+            p = np.asarray(p_against(leader, rest), dtype=np.float64) if rest else []
         rejected = holm_rejected([float(v) for v in p], alpha)
         stop = next(
             (k for k, r in enumerate(rejected) if r), len(rest)
