@@ -169,7 +169,8 @@ def _primary_cell(table: Table, row: Mapping[str, Any]) -> str:
         return text
     if iv["half_width"] <= 0 or int(table.get("n_items") or 2) < 2:
         return text + " (no interval)"
-    return text + rf" $\pm$ {iv['half_width']:.3f}"
+    half = bands.interval_text(iv["value"], iv["half_width"], 2).split(" ± ")[1]
+    return text + rf" $\pm$ {half}"
 
 
 def results_latex(table: Table) -> str:

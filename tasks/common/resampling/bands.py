@@ -160,6 +160,8 @@ def interval_text(value: float, half_width: float, n: int) -> str:
         return f"{value:.4f} (n = {n}: no interval)"
     if half_width <= 0.0:
         return f"{value:.4f} (n = {n}: every resample equal, no interval)"
+    if half_width < 0.0005:  # not "± 0.000": the width is small, not zero
+        return f"{value:.4f} ± {half_width:.2g}"
     return f"{value:.4f} ± {half_width:.3f}"
 
 
