@@ -132,8 +132,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     metrics: ClassVar[tuple[Metric, ...]] = _metrics()
     primary_metric: ClassVar[str] = "correct_low_mean"
     board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
-    #: Resampling unit (each low-frequency probe word is judged once (Volk 1997)).
-    unit = Unit("probe word", "probe words")
+    unit = Unit("probe word", "probe words")  # resampled: one judgement each
     format_help: ClassVar[str] = FORMAT_HELP
     setting_fields: ClassVar[tuple[SettingField, ...]] = SETTING_FIELDS
 
@@ -241,7 +240,6 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
             memory_conflicts=len(memory.conflicts) if memory else 0,
         )
 
-    # ---- plots ------------------------------------------------------------------
     def item_statistics(self, report: ScoreReport) -> ItemStats | None:
         """Per-probe statistics (see :mod:`tasks.mt_lexicon_probe.resampling`)."""
         from tasks.mt_lexicon_probe import resampling
