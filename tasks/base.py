@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from tasks.errors import FormatError, Problem, ProblemCollector, SettingsError
-from tasks.reports import JSON, Curve, FileRole, Metric, ScoreReport
+from tasks.reports import GOLD_ITEM, JSON, Curve, FileRole, Metric, ScoreReport, Unit
 from tasks.settings import SettingField, SettingSpec, describe_settings, parse_settings
 
 if TYPE_CHECKING:
@@ -105,6 +105,10 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: the paper reports), so that the table fits a laptop screen; readers reveal
     #: the rest. Empty (the default): every metric.
     board_metrics: ClassVar[tuple[str, ...]] = ()
+    #: The unit the primary metric treats as independent: the bootstrap interval,
+    #: the paired bootstrap and the randomisation test all resample it
+    #: (:mod:`tasks.common.resampling.bands`).
+    unit: ClassVar[Unit] = GOLD_ITEM
     #: Markdown shown on the task page under "Submission format".
     format_help: ClassVar[str]
     #: How the organisers' settings form asks for each setting (label, help, the

@@ -26,6 +26,24 @@ class FileRole:
 
 
 @dataclass(frozen=True, slots=True)
+class Unit:
+    """The resampling unit of a task type's primary metric (``TaskType.unit``): what
+    its bootstrap interval, paired bootstrap and randomisation test resample
+    (:mod:`tasks.common.resampling.bands`)."""
+
+    singular: str
+    plural: str
+
+    def count(self, n: int) -> str:
+        """``"2 documents"``, ``"1 document"``."""
+        return f"{n:,} {self.singular if n == 1 else self.plural}"
+
+
+#: Task types that declare none resample their gold items.
+GOLD_ITEM = Unit("gold item", "gold items")
+
+
+@dataclass(frozen=True, slots=True)
 class Metric:
     """A score a task type reports: its key in ``ScoreReport.metrics``, how pages
     label and explain it, and which way is better."""

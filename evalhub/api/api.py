@@ -143,8 +143,12 @@ class BoardOut(Schema):
     primary_metric: str
     #: The bootstrap statistics' signature ("" until computed).
     signature: str = ""
+    #: What the bands mean (unit, n, rule, correction, comparisons per band), or
+    #: why there are none ("2 documents: no difference can be significant ...").
+    bands: str = ""
     #: Ranked runs: rank, team, run, method, submitted_at, baseline, every metric,
-    #: the primary metric's interval (interval_low, interval_high) and rank band
+    #: the primary metric's interval (interval_low, interval_high, and as text:
+    #: interval, e.g. "n = 1: no interval") and rank band
     #: (None until computed); for organisers also hidden and final; ``system``: the
     #: run's method's fact-sheet answers and paper, as this viewer may see them.
     rows: list[dict[str, object]]

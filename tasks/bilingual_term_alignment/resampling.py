@@ -7,6 +7,10 @@ the first column; a resample of gold pairs keeps each pair's precision at its ra
 
 Example: ranks [1, 3, -1] (third pair missed) -> rows [1/1, 1], [2/3, 1], [0, 1] and
 AP = (1 + 2/3 + 0) / 3 = 0.5556.
+
+Unit (``TaskType.unit``): the gold pair, each a term of AP's mean. The source term
+(grouping a source's gold translations) would need the source in ``detail``, which the
+stored evaluations do not have; the interval and both paired tests resample gold pairs.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from tasks.base import (
 from tasks.common import ranking
 from tasks.common.cli_files import label, read_input
 from tasks.common.gcpause import gc_paused
+from tasks.reports import Unit
 
 from . import FORMAT_HELP, formats, metrics, runs
 from .formats import Gold, Inputs, Run, Settings
@@ -96,6 +97,8 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     )
     primary_metric: ClassVar[str] = "ap"
     board_metrics: ClassVar[tuple[str, ...]] = ("ap", "f1", "p_at_100", "map_source")
+    #: Resampling unit (AP is a mean over the gold pairs (each found pair's precision at its rank)).
+    unit = Unit("gold pair", "gold pairs")
     format_help: ClassVar[str] = FORMAT_HELP
     setting_fields: ClassVar[tuple[SettingField, ...]] = (
         SettingField(

@@ -58,6 +58,8 @@ def signature(
     seed: int,
     alpha: float,
     ladder_margin: float | None = None,
+    unit: rs.bands.Unit | None = None,
+    n: int | None = None,
 ) -> str:
     """Method, version and parameters behind the numbers (sacrebleu style); the
     platform prints the same line for a test set."""
@@ -70,7 +72,12 @@ def signature(
         f"seed:{seed}",
         f"ar:{samples}",
         f"alpha:{alpha:g}",
+        f"bands:{rs.bands.SIGNATURE}",
     ]
+    if unit is not None:
+        parts.append(f"unit:{unit.singular.replace(' ', '-')}")
+    if n is not None:
+        parts.append(f"n:{n}")
     if ladder_margin is not None:
         parts.append(f"ladder:{ladder_margin:g}se")
     return "|".join(parts)
@@ -97,7 +104,10 @@ def overview(
     stats = [task_type.item_statistics(systems[i].report) for i in order]
     usable = all(s is not None for s in stats) and len({s.keys for s in stats}) == 1
     intervals: list[rs.Interval | None] = [None] * len(order)
-    bands: list[int] = list(range(1, len(order) + 1))
+    bands: list[int | None] = list(range(1, len(order) + 1))
+    comparisons: list[int] = []
+    n = stats[0].n if usable and stats else 0
+    powered = usable and rs.bands.can_reach(n, samples, alpha)
     matrices: dict[str, JSON] = {}
     if usable and stats:
         if stats[0].n >= 2:
@@ -107,9 +117,17 @@ def overview(
                 )
             )
         result = rs.pairwise(stats, samples=samples, trials=samples, seed=seed)
-        bands = rs.rank_bands(
-            result.values, result.p_randomisation, higher_is_better=higher, alpha=alpha
+        p = result.p_randomisation
+        held = rs.bands.holm_bands(
+            result.values,
+            lambda i, others: p[i, list(others)],
+            higher_is_better=higher,
+            alpha=alpha,
+            floor=rs.bands.smallest_p(n, samples),
         )
+        # The platform's rule: no bands where no difference can reach alpha.
+        bands = list(held.bands) if powered else [None] * len(order)
+        comparisons = held.comparisons if powered else []
         matrices = {
             "delta": _rounded(result.delta),
             "p_bootstrap": _rounded(result.p_bootstrap),
@@ -134,7 +152,20 @@ def overview(
         )
     return {
         **metrics_head(task_type),
-        "n_items": stats[0].n if usable and stats else 0,
+        "n_items": n,
+        "unit": rs.bands.unit_json(task_type.unit),
+        "powered": powered,
+        "band_comparisons": comparisons,  # type: ignore[dict-item]
+        "bands_legend": rs.bands.legend(
+            task_type.unit,
+            n,
+            alpha=alpha,
+            trials=samples,
+            powered=powered,
+            comparisons=comparisons,
+        )
+        if usable
+        else "",
         "samples": samples,
         "seed": seed,
         "confidence": rs.DEFAULT_CONFIDENCE,
@@ -147,6 +178,8 @@ def overview(
             samples=samples,
             seed=seed,
             alpha=alpha,
+            unit=task_type.unit,
+            n=n,
         ),
         "systems": rows,
         **matrices,

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tasks.common.plaintext import csv_cell, latex_escape
+from tasks.common.resampling import bands
 from tasks.reports import best_value
 
 Table = Mapping[str, Any]
@@ -27,9 +28,9 @@ def _value(metric: Mapping[str, Any], value: float | None) -> str:
     return f"{round(value):,}" if metric["count"] else f"{value:.4f}"
 
 
-def _interval(row: Mapping[str, Any]) -> str:
+def _interval(row: Mapping[str, Any], n: int = 2) -> str:
     iv = row["interval"]
-    return f"{iv['value']:.4f} ± {iv['half_width']:.3f}" if iv else ""
+    return bands.interval_text(iv["value"], iv["half_width"], n) if iv else ""
 
 
 def _significant(table: Table, i: int, j: int) -> bool:
@@ -48,11 +49,11 @@ def as_text(table: Table) -> str:
     header.append(f"{table['metric_label']} ± CI")
     body = [
         [
-            str(r["band"]),
+            "–" if r["band"] is None else str(r["band"]),
             str(r["index"]),
             r["name"],
             *(_value(m, r["metrics"][m["key"]]) for m in metrics),
-            _interval(r),
+            _interval(r, int(table.get("n_items") or 2)),
         ]
         for r in systems
     ]
@@ -69,6 +70,8 @@ def as_text(table: Table) -> str:
             ]
             matrix.append([str(r["index"]), *cells])
         lines += _aligned(matrix)
+    if table.get("bands_legend"):
+        lines += ["", str(table["bands_legend"])]
     lines += ["", f"signature: {table['signature']}"]
     return "\n".join(lines) + "\n"
 
@@ -162,7 +165,12 @@ def _primary_cell(table: Table, row: Mapping[str, Any]) -> str:
     metric = next(m for m in table["metrics"] if m["key"] == table["metric"])
     text = _value(metric, row["metrics"].get(table["metric"])).replace("–", "--")
     iv = row["interval"]
-    return text + rf" $\pm$ {iv['half_width']:.3f}" if iv and text != "--" else text
+    if not iv or text == "--":
+        return text
+    if iv["half_width"] <= 0 or int(table.get("n_items") or 2) < 2:
+        return text + " (no interval)"
+    half = bands.interval_text(iv["value"], iv["half_width"], 2).split(" ± ")[1]
+    return text + rf" $\pm$ {half}"
 
 
 def results_latex(table: Table) -> str:
@@ -225,10 +233,13 @@ def results_latex(table: Table) -> str:
         f"{primary['label']}{interval}. Bold: the best value of each quality metric "
         "(counts are not ranked). "
         + (
-            "Rules separate the significance bands (systems in one band are not "
-            "significantly different from the band's best, approximate "
-            f"randomisation, p < {table['alpha']}). "
-            if has_p
+            "Rules separate the significance bands. "
+            if has_p and table.get("powered", True)
+            else ""
+        )
+        + (
+            latex_escape(str(table["bands_legend"])) + " "
+            if table.get("bands_legend")
             else ""
         )
     )

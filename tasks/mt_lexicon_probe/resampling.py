@@ -8,6 +8,9 @@ formula ``mean_of_ratios``), keyed by probe id. Pending items (and proposed ``c`
 the task does not count them) are not judged, exactly as in :func:`scoring.tabulate`.
 
 Example: low items adj:c, adj:w, noun:c -> adj 1/2, noun 1/1 -> mean 0.75.
+
+Unit (``TaskType.unit``): the probe word. Volk's tables count each low-frequency probe
+word once, judged once, so the interval and both paired tests resample probe words.
 """
 
 from __future__ import annotations

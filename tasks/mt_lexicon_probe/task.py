@@ -38,6 +38,7 @@ from tasks.mt_lexicon_probe.probes import (
 from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate
 from tasks.mt_lexicon_probe.setting_fields import SETTING_FIELDS
 from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, TagSource, settle
+from tasks.reports import Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     metrics: ClassVar[tuple[Metric, ...]] = _metrics()
     primary_metric: ClassVar[str] = "correct_low_mean"
     board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
+    unit = Unit("probe word", "probe words")  # resampled: one judgement each
     format_help: ClassVar[str] = FORMAT_HELP
     setting_fields: ClassVar[tuple[SettingField, ...]] = SETTING_FIELDS
 
@@ -238,7 +240,6 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
             memory_conflicts=len(memory.conflicts) if memory else 0,
         )
 
-    # ---- plots ------------------------------------------------------------------
     def item_statistics(self, report: ScoreReport) -> ItemStats | None:
         """Per-probe statistics (see :mod:`tasks.mt_lexicon_probe.resampling`)."""
         from tasks.mt_lexicon_probe import resampling

@@ -8,6 +8,10 @@ bisegments of one document are not independent).
 
 Example: documents with counts [1, 3, 1, 2] and [2, 2, 2, 2] -> P = 3/5, R = 3/4,
 F = 2/3.
+
+Unit (``TaskType.unit``): the document (ARCADE scores texts; a document's bisegments
+share its alignment path). With few documents no paired test can reach alpha, and the
+board says so (:mod:`tasks.common.resampling.bands`).
 """
 
 from __future__ import annotations

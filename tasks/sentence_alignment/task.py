@@ -17,6 +17,7 @@ from tasks.base import (
     TaskType,
 )
 from tasks.common.gcpause import gc_paused
+from tasks.reports import Unit
 from tasks.sentence_alignment import FORMAT_HELP
 from tasks.sentence_alignment.formats import (
     AlignmentSet,
@@ -120,6 +121,8 @@ class SentenceAlignment(
     metrics = _metrics()
     primary_metric = "f1"
     board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
+    #: Resampling unit (the bisegments of one document are not independent (ARCADE scores texts)).
+    unit = Unit("document", "documents")
     format_help = FORMAT_HELP
     zip_runs = True  # a zip of <doc>.align files
     setting_fields = (

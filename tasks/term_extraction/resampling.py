@@ -9,6 +9,9 @@ term, so two runs on the same gold pair up.
 
 Example (seed 000): R = {data base}; O = {data base, table of content}: item
 [1, 1, 1, 1], offset [0, 1, 0, 0] -> TP = 1/2, TR = 1, TF = 2/3.
+
+Unit (``TaskType.unit``): the gold term, one pertinence each in TP and TR; the
+unmatched output terms are the offset and are never resampled.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from tasks.base import (
 )
 from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
+from tasks.reports import Unit
 from tasks.term_extraction import formats
 from tasks.term_extraction.formats import GoldList, RunList, TermExtractionSettings
 from tasks.term_extraction.scoring import score_run
@@ -91,6 +92,8 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     )
     primary_metric = "term_f1"
     board_metrics = ("term_f1", "term_precision", "term_recall", "f1")
+    #: Resampling unit (TermoMeter's TP and TR sum one pertinence per gold term).
+    unit = Unit("gold term", "gold terms")
     format_help = FORMAT_HELP
     setting_fields = (
         SettingField(

@@ -152,3 +152,12 @@ def shown_zone() -> str:
 def site_url() -> str:
     """The site's public address (``public_url``), for links shown to copy."""
     return public_url.site_url()
+
+
+@register.simple_tag
+def band_rule() -> str:
+    """The one band rule, as every surface words it
+    (:mod:`tasks.common.resampling.bands`)."""
+    from tasks.common.resampling import bands
+
+    return f"{bands.band_rule_text()} ({bands.REFERENCE})"

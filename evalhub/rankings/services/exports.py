@@ -13,6 +13,7 @@ from evalhub.competitions.services.boards.tables import latex_escape
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics
 from evalhub.rankings.services import statistics
+from tasks.common import resampling as rs
 
 
 class Hidden(Exception):
@@ -28,7 +29,7 @@ class RunLabel:
     track: str  # "" in a phase without tracks
     value: float
     interval: str
-    band: int
+    band: int | None  # None: no bands (the test set's units cannot reach alpha)
 
 
 def _p_text(p: float) -> str:
@@ -59,6 +60,16 @@ def significance(
     # A run hidden since the matrix was computed (until the worker recomputes it)
     # is left out for those who may not see it.
     keep = [i for i, pk in enumerate(runs) if access.can_see_run(user, subs[pk])]
+    metric = task.type.metric(task.type.primary_metric)
+    n = int(data.get("n_items") or 0)
+    alpha = data.get("alpha", 0.05)
+    powered = bool(matrix.get("powered", True))
+    # Every pair says it when no difference over these units can be significant.
+    unreachable = (
+        ""
+        if powered or not runs
+        else rs.bands.power_sentence(statistics.unit_of(data), n, alpha)
+    )
     labels = []
     for i in keep:
         pk = runs[i]
@@ -71,8 +82,8 @@ def significance(
                 method=subs[pk].method_name,
                 track=subs[pk].track.name if subs[pk].track_id else "",
                 value=float(matrix["values"][i]),
-                interval=f"{iv['value']:.4f} ± {iv['half_width']:.3f}" if iv else "",
-                band=int(matrix["bands"][i]),
+                interval=statistics.format_interval(metric, iv or None, n),
+                band=None if matrix["bands"][i] is None else int(matrix["bands"][i]),
             )
         )
     cells = [
@@ -81,8 +92,8 @@ def significance(
                 "p_randomisation": matrix["p_randomisation"][i][j],
                 "p_bootstrap": matrix["p_bootstrap"][i][j],
                 "text": "–" if i == j else _p_text(matrix["p_randomisation"][i][j]),
-                "significant": i != j
-                and matrix["p_randomisation"][i][j] < data.get("alpha", 0.05),
+                "significant": i != j and matrix["p_randomisation"][i][j] < alpha,
+                "note": "" if i == j else unreachable,
             }
             for j in keep
         ]
@@ -99,8 +110,12 @@ def significance(
         "updated_at": row.updated_at if row is not None else None,
         "has_chart": bool(row is not None and row.chart_svg)
         and (organiser or not statistics.draws_hidden_runs(row)),
-        "metric": task.type.metric(task.type.primary_metric),
+        "metric": metric,
         "runs": labels,
+        "legend": statistics.legend(data, matrix) if runs else "",
+        "unit": statistics.unit_of(data),
+        "n": n,
+        "power": unreachable,
         "cells": list(zip(labels, cells, strict=True)),
         "alpha": data.get("alpha"),
         "samples": data.get("samples"),
@@ -123,6 +138,10 @@ def as_json(page: dict[str, object]) -> dict[str, object]:
         "metric": page["metric"].key,  # type: ignore[attr-defined]
         "signature": page["signature"],
         "alpha": page["alpha"],
+        "unit": page["unit"].singular,  # type: ignore[attr-defined]
+        "n": page["n"],
+        "bands": page["legend"],
+        "power": page["power"],
         "runs": [
             {
                 "run": r.submission_id,
@@ -152,13 +171,14 @@ def as_csv(page: dict[str, object]) -> str:
             f"{a.value - b.value:.6f}",
             f"{cell['p_randomisation']:.6f}",
             f"{cell['p_bootstrap']:.6f}",
+            cell["note"],
         ]
         for a, row in page["cells"]  # type: ignore[attr-defined]
         for b, cell in zip(runs, row, strict=True)
         if a.index < b.index
     ]
     header = ["run_a", "team_a", "run_b", "team_b", "delta", "p_randomisation"]
-    return tables.csv_text([*header, "p_bootstrap"], rows)
+    return tables.csv_text([*header, "p_bootstrap", "power"], rows)
 
 
 def as_latex(page: dict[str, object]) -> str:
@@ -176,7 +196,8 @@ def as_latex(page: dict[str, object]) -> str:
             f"{r.team} ({r.method}{', ' + r.track if r.track else ''})"
         )
         score = r.interval.replace("±", r"$\pm$") if r.interval else f"{r.value:.4f}"
-        body.append([str(r.band), str(r.index), system, score, *cells])
+        band = "--" if r.band is None else str(r.band)
+        body.append([band, str(r.index), system, score, *cells])
     test_set = page["test_set"]
     track = page.get("track")
     on = f"test set {test_set.name}" + (  # type: ignore[attr-defined]
@@ -187,8 +208,7 @@ def as_latex(page: dict[str, object]) -> str:
             f"Pairwise tests on {on}: "
             f"{metric.label} with {page['samples']}-sample paired bootstrap 95% "  # type: ignore[attr-defined]
             f"intervals (seed {page['seed']}); p-values of approximate "
-            f"randomisation; bold: p < {page['alpha']}; systems in one band are "
-            "not significantly different from the band's best. "
+            f"randomisation; bold: p < {page['alpha']}. {page['legend']} "
         )
         + r"\texttt{"
         + latex_escape(str(page["signature"]))

@@ -36,6 +36,7 @@ from evalhub.rankings.services import boards, charts, statistics
 from evalhub.rankings.services.boards import BoardKey
 from tasks.base import JSON
 from tasks.common import compare
+from tasks.common import resampling as rs
 
 
 class NotAvailable(Exception):
@@ -141,6 +142,10 @@ def board_table(key: BoardKey) -> BoardTable:
     table: dict[str, JSON] = {
         **compare.metrics_head(task_type),
         "n_items": data.get("n_items", 0),
+        "unit": rs.bands.unit_json(statistics.unit_of(data)),
+        "powered": bool(matrix.get("powered", True)),  # type: ignore[union-attr]
+        "band_comparisons": matrix.get("band_comparisons", []),  # type: ignore[union-attr]
+        "bands_legend": statistics.legend(data, matrix),
         "samples": data.get("samples", ranking.bootstrap_samples),
         "seed": data.get("seed", ranking.seed),
         "confidence": data.get("confidence", statistics.CONFIDENCE),

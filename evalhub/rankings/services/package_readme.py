@@ -7,6 +7,7 @@ import shlex
 
 from evalhub.competitions.models import Submission
 from evalhub.rankings.services.package import BoardTable, Package
+from tasks.common import resampling as rs
 
 _METHODS = """\
 How the numbers were computed
@@ -19,15 +20,17 @@ How the numbers were computed
   team (in Ladder mode, the run the Ladder released); private test sets: each
   team's chosen final runs (or its run with the best public score when it chose
   none). Runs hidden by their teams are not in this package.
-- Intervals ("± CI"): paired percentile bootstrap over the gold items
-  ("bootstrap:B" resamples, "seed:S", "ci:percentile-0.95"), the same resamples
+- Intervals ("± CI"): paired percentile bootstrap over the task type's unit
+  ("unit:" and "n:" in the signature: the intervals, the paired bootstrap and
+  the randomisation test all resample it; "bootstrap:B" resamples, "seed:S",
+  "ci:percentile-0.95"), the same resamples
   for every run of a test set; shown as value ± the larger half-width.
 - p-values: approximate randomisation between every two systems ("ar:R"
   trials, exact enumeration when 2^items <= R), and the paired bootstrap test
   (in the CSV and the JSON).
-- Significance bands: systems sorted best first; a new band starts at the first
-  system significantly worse (p < "alpha") than the first of the current band.
-  No correction for multiple comparisons.
+- Significance bands: BAND_RULE (REFERENCE). Each board below states
+  its unit, n and the comparisons each band rests on; a board whose units
+  cannot give p < "alpha" has no bands and says why.
 - Bold: the best value of each quality metric's column (every tied value),
   per the metric's direction; counts (such as TP, FP, FN, ranked pairs) are
   never "best".
@@ -84,7 +87,8 @@ def _board(board: BoardTable) -> list[str]:
         f"  signature: {table['signature']}",
         f"  task type: {table['task_type']}; scorer versions of the runs: "
         + (", ".join(versions) or "-"),
-        f"  gold version: {test_set.gold_version}; gold items: {table['n_items']}",
+        f"  gold version: {test_set.gold_version}; resampling unit: "
+        f"{rs.bands.unit_from(table.get('unit')).count(int(table['n_items']))}",
         f"  primary metric: {table['metric_label']} ({table['metric']}); "
         f"bootstrap samples {table['samples']}, seed {table['seed']}, "
         f"alpha {table['alpha']}",
@@ -94,6 +98,8 @@ def _board(board: BoardTable) -> list[str]:
         f"--alpha {table['alpha']} --title {shlex.quote(str(table['title']))} "
         f"--label {table['label']} --format latex",
     ]
+    if table.get("bands_legend"):
+        lines.append(f"  bands: {table['bands_legend']}")
     if not board.statistics_current:
         lines.append(
             "  note: the statistics were being refreshed when this package was "
@@ -131,7 +137,10 @@ def text(package: Package) -> str:
             + ".",
             "",
         ]
-    lines += [_METHODS, "Boards", "------"]
+    methods = _METHODS.replace("BAND_RULE", rs.bands.band_rule_text()).replace(
+        "REFERENCE", rs.bands.REFERENCE
+    )
+    lines += [methods, "Boards", "------"]
     for board in package.boards:
         lines += _board(board) + [""]
     return "\n".join(lines)

@@ -12,7 +12,7 @@ same whenever they are recomputed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from django.db import transaction
 
@@ -54,19 +54,58 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
     matrix = matrix_of(data, track_id)
     task_type = test_set.phase.task.type
     metric = task_type.metric(task_type.primary_metric)
+    n = int(data.get("n_items") or 0)
     return leaderboard.Statistics(
         signature=row.signature,
-        intervals={
-            int(k): (v["low"], v["high"], format_interval(metric, v))
-            for k, v in data.get("intervals", {}).items()
-        },
+        intervals=_intervals(data, metric, n),
         bands={
             int(pk): int(b)
             for pk, b in zip(
                 matrix.get("runs", []), matrix.get("bands", []), strict=True
             )
+            if b is not None
         },
         has_chart=_has_chart(row, track_id) and not draws_hidden_runs(row),
+        legend=legend(data, matrix),
+    )
+
+
+def _intervals(
+    data: Mapping[str, JSON], metric: Metric, n: int
+) -> dict[int, tuple[float, float, str]]:
+    """Each run's interval as a board shows it; below two units a run has none,
+    and says so ("n = 1: no interval") rather than showing nothing."""
+    out = {
+        int(k): (v["low"], v["high"], format_interval(metric, v, n))
+        for k, v in data.get("intervals", {}).items()  # type: ignore[union-attr]
+    }
+    if n < 2 and not metric.count:
+        for matrix in [matrix_of(data, None), *(data.get("tracks") or {}).values()]:  # type: ignore[union-attr]
+            for pk, value in zip(
+                matrix.get("runs", []), matrix.get("values", []), strict=True
+            ):
+                text = rs.bands.interval_text(float(value), 0.0, n)
+                out.setdefault(int(pk), (float(value), float(value), text))
+    return out
+
+
+def unit_of(data: Mapping[str, JSON]) -> rs.bands.Unit:
+    """The resampling unit the stored statistics were computed over."""
+    return rs.bands.unit_from(data.get("unit"))
+
+
+def legend(data: Mapping[str, JSON], matrix: Mapping[str, JSON]) -> str:
+    """What a board's bands mean (the one rule's sentence, with its unit, n,
+    correction and comparisons), or why it has none (``rs.bands.legend``)."""
+    if not data or not matrix:
+        return ""
+    return rs.bands.legend(
+        unit_of(data),
+        int(data.get("n_items") or 0),  # type: ignore[call-overload]
+        alpha=float(data.get("alpha") or rs.DEFAULT_ALPHA),  # type: ignore[arg-type]
+        trials=int(data.get("samples") or rs.DEFAULT_SAMPLES),  # type: ignore[call-overload]
+        powered=bool(matrix.get("powered", True)),
+        comparisons=matrix.get("band_comparisons") or [],  # type: ignore[arg-type]
     )
 
 
@@ -93,14 +132,20 @@ def draws_hidden_runs(row: TestSetStatistics) -> bool:
     return Submission.objects.filter(pk__in=runs, hidden=True).exists()
 
 
-def format_interval(metric: Metric, interval: Mapping[str, float] | None) -> str:
-    """``"0.2816 ± 0.012"``; "" without an interval or for a count metric."""
+def format_interval(
+    metric: Metric, interval: Mapping[str, float] | None, n: int | None = None
+) -> str:
+    """``"0.2816 ± 0.012"``, or the degenerate interval's note
+    (:func:`tasks.common.resampling.bands.interval_text`); "" without an interval or
+    for a count metric."""
     if interval is None or metric.count:
         return ""
-    return f"{interval['value']:.4f} ± {interval['half_width']:.3f}"
+    return rs.bands.interval_text(
+        interval["value"], interval["half_width"], 2 if n is None else n
+    )
 
 
-def signature(test_set: TestSet, ranking: PhaseRanking) -> str:
+def signature(test_set: TestSet, ranking: PhaseRanking, n: int | None = None) -> str:
     """Method, version and parameters behind the numbers (sacrebleu style); the
     same line ``evalhub compare`` prints (:func:`tasks.common.compare.signature`)."""
     from tasks.common.compare import signature as line
@@ -115,7 +160,16 @@ def signature(test_set: TestSet, ranking: PhaseRanking) -> str:
         seed=ranking.seed,
         alpha=ranking.alpha,
         ladder_margin=ranking.ladder_margin if ranking.ladder else None,
+        unit=task_type.unit,
+        n=_n_items(test_set) if n is None else n,
     )
+
+
+def _n_items(test_set: TestSet) -> int | None:
+    row = TestSetStatistics.objects.filter(test_set=test_set).first()
+    if row is None or not row.data:
+        return None
+    return int(row.data.get("n_items") or 0)
 
 
 def compute(
@@ -159,20 +213,32 @@ def compute(
         )
         board = [pk for pk in board if pk in arrays]
         values = [arrays[pk].value for pk in board]
-
-        def p_of(i: int, j: int) -> float:
-            one = rs.pair_tests(arrays[board[i]], [arrays[board[j]]], exact=exact)
-            return float(one.p_randomisation[0])
-
         exact = len(board) >= 2 and shares.exact
-        bands = rs.rank_bands_of(
-            values, p_of, higher_is_better=higher, alpha=ranking.alpha
+
+        def p_against(i: int, others: Sequence[int]) -> Sequence[float]:
+            tests = rs.pair_tests(
+                arrays[board[i]], [arrays[board[j]] for j in others], exact=exact
+            )
+            return tests.p_randomisation
+
+        powered = rs.bands.can_reach(
+            shares.n_items, ranking.bootstrap_samples, ranking.alpha
+        )
+        bands = rs.bands.holm_bands(
+            values if powered else [],
+            p_against,
+            higher_is_better=higher,
+            alpha=ranking.alpha,
+            floor=rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         )
         return {
             "runs": board,  # type: ignore[dict-item]
             "values": values,  # type: ignore[dict-item]
             "exact": exact,
-            "bands": bands,  # type: ignore[dict-item]
+            # None everywhere when no difference over these units can reach alpha.
+            "bands": bands.bands if powered else [None] * len(board),  # type: ignore[dict-item]
+            "powered": powered,
+            "band_comparisons": bands.comparisons,  # type: ignore[dict-item]
             # Where the full matrix is read from (``with_pairs``).
             "pairs_key": shares.key,
         }
@@ -181,6 +247,8 @@ def compute(
         "metric": task_type.primary_metric,
         "higher_is_better": higher,
         "n_items": shares.n_items,
+        "unit": rs.bands.unit_json(task_type.unit),
+        "smallest_p": rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         "samples": ranking.bootstrap_samples,
         "seed": ranking.seed,
         "confidence": CONFIDENCE,
@@ -256,7 +324,7 @@ def _refresh(test_set_id: int) -> str:
             test_set=test_set, ranking=ranking, shares=shares, carried=carried
         )
         previous, row.data = row.data, data
-        row.signature = signature(test_set, ranking)
+        row.signature = signature(test_set, ranking, n=shares.n_items)
         _save_charts(row, test_set, data, previous)
         row.save()
         decided = visibility.released(test_set) != before

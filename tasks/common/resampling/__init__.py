@@ -26,10 +26,12 @@ Methods (all deterministic: the same seed gives the same numbers):
   statistics are swapped between the two runs with probability 1/2 in each of ``R``
   trials; ``p = (1 + #{|d'| >= |d|}) / (R + 1)``. When ``2^n <= R`` every one of the
   ``2^n`` swaps is enumerated instead and ``p = #{|d'| >= |d|} / 2^n`` (exact test).
-- **Rank bands**: rows sorted best first; a new band starts at a run that is
-  significantly worse (p < alpha) than the first run of the current band, so runs in
-  one band are not significantly different from its leader (WMT-style clusters). No
-  correction for multiple comparisons.
+- **Rank bands** (:mod:`.bands`, the one band rule, Holm 1979): rows sorted best
+  first; each band's best run is tested (approximate randomisation) against every
+  run below it, Holm-corrected at ``alpha``; the band ends before the first rejected
+  run, which leads the next band. Runs in one band are not significantly different
+  from the band's best run. A board whose ``n`` units cannot give p < alpha
+  (:func:`.bands.can_reach`) has no bands.
 - **Ladder** (Blum & Hardt 2015, "The Ladder", parameter-free variant): a team's public
   score only moves to a new run when that run beats the run currently shown by more
   than one standard error of the per-item loss differences, ``m_new - m_best >
@@ -47,6 +49,7 @@ undefined (``mean_of_ratios`` without judged items) is left out of the quantiles
 
 from __future__ import annotations
 
+from tasks.common.resampling import bands
 from tasks.common.resampling.bootstrap import (
     CHUNK,
     bootstrap_interval,
@@ -79,10 +82,10 @@ from tasks.common.resampling.significance import (
     compare,
     pairwise,
     rank_bands,
-    rank_bands_of,
 )
 
 __all__ = [
+    "bands",
     "CHUNK",
     "DEFAULT_ALPHA",
     "DEFAULT_CONFIDENCE",
@@ -108,7 +111,6 @@ __all__ = [
     "pair_tests",
     "pairwise",
     "rank_bands",
-    "rank_bands_of",
     "resample_weights",
     "run_arrays",
     "tested",

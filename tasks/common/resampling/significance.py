@@ -3,12 +3,13 @@ and rank bands (see :mod:`tasks.common.resampling`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from tasks.common.resampling.bands import holm_bands
 from tasks.common.resampling.items import (
     DEFAULT_ALPHA,
     DEFAULT_SAMPLES,
@@ -90,34 +91,13 @@ def rank_bands(
     alpha: float = DEFAULT_ALPHA,
 ) -> list[int]:
     """Band number (1 = best) of each run (input order; ``p_values[i][j]`` for runs
-    i and j). Worked example: scores 0.9, 0.89, 0.5 where only 0.5 differs
-    significantly from the others -> bands 1, 1, 2."""
+    i and j) by the one band rule (:func:`.bands.holm_bands`). Worked example:
+    scores 0.9, 0.89, 0.5 where only 0.5 differs significantly from the others ->
+    bands 1, 1, 2."""
     p = np.asarray(p_values, dtype=np.float64)
-    return rank_bands_of(
+    return holm_bands(
         values,
-        lambda i, j: float(p[i, j]),
+        lambda i, others: p[i, list(others)],
         higher_is_better=higher_is_better,
         alpha=alpha,
-    )
-
-
-def rank_bands_of(
-    values: Sequence[float],
-    p_of: Callable[[int, int], float],
-    *,
-    higher_is_better: bool = True,
-    alpha: float = DEFAULT_ALPHA,
-) -> list[int]:
-    """:func:`rank_bands` asking ``p_of(leader, i)`` only for the pairs it needs:
-    each run against the leader of the band it may join (at most one per run)."""
-    sign = 1.0 if higher_is_better else -1.0
-    order = sorted(range(len(values)), key=lambda i: (-sign * values[i], i))
-    bands = [0] * len(values)
-    band, leader = 0, None
-    for i in order:
-        if leader is None or (
-            sign * (values[leader] - values[i]) > 0 and p_of(leader, i) < alpha
-        ):
-            band, leader = band + 1, i
-        bands[i] = band
-    return bands
+    ).bands

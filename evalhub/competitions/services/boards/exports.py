@@ -351,6 +351,7 @@ def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:
                     "track": None if t is None else t.slug,
                     "primary_metric": board.primary_metric,
                     "signature": board.signature,
+                    "bands": board.legend,
                     "rows": rows,
                 }
             )
@@ -371,6 +372,7 @@ def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
         **{k: v for k, v, _ in r.metrics},
         "interval_low": r.low,
         "interval_high": r.high,
+        "interval": r.interval,
         "band": r.band,
     }
     if organiser:

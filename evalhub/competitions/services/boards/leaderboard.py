@@ -74,6 +74,8 @@ class Board:
     has_chart: bool = False
     #: The track this board ranks ("": every track, or a phase without tracks).
     track: str = ""
+    #: The statistics' legend (``Statistics.legend``).
+    legend: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,9 @@ class Statistics:
     #: run -> rank band (runs in one band are not significantly different)
     bands: Mapping[int, int] = field(default_factory=dict)
     has_chart: bool = False
+    #: What the board's bands mean (unit, n, rule, correction), or why there are
+    #: none ("2 documents: no difference can be significant at α = 0.05 ...").
+    legend: str = ""
 
 
 #: The extension point for a board's statistics: ``StatisticsSource(test_set,
@@ -106,7 +111,7 @@ def statistics_of(test_set: TestSet, track_id: int | None = None) -> Statistics:
 
 #: Part of a cached board's key: changed with ``Row``'s fields, so that a process of
 #: a new release never reads a board pickled by an older one.
-ROW_LAYOUT = "r2"
+ROW_LAYOUT = "r3"
 
 
 def board(
@@ -284,4 +289,5 @@ def compute(
         signature=cached.signature,
         has_chart=cached.has_chart,
         track="" if track is None else track.slug,
+        legend=cached.legend,
     )
