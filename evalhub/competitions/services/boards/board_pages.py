@@ -24,6 +24,7 @@ from evalhub.competitions.services.boards import (
     boardcache,
     figures,
     fragments,
+    home,
     leaderboard,
     own_rows,
     selection,
@@ -135,6 +136,8 @@ def leaderboard_page(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
         ),
         "is_organiser": access.is_organiser(user, task),
+        # The link preview's and meta description's leader, read once per page.
+        "leader": home.phase_leader(phase, test_sets),
     }
 
 
