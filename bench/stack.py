@@ -163,12 +163,17 @@ class Stack:
     def shell(self, code: str, timeout: float = 600) -> None:
         self.manage("shell", "-c", code, timeout=timeout)
 
-    def gunicorn(self, *, workers: int, threads: int) -> subprocess.Popen[bytes]:
-        return self._spawn(
-            [sys.executable, "-m", "gunicorn", "evalhub.wsgi",
-             "-b", f"127.0.0.1:{self.web_port}", "-w", str(workers),
-             "--threads", str(threads), "--log-level", "warning"]
-        )  # fmt: skip
+    def gunicorn(
+        self, *, workers: int, threads: int, config: Path | None = None, **env: str
+    ) -> subprocess.Popen[bytes]:
+        """gunicorn as deployed (``gunicorn.conf.py``), or with ``config`` instead
+        (``cpu_hooks.py``); ``env``: variables added to the stack's for it."""
+        args = [sys.executable, "-m", "gunicorn", "evalhub.wsgi",
+                "-b", f"127.0.0.1:{self.web_port}", "-w", str(workers),
+                "--threads", str(threads), "--log-level", "warning"]  # fmt: skip
+        if config is not None:
+            args += ["-c", str(config)]
+        return self._spawn(args, env={**self.env, **env} if env else None)
 
     def worker(
         self,

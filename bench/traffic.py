@@ -39,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from cpu_hooks import read_totals  # noqa: E402
 from http_client import Conn, Recorder, timed  # noqa: E402
 from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, wait  # noqa: E402
 
@@ -129,7 +130,7 @@ async def ticker(lags: list[float], phase: Phase) -> None:
         lags.append(time.perf_counter() - t0 - 0.01)
 
 
-async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> dict:  # noqa: ANN001
+async def run_load(args, port: int, users: list[str], run: bytes, snapshot) -> dict:  # noqa: ANN001
     rec = Recorder()
     phase = Phase(args.viewers + args.participants)
     signed_in = [f"viewer{i}" for i in range(args.logged_in_viewers)]
@@ -151,17 +152,25 @@ async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> di
         await asyncio.sleep(2)  # the staggered starts
         rec.recording = True
         lags.clear()
-        cpu0, web0, t0 = _cpu(), web_cpu(), time.monotonic()
+        cpu0, snap0, t0 = _cpu(), await asyncio.to_thread(snapshot), time.monotonic()
         await asyncio.sleep(args.seconds)
         rec.recording = False
-        web_seconds = web_cpu() - web0
+        snap1 = await asyncio.to_thread(snapshot)
         phase.done.set()
-        return _cpu() - cpu0, time.monotonic() - t0, warmup, web_seconds
+        return _cpu() - cpu0, time.monotonic() - t0, warmup, snap0, snap1
 
     results = await asyncio.gather(
         measure(), ticker(lags, phase), *tasks, return_exceptions=True
     )
-    cpu, seconds, warmup, web_seconds = results[0]
+    cpu, seconds, warmup, snap0, snap1 = results[0]
+    web_seconds = snap1["web_cpu"] - snap0["web_cpu"]
+    per_kind = {
+        name: (n - snap0["requests"].get(name, [0, 0])[0],
+               c - snap0["requests"].get(name, [0, 0])[1])
+        for name, (n, c) in snap1["requests"].items()
+    }  # fmt: skip
+    in_requests = sum(c for _, c in per_kind.values())
+    answered = sum(n for n, _ in per_kind.values())
     failures = [r for r in results[2:] if isinstance(r, BaseException)]
     lags.sort()
     return {
@@ -178,7 +187,21 @@ async def run_load(args, port: int, users: list[str], run: bytes, web_cpu) -> di
                 / max(1, sum(len(v) for v in rec.latencies.values())),
                 2,
             ),
+            # Each kind of request: its worker thread's CPU (bench/cpu_hooks.py).
+            "cpu_ms_per_request": {
+                name: {"requests": n, "cpu_ms": round(c * 1000 / max(1, n), 2)}
+                for name, (n, c) in sorted(per_kind.items())
+                if n
+            },
+            # The web processes' CPU outside their requests' threads, per request.
+            "web_cpu_outside_requests_ms_per_request": round(
+                (web_seconds - in_requests) * 1000 / max(1, answered), 2
+            ),
         },
+        "runs_scored_in_the_minute": snap1["scored"] - snap0["scored"],
+        "runs_scored_per_minute": round(
+            (snap1["scored"] - snap0["scored"]) * 60 / seconds, 1
+        ),
         "client": {
             "cpu_share_of_one_core": round(cpu / seconds, 2),
             "loop_lag_p50_ms": round(lags[len(lags) // 2] * 1000, 2) if lags else None,
@@ -219,6 +242,18 @@ def main() -> None:
         help="first seed this many teams with a scored run each on the demo board "
         "(bulk inserts: tests/competitions/big_board.py), e.g. 1000",
     )
+    parser.add_argument(
+        "--max-client-lag-ms",
+        type=float,
+        default=50,
+        help="fail (exit 1) when the client's event-loop lag p99 exceeds this",
+    )
+    parser.add_argument(
+        "--max-client-cpu",
+        type=float,
+        default=0.5,
+        help="fail (exit 1) when the client used more than this share of one core",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
 
@@ -233,7 +268,16 @@ def main() -> None:
                 f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
                 f"seed_board(phase=phase, teams={args.board_runs})\n"
             )
-        web = stack.gunicorn(workers=args.web_workers, threads=args.web_threads)
+        cpu_dir = stack.tmp / "cpu"
+        cpu_dir.mkdir()
+        web = stack.gunicorn(
+            workers=args.web_workers,
+            threads=args.web_threads,
+            config=Path(__file__).resolve().parent / "cpu_hooks.py",
+            EVALHUB_BENCH_CPU_DIR=str(cpu_dir),
+            EVALHUB_BENCH_BOARD=BOARD,
+            EVALHUB_BENCH_SUBMIT=SUBMIT,
+        )
         for i in range(2):
             stack.worker(f"traffic-{i}", nice=args.worker_nice)
         conn_ok = []
@@ -258,7 +302,17 @@ def main() -> None:
         )
         before = machine_load()
         measured = asyncio.run(
-            run_load(args, stack.web_port, users, run, lambda: stack.cpu_seconds(web))
+            run_load(
+                args,
+                stack.web_port,
+                users,
+                run,
+                lambda: {
+                    "web_cpu": stack.cpu_seconds(web),
+                    "requests": read_totals(cpu_dir),
+                    "scored": stack.count("status = 'scored'"),
+                },
+            )
         )
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -291,6 +345,23 @@ def main() -> None:
         name = f"traffic-{stack.database}-{time.strftime('%Y%m%d-%H%M', time.gmtime())}.json"
         (out / name).write_text(json.dumps(result, indent=2) + "\n")
         print(f"saved {out / name}")
+    lagged = _client_lagged(measured["client"], args)
+    if lagged:
+        raise SystemExit(
+            f"THE CLIENT LAGGED ({lagged}): its latencies include its own delays; "
+            "this run measures the client, not the server. Saved, but not valid."
+        )
+
+
+def _client_lagged(client: dict, args) -> str:  # type: ignore[type-arg]  # noqa: ANN001
+    """Why the load generator itself was too slow to trust (empty: it was not)."""
+    why = []
+    if client["cpu_share_of_one_core"] > args.max_client_cpu:
+        why.append(f"CPU {client['cpu_share_of_one_core']} of one core")
+    lag = client["loop_lag_p99_ms"]
+    if lag is None or lag > args.max_client_lag_ms:
+        why.append(f"event-loop lag p99 {lag} ms")
+    return ", ".join(why)
 
 
 if __name__ == "__main__":

@@ -224,6 +224,24 @@ def test_a_cached_page_costs_one_query_anonymous_and_three_signed_in(
     assert page.status_code == 200 and b"Signed in as" in page.content
 
 
+def test_a_cached_anonymous_page_reads_only_what_its_key_holds(
+    client, phase, test_set, private_test_set, django_assert_num_queries
+):
+    """Served from the cache, the page reads the phase's, task's and test sets'
+    fields its key holds, not the others (the task's description, settings)."""
+    url = page_url(phase)
+    first = client.get(url)
+    with django_assert_num_queries(1) as captured:
+        again = client.get(url)
+    assert again.content == first.content
+    (sql,) = [q["sql"] for q in captured.captured_queries]
+    assert "board_version" in sql and "gold_released" in sql
+    for unread in ("description", "task_settings", "opens_at", "counts_for_ranking"):
+        assert unread not in sql
+    # With a query string (a track, every row) the page takes the full way.
+    assert client.get(url + "?rows=all").status_code == 200
+
+
 def test_the_page_follows_changes_to_the_phase_and_task(
     client, phase, test_set, task, organiser
 ):

@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0016_figures_per_track_and_narrow'),
+        ("competitions", "0016_figures_per_track_and_narrow"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='testsetfile',
-            options={'ordering': ['private', 'role']},
+            name="testsetfile",
+            options={"ordering": ["private", "role"]},
         ),
     ]

@@ -27,12 +27,6 @@ def plain_summary(stored_html: str, chars: int = DESCRIPTION_CHARS) -> str:
 
 
 @register.simple_tag
-def public_leader(phase, test_sets=None):  # noqa: ANN001, ANN201
-    """The phase's leader as the public sees it (see ``home.phase_leader``)."""
-    return home.phase_leader(phase, test_sets)
-
-
-@register.simple_tag
 def home_cards(tasks):  # noqa: ANN001, ANN201
     """The home page's cards for ``tasks`` (see ``home.task_cards``)."""
     return home.task_cards(tasks=tasks)

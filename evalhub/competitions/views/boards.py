@@ -24,6 +24,15 @@ from evalhub.competitions.views.lookups import track_or_404 as _track
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    anonymous = not request.user.is_authenticated and not len(
+        messages.get_messages(request)
+    )
+    if anonymous and not request.GET:  # the page most visitors get, if kept
+        page = board_pages.cached_anonymous_leaderboard(
+            slug=slug, phase_slug=phase, path=request.get_full_path()
+        )
+        if page is not None:
+            return HttpResponse(page)
     try:
         phase_obj, test_sets = board_pages.leaderboard_phase(
             slug=slug, phase_slug=phase
@@ -49,7 +58,7 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
 
     # Anonymous visitors share one cached page per board version (nothing on it is
     # theirs: no CSRF token, and pages with a message for them are not cached).
-    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+    if anonymous:
         return HttpResponse(
             board_pages.anonymous_leaderboard(
                 phase=phase_obj,

@@ -22,9 +22,11 @@ from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
+    anonymous_page,
     boardcache,
     figures,
     fragments,
+    home,
     leaderboard,
     own_rows,
     refreshes,
@@ -137,6 +139,8 @@ def leaderboard_page(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
         ),
         "is_organiser": roles.is_organiser(user, task),
+        # The link preview's and meta description's leader, read once per page.
+        "leader": home.phase_leader(phase, test_sets),
     }
 
 
@@ -255,28 +259,10 @@ def anonymous_leaderboard(
 ) -> bytes:
     """The whole leaderboard page as anonymous visitors see it, shared by all of
     them (the caller checks there is nothing of the viewer's on it: no CSRF token,
-    no messages) and rendered by ``render`` once per change of anything it shows.
-
-    The key holds all of that (task title, type, state and gold release, phase name and
-    final-run rule, each test set's name, visibility, reveal and board version), so
-    a change shows at once; with the phase and test sets read fresh on every
-    request, a page served from the cache costs one query and two cache reads."""
-    task = phase.task
+    no messages) and rendered by ``render`` once per change of anything it shows
+    (``anonymous_page.key``)."""
     _note_view(phase.pk, timezone.get_current_timezone_name())
-    key = fragments.page_key(
-        test_sets=test_sets,
-        vary_on=(
-            "anonymous",
-            path,
-            timezone.get_current_timezone_name(),
-            task.title,
-            task.task_type,
-            task.state,
-            task.gold_released,
-            phase.name,
-            phase.max_final_runs,
-        ),
-    )
+    key = anonymous_page.key(phase=phase, test_sets=test_sets, path=path)
     html = cache.get(key)
     if html is None:
         with fragments.noting_stale() as stale:
@@ -284,6 +270,23 @@ def anonymous_leaderboard(
         if not stale[0]:  # a page around the previous boards: not kept
             cache.set(key, html, fragments.FRAGMENT_TIMEOUT)
     return html
+
+
+def cached_anonymous_leaderboard(
+    *, slug: str, phase_slug: str, path: str
+) -> bytes | None:
+    """The page ``anonymous_leaderboard`` keeps, if the cache holds it for the
+    phase as it is now: one light query (``anonymous_page.light_phase``) and one
+    cache read. None (the caller takes the full way, which renders it or answers
+    404): no such phase, a task hidden from the public, no page kept yet."""
+    found = anonymous_page.light_phase(slug=slug, phase_slug=phase_slug)
+    if found is None:
+        return None
+    phase, test_sets = found
+    if not access.can_see_task(AnonymousUser(), phase.task):
+        return None
+    _note_view(phase.pk, timezone.get_current_timezone_name())
+    return cache.get(anonymous_page.key(phase=phase, test_sets=test_sets, path=path))
 
 
 def _board_views(
