@@ -320,11 +320,8 @@ LOGOUT_REDIRECT_URL = "competitions:task-list"
 # sign-up, the address verified by a link (optional: accounts without an address,
 # such as older ones, still log in and can add one), password reset by a link,
 # a change of address takes effect once the new one is verified. Logins are by
-# user name, NFKC-normalised as Django's own forms do, or by a verified address
-# (accounts/adapter.py). An address belongs to the account that verified it:
-# unverified claims block nobody, and no form tells whether an address has an
-# account ("strict": sign-up and a change of address take any address and mail it;
-# accounts/addresses.py).
+# user name (NFKC-normalised) or verified address (accounts/adapter.py). An address
+# belongs to the account that verified it; no form tells whether it has an account.
 ACCOUNT_ADAPTER = "evalhub.accounts.adapter.AccountAdapter"
 ACCOUNT_FORMS = {"login": "evalhub.accounts.forms.LoginForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
@@ -342,13 +339,9 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
 # with Retry-After, per address and per normalised name, only failures counted), the
 # one rule for every login form; allauth's limits of the other actions (reset
 # mails, sign-ups, verification mails) stay as they are.
-# Verification mails: 3 per address in 3 minutes (allauth's default, 1 in 3 minutes,
-# let anyone who claimed an address first silence its owner's link).
-ACCOUNT_RATE_LIMITS = {
-    "login": None,
-    "login_failed": None,
-    "confirm_email": "3/3m/key",
-}
+# Verification mails: 3 per address in 3 minutes (allauth's 1 let a squatter silence
+# the owner's link).
+ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None, "confirm_email": "3/3m/key"}
 
 # --- e-mail ---------------------------------------------------------------------------
 # SMTP with EVALHUB_EMAIL_HOST, else the console and a file per message in mail/
