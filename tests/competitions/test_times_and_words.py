@@ -107,7 +107,10 @@ def test_signature_in_details_band_explained_and_no_double_punctuation(
     assert details is not None and "<code>bilingual_term_alignment:" in details[1]
     # The signature is nowhere else on the page.
     assert html.count("<code>bilingual_term_alignment:") == 1
-    assert '<p class="band-note"><strong>Band</strong>: runs in one band' in html
+    assert (
+        '<p class="band-note">Band: runs in one band are not significantly different'
+        in html
+    )
     assert ").)" not in re.sub(r"<[^>]+>", "", html)
     assert "measure). The best run" in html
 
