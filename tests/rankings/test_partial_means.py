@@ -33,6 +33,7 @@ def test_mt_probe_mean_over_one_class_is_marked_and_ranked_after(
     complete = [r for r in board.rows if not r.coverage]
     assert [r.coverage for r in partial] == [MARK]
     (one,) = partial
+    assert one.team == "Demo team C"  # its verbs alone judged (docs/rankings.md)
     # As high as the best complete mean, yet not tied with it: ranked after
     # every complete row, and in no band.
     assert one.primary == max(r.primary for r in complete) == 1.0
@@ -53,3 +54,8 @@ def test_mt_probe_mean_over_one_class_is_marked_and_ranked_after(
     assert rows[one.team]["coverage"] == MARK
     assert rows[one.team]["rank"] == len(rows)
     assert {r["coverage"] for t, r in rows.items() if t != one.team} == {None}
+    api = client.get(f"/api/tasks/{task.slug}/phases/{phase.slug}/leaderboard")
+    assert api.status_code == 200
+    (board_out,) = api.json()["test_sets"]
+    assert RULE in board_out["coverage_rule"]
+    assert {r["team"]: r["coverage"] for r in board_out["rows"]}[one.team] == MARK
