@@ -109,6 +109,10 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: the paired bootstrap and the randomisation test all resample it
     #: (:mod:`tasks.common.resampling.bands`).
     unit: ClassVar[Unit] = GOLD_ITEM
+    #: When the primary metric is a mean over cells that may be empty (word
+    #: classes with nothing judged yet), what a cell is; :meth:`coverage` then says
+    #: how many cells a run's mean rests on. None (the default): always complete.
+    coverage_unit: ClassVar[Unit | None] = None
     #: Markdown shown on the task page under "Submission format".
     format_help: ClassVar[str]
     #: How the organisers' settings form asks for each setting (label, help, the
@@ -233,6 +237,14 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         :mod:`tasks.common.resampling`). Reads ``report.detail`` (and payload), so it
         also works on a stored evaluation. None when the task type has none or the
         metric is undefined."""
+        return None
+
+    def coverage(self, payload: Mapping[str, JSON]) -> tuple[int, int] | None:
+        """``(cells with a value, cells)`` the primary metric's mean rests on, read
+        from a report's (or a stored evaluation's) ``payload``, for a task type
+        with a ``coverage_unit``; None when the payload does not say. The boards
+        mark a mean over fewer cells and rank it after every mean over more
+        (``evalhub.competitions.services.boards.selection``)."""
         return None
 
     # ---- demo and CLI -----------------------------------------------------------

@@ -146,10 +146,13 @@ class BoardOut(Schema):
     #: What the bands mean (unit, n, rule, correction, comparisons per band), or
     #: why there are none ("2 documents: no difference can be significant ...").
     bands: str = ""
+    #: How a mean over fewer cells is ranked, when a row has one ("" otherwise).
+    coverage_rule: str = ""
     #: Ranked runs: rank, team, run, method, submitted_at, baseline, every metric,
     #: the primary metric's interval (interval_low, interval_high, and as text:
     #: interval, e.g. "n = 1: no interval") and rank band
-    #: (None until computed); for organisers also hidden and final; ``system``: the
+    #: (None until computed), coverage ("1 of 3 word classes judged": a mean over
+    #: fewer cells, ranked after every mean over more; None: complete); for organisers also hidden and final; ``system``: the
     #: run's method's fact-sheet answers and paper, as this viewer may see them.
     rows: list[dict[str, object]]
 

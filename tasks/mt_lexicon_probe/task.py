@@ -24,6 +24,7 @@ from tasks.base import (
 from tasks.common.cli_files import label, read_input
 from tasks.common.resampling import ItemStats
 from tasks.mt_lexicon_probe import FORMAT_HELP
+from tasks.mt_lexicon_probe import report as run_report
 from tasks.mt_lexicon_probe.probes import (
     FreqClass,
     Pos,
@@ -35,9 +36,9 @@ from tasks.mt_lexicon_probe.probes import (
     parse_references,
     parse_run,
 )
-from tasks.mt_lexicon_probe.scoring import MEASURES, Tables, tabulate
+from tasks.mt_lexicon_probe.scoring import MEASURES, tabulate
 from tasks.mt_lexicon_probe.setting_fields import SETTING_FIELDS
-from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, TagSource, settle
+from tasks.mt_lexicon_probe.tags import JudgementMemory, Outcome, Tag, settle
 from tasks.reports import Unit
 
 
@@ -133,6 +134,8 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
     primary_metric: ClassVar[str] = "correct_low_mean"
     board_metrics = ("correct_low_mean", "correct_medium_mean", "correct_high_mean")
     unit = Unit("probe word", "probe words")  # resampled: one judgement each
+    #: The primary metric is a mean over the word classes judged so far.
+    coverage_unit = Unit("word class", "word classes")
     format_help: ClassVar[str] = FORMAT_HELP
     setting_fields: ClassVar[tuple[SettingField, ...]] = SETTING_FIELDS
 
@@ -232,7 +235,7 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         tables = tabulate(
             inputs.probes, outcomes, count_proposed=settings.count_proposed_correct
         )
-        return _report(
+        return run_report.build(
             inputs,
             outcomes,
             tables,
@@ -245,6 +248,10 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         from tasks.mt_lexicon_probe import resampling
 
         return resampling.item_stats(report.detail, report.payload)
+
+    def coverage(self, payload: Mapping[str, JSON]) -> tuple[int, int] | None:
+        """Word classes the primary metric's mean rests on (:mod:`.report`)."""
+        return run_report.coverage(payload, self.primary_metric)
 
     def plots(
         self, report: ScoreReport, settings: MtLexiconProbeSettings
@@ -331,70 +338,3 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
         return self.score_judged(
             run, Gold(refs), inputs, settings, judgements, memory=memory
         )
-
-
-def _report(
-    inputs: ProbeSet,
-    outcomes: Sequence[Outcome],
-    tables: Tables,
-    warnings: tuple[str, ...],
-    *,
-    memory_conflicts: int,
-) -> ScoreReport:
-    metrics: dict[str, float | None] = {
-        f"{m}_{fc.value}_mean": tables.mean(m, fc) for m in MEASURES for fc in FreqClass
-    }
-    metrics["wrong_determiners"] = float(tables.wrong_determiners)
-    metrics["n_pending"] = float(tables.n_pending)
-    metrics["judged_share"] = (
-        tables.n_judged / tables.n_items if tables.n_items else 0.0
-    )
-    settled = {s.value: n for s, n in tables.settled_by.items()}
-    auto = (
-        settled[TagSource.AUTO_UNKNOWN.value]
-        + settled[TagSource.PROPOSED_CORRECT.value]
-    )
-    payload: dict[str, JSON] = {m: tables.table(m) for m in MEASURES}
-    payload.update(
-        wrong_determiners=tables.wrong_determiners,
-        n_items=tables.n_items,
-        n_judged=tables.n_judged,
-        n_pending=tables.n_pending,
-        auto_tags=auto,
-        provisional=tables.n_pending > 0
-        or settled[TagSource.PROPOSED_CORRECT.value] > 0,
-        settled_by=settled,
-        cells={
-            pos.value: {
-                fc.value: {
-                    "n_items": tables.cells[(pos, fc)].n_items,
-                    "n_judged": tables.cells[(pos, fc)].n_judged,
-                    "tags": {
-                        t.value: n for t, n in tables.cells[(pos, fc)].tags.items()
-                    },
-                }
-                for fc in FreqClass
-            }
-            for pos in Pos
-        },
-    )
-    if tables.n_pending:
-        warnings = warnings + (
-            f"{tables.n_pending} item(s) awaiting annotation; scores are over judged items",
-        )
-    items: list[JSON] = [
-        {
-            "id": p.id,
-            "pos": p.pos.value,
-            "freq_class": p.freq_class.value,
-            "translation": o.translation,
-            "tag": o.tag.value if o.tag else None,
-            "source": o.source.value,
-            "matched_reference": o.matched,
-        }
-        for p, o in zip(inputs.probes, outcomes, strict=True)
-    ]
-    detail: dict[str, JSON] = {"items": items, "memory_conflicts": memory_conflicts}
-    return ScoreReport(
-        metrics=metrics, payload=payload, warnings=warnings, detail=detail
-    )

@@ -10,7 +10,17 @@ width for a near-normal statistic, so the ends must agree within 10 % of the wid
 (about 4.5 standard errors of the difference). Randomisation p-values with R = 1,000
 trials against scipy's 9,999: within 4 standard errors of their difference,
 ``4 sqrt(p (1 - p) (1/1001 + 1/10000)) + 2/1001``. Where every swap is enumerated
-(both sides exact) the p-values are equal."""
+(both sides exact) the p-values are equal.
+
+Real data (``../shared/data``): BUCC-style Wiktionary runs (unit: gold pair), ACTER
+term extraction scored by TermoMeter (unit: gold term) and Text+Berg sentence
+alignment (unit: document). The ACTER check is subsampled to keep its CPU to a few
+seconds: every 8th line of the English heart-failure (htfl) gold list (296 gold
+terms) against the full term lists of two template-ATE runs; the statistic is
+the same (TermoMeter's TF on the gold terms' sums), only the test set is smaller.
+Text+Berg: its 7 de-fr documents and 3 published aligners, in full; 2^7 swaps are
+enumerated on both sides, so the p-values are equal, and the intervals (B = 1,000
+against 4,999 resamples of 7 documents) are held to the same 10 % of the width."""
 
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from tasks import registry
 from tasks.common import resampling as rs
 from tests.paths import shared_data
 from tests.task_types.common.demo_runs import demo_reports
+from tests.zips import zip_bytes
 
 SEED = 12345
 
@@ -147,3 +158,85 @@ def test_real_bucc_runs_agree_with_scipy() -> None:
         _check_interval(stats)
     for a, b in zip(runs, runs[1:], strict=False):
         _check_p(a, b)
+
+
+def _scored(slug: str, settings: dict, inputs: dict, gold: dict, runs: dict):  # noqa: ANN202
+    """Each run (file name -> bytes) scored by the task type, as ``ItemStats``."""
+    tt = registry.get(slug)
+    parsed = tt.parse_settings(settings)
+    ins = tt.parse_inputs(inputs, parsed)
+    gold_parsed = tt.parse_gold(gold, ins, parsed)
+    out = []
+    for name, data in runs.items():
+        run = tt.parse_run(data, name, ins, parsed)
+        stats = tt.item_statistics(tt.score(run, gold_parsed, ins, parsed))
+        assert stats is not None
+        out.append(stats)
+    return out
+
+
+def test_real_acter_termometer_runs_agree_with_scipy() -> None:
+    """TermoMeter's TF over gold terms (subsampled, see the module docstring).
+    Monte Carlo tolerance: interval ends within 10 % of scipy's interval width
+    (B = 1,000 against 4,999); the randomisation p (R = 1,000 against 9,999) within
+    ``4 sqrt(p (1 - p) (1/1001 + 1/10000)) + 2/1001``."""
+    acter = shared_data("term_extraction", "acter", "en", "htfl", "annotated")
+    lines = (
+        (acter / "annotations" / "unique_annotation_lists" / "htfl_en_terms.tsv")
+        .read_bytes()
+        .splitlines(keepends=True)
+    )
+    results = shared_data("term_extraction", "prompt_ate_template_results")
+    names = ("corp_wind_equi", "wind_equi_corp")
+    runs = _scored(
+        "term_extraction",
+        {"accept_formats": ["csv"]},
+        {},
+        {"gold": b"".join(lines[::8])},  # subsampled: see the module docstring
+        {f"{n}.csv": (results / f"{n}_htfl_en_ann.csv").read_bytes() for n in names},
+    )
+    assert {r.n for r in runs} == {len(lines[::8])}  # one unit per gold term
+    for stats in runs:
+        _check_interval(stats)
+    assert 0.05 < _check_p(*runs) < 0.95  # neither clearly apart nor equal
+
+
+def test_real_text_berg_alignments_agree_with_scipy() -> None:
+    """The primary F1 (sentence level) over Text+Berg's 7 documents (in full). Monte Carlo tolerance:
+    interval ends within 10 % of scipy's width (B = 1,000 against 4,999); the
+    p-values exact on both sides (2^7 swaps enumerated), so equal to 1e-12."""
+    root = shared_data("sentence_alignment")
+    data = root / "vecalign_bleualign_data"
+    derived = root / "derived_bleualign_refer_as_indices"
+    docs = range(7)
+
+    def text_run(path_of) -> bytes:  # noqa: ANN001
+        return b"".join(f"# test{i}\n".encode() + path_of(i).read_bytes() for i in docs)
+
+    runs = _scored(
+        "sentence_alignment",
+        {},
+        {"documents": zip_bytes({
+            **{f"test{i}.src": (data / f"test{i}.de").read_bytes() for i in docs},
+            **{f"test{i}.tgt": (data / f"test{i}.fr").read_bytes() for i in docs},
+        })},
+        {"gold": zip_bytes({
+            f"test{i}.align": (data / f"test{i}.defr").read_bytes() for i in docs
+        })},
+        {
+            "bertalign.txt": text_run(
+                lambda i: root / "bertalign_textberg_auto" / f"00{i + 1}.align"),
+            "bleualign.zip": zip_bytes({
+                f"test{i}.align": (derived / f"eval1989.google..test{i}.defr").read_bytes()
+                for i in docs
+            }),
+            "galechurch.txt": text_run(
+                lambda i: derived / f"eval1989-galechurch.test{i}.defr"),
+        },
+    )  # fmt: skip
+    assert {r.n for r in runs} == {7}  # one unit per document
+    assert rs.exact_randomisation(7, 1000)
+    for stats in runs:
+        _check_interval(stats)
+    for a, b in zip(runs, runs[1:], strict=False):
+        assert _check_p(a, b) >= rs.bands.smallest_p(7, 1000)

@@ -352,6 +352,7 @@ def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:
                     "primary_metric": board.primary_metric,
                     "signature": board.signature,
                     "bands": board.legend,
+                    "coverage_rule": board.coverage_rule,
                     "rows": rows,
                 }
             )
@@ -360,7 +361,8 @@ def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:
 
 def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
     """One ranked run: the primary metric's bootstrap interval (``interval_low``,
-    ``interval_high``: None until computed) and rank band; for organisers also the
+    ``interval_high``: None until computed) and rank band, ``coverage`` ("1 of 3
+    word classes judged": a mean over fewer cells, ranked after; else None); for organisers also the
     team's choices (``hidden``, ``final``)."""
     row: dict[str, object] = {
         "rank": r.rank,
@@ -374,6 +376,7 @@ def _export_row(r: leaderboard.Row, organiser: bool) -> dict[str, object]:
         "interval_high": r.high,
         "interval": r.interval,
         "band": r.band,
+        "coverage": r.coverage or None,
     }
     if organiser:
         row["hidden"] = r.hidden

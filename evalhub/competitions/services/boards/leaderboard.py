@@ -25,6 +25,7 @@ from django.core.cache import cache
 from evalhub.competitions.models import TestSet, Track
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import boardcache, visibility
+from evalhub.competitions.services.boards import coverage as cells
 from evalhub.competitions.services.boards.selection import scored_runs, select
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,9 @@ class Row:
     #: The team's id: the page marks the viewer's own rows by it (outside the
     #: cached fragment, ``services/boards/own_rows.py``).
     team_id: int = 0
+    #: A mean over fewer cells than its task type's ("1 of 3 word classes
+    #: judged"; ``services/boards/coverage.py``), "" when complete.
+    coverage: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,8 @@ class Board:
     track: str = ""
     #: The statistics' legend (``Statistics.legend``).
     legend: str = ""
+    #: The rule ranking a mean over fewer cells, when a row is marked ("" else).
+    coverage_rule: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +117,7 @@ def statistics_of(test_set: TestSet, track_id: int | None = None) -> Statistics:
 
 #: Part of a cached board's key: changed with ``Row``'s fields, so that a process of
 #: a new release never reads a board pickled by an older one.
-ROW_LAYOUT = "r3"
+ROW_LAYOUT = "r4"
 
 
 def board(
@@ -239,16 +245,18 @@ def compute(
             viewer=visibility.PUBLIC,
             track_id=track_id,
         )
-    ordered = select(test_set, subs, values, released)
+    coverage = cells.coverage_of(test_set, subs)
+    ordered = select(test_set, subs, values, released, coverage)
 
     rows: list[Row] = []
-    prev: float | None = None
+    prev: tuple[object, float | None] | None = None
     rank = 0
     for position, pk in enumerate(ordered, start=1):
         value = values[pk].get(primary)
-        if position == 1 or value != prev:
+        if position == 1 or (cells.share(coverage, pk), value) != prev:
             rank = position
-        prev = value
+        prev = (cells.share(coverage, pk), value)
+        marked = cells.mark(test_set, coverage, pk)
         sub = subs[pk]
         interval = cached.intervals.get(pk)
         rows.append(
@@ -267,17 +275,23 @@ def compute(
                 interval="" if interval is None else interval[2],
                 low=None if interval is None else interval[0],
                 high=None if interval is None else interval[1],
-                band=None if sub.hidden else cached.bands.get(pk),
+                band=None if sub.hidden or marked else cached.bands.get(pk),
                 hidden=sub.hidden,
                 final=include_hidden and sub.final_selected,
                 track=sub.track.slug if sub.track_id else "",
                 track_name=sub.track.name if sub.track_id else "",
                 team_id=sub.team_id,
+                coverage=marked,
             )
         )
-    if any(r.band is None for r in rows if not r.hidden and r.primary is not None):
+    if any(
+        r.band is None
+        for r in rows
+        if not r.hidden and not r.coverage and r.primary is not None
+    ):
         # A run the worker has not seen yet: bands would be misleading. (A run
-        # whose primary metric is undefined has no band and takes none away.)
+        # whose primary metric is undefined, or a mean over fewer cells, has no
+        # band and takes none away.)
         rows = [dataclasses.replace(r, band=None) for r in rows]
     return Board(
         test_set_id=test_set.pk,
@@ -290,4 +304,5 @@ def compute(
         has_chart=cached.has_chart,
         track="" if track is None else track.slug,
         legend=cached.legend,
+        coverage_rule=cells.rule(test_set) if any(r.coverage for r in rows) else "",
     )

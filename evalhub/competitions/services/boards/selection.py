@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
+from evalhub.competitions.services.boards import coverage as cells
 from evalhub.competitions.services.boards import visibility
 
 
@@ -175,18 +177,23 @@ def select(
     subs: Mapping[int, Submission],
     values: Mapping[int, Mapping[str, float | None]],
     released: Mapping[str, int] | None,
+    coverage: cells.Coverage | None = None,
 ) -> list[int]:
-    """The runs a board ranks, best first (the rules are in the module docstring).
+    """The runs a board ranks, best first (the rules are in the module docstring;
+    a mean over fewer cells after every mean over more: ``coverage.py``).
     ``released`` (a score gate applies): the released run per competitor, shown
-    when it is among ``subs`` (scored, and visible to the board's audience)."""
+    when it is among ``subs`` (scored, and visible to the board's audience).
+    ``coverage``: ``cells.coverage_of(test_set, subs)`` if the caller has it."""
     task_type = test_set.phase.task.type
     primary = task_type.primary_metric
     higher = task_type.metric(primary).higher_is_better
+    if coverage is None:
+        coverage = cells.coverage_of(test_set, subs)
 
-    def sort_key(pk: int) -> tuple[float, datetime, int]:
+    def sort_key(pk: int) -> tuple[Fraction, float, datetime, int]:
         value = values[pk].get(primary)
         v = float("-inf") if value is None else (value if higher else -value)
-        return (-v, subs[pk].created_at, pk)
+        return (-cells.share(coverage, pk), -v, subs[pk].created_at, pk)
 
     if released is None:
         final = test_set.visibility == TestSet.Visibility.PRIVATE
