@@ -40,9 +40,7 @@ def test_every_score_of_a_run_on_the_page(client, organiser, task, run):  # noqa
     (details,) = re.findall(
         r'<details class="all-scores">(.*?)</details>', page, flags=re.S
     )
-    pairs = dict(
-        re.findall(r'<dt>([^<]+)</dt><dd class="num">([^<]+)</dd>', details)
-    )
+    pairs = dict(re.findall(r'<dt>([^<]+)</dt><dd class="num">([^<]+)</dd>', details))
     assert pairs == _expected(run, task)
 
 
