@@ -1,20 +1,57 @@
 // Small progressive enhancements; every page works without them.
 (function () {
   "use strict";
-  // Tell the server the viewer's time zone so times are shown in it. The page
-  // keeps the zone it was drawn in (the footer names it); if the browser's differs
-  // (a first visit), the footer says the next page will use it.
+  // One time zone per viewer: the server writes every moment in UTC, labelled so
+  // (<time datetime="..." data-when="minutes|seconds|time">); here each is redrawn
+  // in the browser's zone, with that zone's label, and the footer names it. The
+  // cookie tells the server the zone for the forms that read times in it.
+  var two = function (n) { return (n < 10 ? "0" : "") + n; };
+  var zoneLabel = function (date, tz) {
+    // "CET", "JST"; where the zone has no abbreviation, its offset ("UTC-03").
+    var part = new Intl.DateTimeFormat("en-GB", { timeZone: tz, timeZoneName: "short" })
+      .formatToParts(date).filter(function (p) { return p.type === "timeZoneName"; })[0];
+    var name = part ? part.value : "UTC";
+    var offset = /^(?:GMT|UTC)([+-])(\d{1,2})(?::(\d\d))?$/.exec(name);
+    if (offset) return "UTC" + offset[1] + two(+offset[2]) + (offset[3] ? ":" + offset[3] : "");
+    return name === "GMT" ? "UTC" : name;
+  };
+  var drawTime = function (el, tz) {
+    var date = new Date(el.getAttribute("datetime"));
+    if (isNaN(date.getTime())) return;
+    var parts = {};
+    new Intl.DateTimeFormat("en-GB", {
+      timeZone: tz, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit", second: "2-digit"
+    }).formatToParts(date).forEach(function (p) { parts[p.type] = p.value; });
+    var day = parts.year + "-" + parts.month + "-" + parts.day;
+    var clock = parts.hour + ":" + parts.minute;
+    var precision = el.getAttribute("data-when");
+    var text = precision === "time" ? clock + ":" + parts.second
+      : day + " " + clock + (precision === "seconds" ? ":" + parts.second : "");
+    el.textContent = text + " " + zoneLabel(date, tz);
+  };
+  var drawTimes = function (root, tz) {
+    root.querySelectorAll("time[data-when]").forEach(function (el) { drawTime(el, tz); });
+  };
   try {
     var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (tz && document.cookie.indexOf("tz=" + encodeURIComponent(tz)) === -1) {
-      document.cookie = "tz=" + encodeURIComponent(tz) + ";path=/;max-age=31536000;samesite=lax";
+    if (tz) {
+      if (document.cookie.indexOf("tz=" + encodeURIComponent(tz)) === -1) {
+        document.cookie = "tz=" + encodeURIComponent(tz) + ";path=/;max-age=31536000;samesite=lax";
+      }
+      drawTimes(document, tz);
+      document.querySelectorAll("[data-tz-shown]").forEach(function (el) { el.textContent = tz; });
+      // Parts of pages drawn later (htmx swaps, refreshed boards) are redrawn too.
+      new MutationObserver(function (records) {
+        records.forEach(function (record) {
+          record.addedNodes.forEach(function (node) {
+            if (node.nodeType !== 1) return;
+            if (node.matches("time[data-when]")) drawTime(node, tz); else drawTimes(node, tz);
+          });
+        });
+      }).observe(document.body, { childList: true, subtree: true });
     }
-    var shown = document.querySelector("[data-tz-shown]");
-    var hint = document.querySelector("[data-tz-hint]");
-    if (tz && shown && hint && shown.textContent !== tz) {
-      hint.textContent = " (your browser's is " + tz + ": the next page shows times in it)";
-    }
-  } catch (e) { /* keep the server's zone */ }
+  } catch (e) { /* keep the server's UTC times, labelled UTC */ }
 
   // Upload with a progress bar; the server's answer replaces the page.
   document.querySelectorAll("form[data-upload-progress]").forEach(function (form) {

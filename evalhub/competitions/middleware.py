@@ -1,10 +1,12 @@
-"""Show times in the viewer's time zone: the browser reports it in the ``tz`` cookie
-(set by static/evalhub.js); unknown or missing values fall back to UTC.
+"""The viewer's time zone, as the browser reports it in the ``tz`` cookie (set by
+static/evalhub.js); unknown or missing values fall back to UTC. Forms read times
+in it (``console.forms.ZonedTimes``: the organiser's zone is the default).
 
-The one rule of times on pages: a page shows every time in this zone, and says so
-(the footer names it with ``evalhub_tags.shown_zone``; each time is written by the
-``when`` filter with the zone's label). Cached pages and board fragments are keyed
-on it."""
+Pages do not draw times in it: the one rule of times on pages is
+``evalhub_tags.when``, which writes every moment in UTC, labelled so, and the
+browser redraws each in its own zone (the footer names the zone shown). So the
+first page a viewer sees, before the cookie exists, shows the same zone as the
+next ones, and cached pages are the same for every viewer."""
 
 from __future__ import annotations
 

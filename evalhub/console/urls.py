@@ -102,4 +102,7 @@ urlpatterns += [
 ]
 
 # ---- every run of the task: list, filters, bulk actions (views/runs.py) -----------
-urlpatterns += [path(f"{DASH}runs/", runs.run_list, name="runs")]
+urlpatterns += [
+    path(f"{DASH}runs/", runs.run_list, name="runs"),
+    path(f"{DASH}runs.csv", runs.run_list_csv, name="runs-csv"),
+]

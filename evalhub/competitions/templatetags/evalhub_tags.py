@@ -4,10 +4,11 @@ shows them (no logic in templates)."""
 from __future__ import annotations
 
 import json
+import zoneinfo
 from datetime import datetime
 
 from django import template
-from django.utils import dateformat, timezone
+from django.utils import dateformat
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -15,6 +16,9 @@ from evalhub.competitions import markdown, public_url, signals
 from evalhub.competitions.models import SharedTask
 
 register = template.Library()
+
+#: The one zone the server draws times in; browsers redraw them in theirs.
+PAGE_ZONE = zoneinfo.ZoneInfo("UTC")
 
 
 @register.filter
@@ -125,27 +129,30 @@ def zone_label(moment: datetime) -> str:
 
 @register.filter
 def when(moment: datetime | None, precision: str = "minutes") -> SafeString | str:
-    """A moment as every page shows it: in the time zone of the request
-    (``middleware.ViewerTimezoneMiddleware``, the one the footer names), always
-    with the zone's label, in a ``<time>`` element carrying the exact instant.
-    ``precision``: "minutes" (default), "seconds", or "time" (the time of day to
-    the second, without the date)."""
+    """A moment as every page shows it: drawn in UTC (``PAGE_ZONE``), labelled
+    so, in a ``<time>`` element carrying the exact instant; the browser redraws
+    every such element in its own zone (static/evalhub.js), so a viewer sees one
+    zone on every page, the first included, and cached pages are the same for
+    every viewer. ``precision``: "minutes" (default), "seconds", or "time" (the
+    time of day to the second, without the date)."""
     if moment is None:
         return ""
-    local = timezone.localtime(moment)
     shown = {"seconds": "Y-m-d H:i:s", "time": "H:i:s"}.get(precision, "Y-m-d H:i")
+    in_utc = moment.astimezone(PAGE_ZONE)
     return format_html(
-        '<time datetime="{}">{} {}</time>',
+        '<time datetime="{}" data-when="{}">{} {}</time>',
         moment.isoformat(),
-        dateformat.format(local, shown),
-        zone_label(local),
+        precision if precision in ("seconds", "time") else "minutes",
+        dateformat.format(in_utc, shown),
+        zone_label(in_utc),
     )
 
 
 @register.simple_tag
 def shown_zone() -> str:
-    """The time zone this request's times are shown in (the footer names it)."""
-    return timezone.get_current_timezone_name()
+    """The time zone pages draw times in (the footer names it; the browser
+    replaces it with its own when it redraws the times)."""
+    return PAGE_ZONE.key
 
 
 @register.simple_tag

@@ -1,7 +1,8 @@
 """Every run of a task, for its organisers (the console's *Runs* page).
 
 The list shows each run's status, team, phase, track, method, submission time, marks
-(hidden, final, baseline) and its primary score on every test set of its phase, as
+(hidden, final, baseline) and its primary score on every test set of its phase
+(every metric on demand, and in the CSV export: ``run_scores``), as
 the one visibility rule answers for the viewer (``boards/visibility.py``: organisers see every score at once, whatever a private test
 set or the Ladder withholds from the public). Filters and a search narrow it; it is
 shown a page at a time, with a fixed number of queries per page whatever the number
@@ -26,15 +27,15 @@ from django.db.models import Q, QuerySet
 
 from evalhub.competitions.models import (
     Phase,
-    Score,
     SharedTask,
     Submission,
     Team,
-    TestSet,
     Track,
 )
-from evalhub.competitions.services.boards import exports, visibility
+from evalhub.competitions.services.boards import exports
 from evalhub.competitions.services.runs import finals, lifecycle
+from evalhub.console.services import run_scores
+from evalhub.console.services.run_scores import ScoreCell
 
 #: Runs per page.
 PER_PAGE = 50
@@ -92,13 +93,6 @@ def matching(*, task: SharedTask, filters: Filters) -> QuerySet[Submission]:
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreCell:
-    test_set: TestSet
-    #: the formatted primary score; "" when the run has none on this test set
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
 class Row:
     run: Submission
     scores: tuple[ScoreCell, ...]
@@ -125,44 +119,9 @@ def page(
     )
     current = paginator.get_page(number)
     runs = list(current.object_list)
-    test_sets = list(
-        TestSet.objects.filter(phase_id__in={r.phase_id for r in runs})
-        .select_related("phase__task")
-        .order_by("phase_id", "order", "pk")
-    )
+    scores = run_scores.cells(task=task, viewer=viewer, runs=runs)
+    rows = tuple(Row(run=r, scores=scores[r.pk]) for r in runs)
     metric = task.type.metric(task.type.primary_metric)
-    values = {
-        (s.submission_id, s.test_set_id): s.value
-        for s in Score.objects.filter(
-            submission_id__in=[r.pk for r in runs], metric=metric.key
-        )
-    }
-    # The one rule, in bulk per test set: which of these runs' scores the viewer
-    # may see (organisers: all of them).
-    shown = {
-        ts.pk: visibility.visible(
-            viewer=viewer,
-            test_set=ts,
-            runs=[r for r in runs if r.phase_id == ts.phase_id],
-        )
-        for ts in test_sets
-    }
-    rows = tuple(
-        Row(
-            run=r,
-            scores=tuple(
-                ScoreCell(
-                    test_set=ts,
-                    value=metric.format(values[(r.pk, ts.pk)])
-                    if (r.pk, ts.pk) in values and r.pk in shown[ts.pk]
-                    else "",
-                )
-                for ts in test_sets
-                if ts.phase_id == r.phase_id
-            ),
-        )
-        for r in runs
-    )
     return RunPage(rows=rows, page=current, metric_label=metric.label)
 
 

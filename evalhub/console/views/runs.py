@@ -47,6 +47,26 @@ def run_list(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "console/runs.html", context, status=status)
 
 
+@login_required
+def run_list_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every run matching the page's filters with every metric's score, as CSV."""
+    task = organised_task(request, slug)
+    form = RunFilterForm(request.GET or None, task=task)
+    if form.errors:
+        return HttpResponse(
+            "The filters are not valid.", status=400, content_type="text/plain"
+        )
+    matched = runs.matching(task=task, filters=form.filters()).select_related(
+        "team", "phase", "track"
+    )
+    response = HttpResponse(
+        runs.run_scores.csv_text(task=task, viewer=request.user, runs=list(matched)),
+        content_type="text/csv; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{task.slug}-runs.csv"'
+    return response
+
+
 def _bulk(request: HttpRequest, task: SharedTask) -> HttpResponse:
     form = RunActionForm(request.POST, task=task)
     back = _list_url(task, request.POST.get("filters", ""))

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.utils import timezone
-
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services.boards import boardcache, fragments
 from evalhub.precompiled import Precompiled
@@ -22,8 +20,8 @@ _TASK = ("id", "title", "task_type", "state", "gold_released")
 
 
 def key(*, phase: Phase, test_sets: Sequence[TestSet], path: str) -> str:
-    """The cache key of the page at ``path`` as anonymous visitors see it in the
-    current time zone: it holds everything the page shows that may change (task
+    """The cache key of the page at ``path`` as anonymous visitors see it (one for
+    every viewer: times are drawn in UTC and redrawn by the browser): it holds everything the page shows that may change (task
     title, type, state and gold release, phase name and final-run rule, each test
     set's name, visibility, reveal and board version), so a change shows at once."""
     task = phase.task
@@ -32,7 +30,6 @@ def key(*, phase: Phase, test_sets: Sequence[TestSet], path: str) -> str:
         vary_on=(
             "anonymous",
             path,
-            timezone.get_current_timezone_name(),
             task.title,
             task.task_type,
             task.state,

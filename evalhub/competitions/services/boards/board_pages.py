@@ -7,7 +7,6 @@ export. The leak rules are applied by ``services/boards/access.py`` and
 from __future__ import annotations
 
 import time
-import zoneinfo
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -15,7 +14,6 @@ from urllib.parse import quote
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.template.loader import render_to_string
-from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet, Track
@@ -153,8 +151,8 @@ def boards_fragment(
     track: Track | None = None,
     every_row: bool = False,
 ) -> SafeString:
-    """The leaderboard page's boards as ``user`` may see them, in the current time
-    zone, from the fragment cache (``fragments.fragment``): a hit costs two cache
+    """The leaderboard page's boards as ``user`` may see them, from the
+    fragment cache (``fragments.fragment``): a hit costs two cache
     reads, whoever the viewer is. A ``viewer``'s request (not ``warm_leaderboard``'s)
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
     of every track, each row marked with its track); part of the fragment's key,
@@ -168,9 +166,8 @@ def boards_fragment(
         access.can_see_detail(user, task),
         access.can_see_hidden_runs(user, task),
     )
-    zone = timezone.get_current_timezone_name()
     if viewer:
-        _note_view(phase.pk, zone)
+        _note_view(phase.pk)
 
     def render() -> str:
         return render_to_string(
@@ -190,23 +187,23 @@ def boards_fragment(
     track_key = None if track is None else (track.pk, track.slug, track.name)
     return fragments.fragment(
         test_sets=test_sets,
-        vary_on=(phase.pk, zone, audience, track_key, every_row),
+        vary_on=(phase.pk, audience, track_key, every_row),
         render=render,
     )
 
 
 #: Seconds after its last view that a phase's public boards are still rendered
-#: ahead in a time zone, and how many time zones at most (the most recent).
+#: ahead. Pages draw times in one zone for every viewer (``evalhub_tags.when``;
+#: the browser redraws them in its own), so one rendering serves everyone.
 VIEWED_WINDOW = 600
-WARM_ZONES = 5
 #: Seconds between two notes of the same view by one process.
 _NOTE_EVERY = 60
-_noted: dict[tuple[int, str], float] = {}  # process-local: (phase, zone) -> last note
+_noted: dict[int, float] = {}  # process-local: phase -> last note
 
 
 def warm_leaderboard(test_set_id: int) -> None:
-    """Render the public boards of the test set's phase, in each time zone they were
-    viewed in during the last ``VIEWED_WINDOW`` seconds, unless already there
+    """Render the public boards of the test set's phase if they were viewed
+    during the last ``VIEWED_WINDOW`` seconds, unless already there
     (the default view: every track together; a track's view is rendered by its
     first request).
     ``boardcache.invalidate`` calls it in worker processes, just before a new
@@ -219,39 +216,27 @@ def warm_leaderboard(test_set_id: int) -> None:
     phase = Phase.objects.select_related("task").filter(test_sets=test_set_id).first()
     if phase is None:
         return
-    now = time.time()
-    seen = cache.get(_zones_key(phase.pk)) or {}
-    zones = [z for z, at in seen.items() if now - at < VIEWED_WINDOW]
-    if not zones:
+    seen = cache.get(_viewed_key(phase.pk))
+    if seen is None or time.time() - seen >= VIEWED_WINDOW:
         return
     test_sets = list(phase.test_sets.all())
-    for name in zones:
-        try:
-            zone = zoneinfo.ZoneInfo(name)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            continue
-        with timezone.override(zone):
-            boards_fragment(
-                phase=phase, test_sets=test_sets, user=AnonymousUser(), viewer=False
-            )
+    boards_fragment(
+        phase=phase, test_sets=test_sets, user=AnonymousUser(), viewer=False
+    )
 
 
-def _zones_key(phase_id: int) -> str:
-    return f"leaderboard:viewed:{phase_id}"
+def _viewed_key(phase_id: int) -> str:
+    return f"leaderboard:viewed-at:{phase_id}"
 
 
-def _note_view(phase_id: int, zone: str) -> None:
-    """Note that the phase's boards were viewed in ``zone``: at most once a minute
-    per process and zone (a cache read and write), so pages served from the cache
-    stay as cheap."""
+def _note_view(phase_id: int) -> None:
+    """Note that the phase's boards were viewed: at most once a minute per
+    process (a cache write), so pages served from the cache stay as cheap."""
     now = time.monotonic()
-    if now - _noted.get((phase_id, zone), float("-inf")) < _NOTE_EVERY:
+    if now - _noted.get(phase_id, float("-inf")) < _NOTE_EVERY:
         return
-    _noted[(phase_id, zone)] = now
-    key = _zones_key(phase_id)
-    seen = {**(cache.get(key) or {}), zone: time.time()}
-    latest = sorted(seen.items(), key=lambda item: item[1], reverse=True)[:WARM_ZONES]
-    cache.set(key, dict(latest), timeout=VIEWED_WINDOW)
+    _noted[phase_id] = now
+    cache.set(_viewed_key(phase_id), time.time(), timeout=VIEWED_WINDOW)
 
 
 def anonymous_leaderboard(
@@ -261,7 +246,7 @@ def anonymous_leaderboard(
     them (the caller checks there is nothing of the viewer's on it: no CSRF token,
     no messages) and rendered by ``render`` once per change of anything it shows
     (``anonymous_page.key``)."""
-    _note_view(phase.pk, timezone.get_current_timezone_name())
+    _note_view(phase.pk)
     key = anonymous_page.key(phase=phase, test_sets=test_sets, path=path)
     html = cache.get(key)
     if html is None:
@@ -285,7 +270,7 @@ def cached_anonymous_leaderboard(
     phase, test_sets = found
     if not access.can_see_task(AnonymousUser(), phase.task):
         return None
-    _note_view(phase.pk, timezone.get_current_timezone_name())
+    _note_view(phase.pk)
     return cache.get(anonymous_page.key(phase=phase, test_sets=test_sets, path=path))
 
 
