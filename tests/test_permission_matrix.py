@@ -159,12 +159,12 @@ def test_a_hidden_run_role_by_role(
     """Every URL × role with the only run hidden by its team: anonymous users and
     the other team never get its method, its public scores or its pages; its team
     and the organisers still do."""
-    from evalhub.competitions.services.runs import finals
+    from evalhub.competitions.services.runs import hiding
 
     Submission = type(analysed)
     Submission.objects.filter(pk=analysed.pk).update(method_name=HIDDEN_MARKER)
     analysed.refresh_from_db()
-    finals.set_hidden(submission=analysed, user=participant, hidden=True)
+    hiding.set_hidden(submission=analysed, user=participant, hidden=True)
     world = World(analysed, test_set, secret_test_set, bucc_demo, community)
     users = {"participant": participant, "other_team": outsider, "organiser": organiser}
     clients = _clients(Client, users, tokens)

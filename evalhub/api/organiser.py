@@ -22,9 +22,9 @@ from evalhub.api.auth import TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import organiser, resources, tokens
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
-from evalhub.competitions.services import gold, phase_settings, roles
+from evalhub.competitions.services import phase_settings, roles, test_data
 from evalhub.competitions.services.boards import access, exports
-from evalhub.competitions.services.data import bundles, gold_drafts, tracks
+from evalhub.competitions.services.data import bundles, drafts, tracks
 
 router = Router(auth=TokenAuth(scopes.ORGANISE), tags=["organisers"])
 
@@ -265,13 +265,13 @@ def gold_draft_create(
     every problem with the uploaded file's name and line."""
     ts = _test_set(request, slug, phase, test_set)
     uploads = [
-        gold.Upload(role, f.name or role, f.read())
+        test_data.Upload(role, f.name or role, f.read())
         for role, files in request.FILES.lists()
         for f in files
     ]
     try:
         preview = organiser.stage_gold(test_set=ts, user=request.auth, uploads=uploads)
-    except gold.UploadRejected as exc:
+    except test_data.UploadRejected as exc:
         detail = "The files were not accepted; nothing was kept."
         return Status(422, _problems(detail, exc.problems, exc.total))
     return Status(201, preview)
@@ -289,7 +289,7 @@ def gold_draft_detail(
     ts = _test_set(request, slug, phase, test_set)
     try:
         preview = organiser.gold_draft(test_set=ts, user=request.auth, token=token)
-    except gold_drafts.DraftGone as exc:
+    except drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     return Status(200, preview)
 
@@ -308,9 +308,9 @@ def gold_draft_confirm(
     ts = _test_set(request, slug, phase, test_set)
     try:
         stored = organiser.confirm_gold(test_set=ts, user=request.auth, token=token)
-    except gold_drafts.DraftGone as exc:
+    except drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
-    except gold.DraftStale as exc:
+    except test_data.DraftStale as exc:
         return Status(409, {"detail": str(exc)})
     return Status(200, stored)
 
@@ -326,12 +326,12 @@ def gold_draft_discard(
     """Discard your draft; nothing is stored."""
     ts = _test_set(request, slug, phase, test_set)
     try:
-        gold_drafts.discard(
+        drafts.discard(
             test_set_id=ts.pk,
             user_id=request.auth.pk,  # type: ignore[union-attr]
             token=token,
         )
-    except gold_drafts.DraftGone as exc:
+    except drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     return Status(204, None)
 

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils.html import escape
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services.gold import Upload, roles
+from evalhub.competitions.services.test_data import Upload, roles
 from evalhub.console.services import testsets
 from evalhub.console.slugs import slug_from_name
 

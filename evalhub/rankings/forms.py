@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from evalhub.rankings.models import PhaseRanking
-from evalhub.rankings.services import phase_settings
+from evalhub.rankings.services import ranking_settings
 
 HELP = {
     "ladder": "Blum & Hardt's Ladder: on this phase's public test sets, a team's "
@@ -29,6 +29,6 @@ HELP = {
 class RankingForm(forms.ModelForm):
     class Meta:
         model = PhaseRanking
-        fields = phase_settings.FIELDS
-        labels = phase_settings.LABELS
+        fields = ranking_settings.FIELDS
+        labels = ranking_settings.LABELS
         help_texts = HELP

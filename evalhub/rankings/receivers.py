@@ -30,7 +30,7 @@ from evalhub.rankings.models import (
     TestSetStatistics,
     TrackChart,
 )
-from evalhub.rankings.services import phase_settings
+from evalhub.rankings.services import ranking_settings
 
 
 def _scores_changed(*, test_set_id: int, **_: object) -> None:
@@ -49,7 +49,7 @@ def _after_campaign_opened(*, phase: Phase, source: Phase, **_: object) -> None:
     if ranking is not None:
         PhaseRanking.objects.update_or_create(
             phase=phase,
-            defaults={name: getattr(ranking, name) for name in phase_settings.FIELDS},
+            defaults={name: getattr(ranking, name) for name in ranking_settings.FIELDS},
         )
 
 
@@ -87,17 +87,17 @@ def _statistics_progress(*, task: SharedTask, **_: object) -> tuple[str, dict] |
 
 
 def _bundle_export(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
-    section = phase_settings.export_section(task=task)
-    return None if section is None else (phase_settings.SECTION, section)
+    section = ranking_settings.export_section(task=task)
+    return None if section is None else (ranking_settings.SECTION, section)
 
 
 def _bundle_import(
     *, task: SharedTask, sections: dict, **_: object
 ) -> list[tuple[int, str]] | None:  # type: ignore[type-arg]
-    if phase_settings.SECTION not in sections:
+    if ranking_settings.SECTION not in sections:
         return None
-    return phase_settings.import_section(
-        task=task, section=sections[phase_settings.SECTION]
+    return ranking_settings.import_section(
+        task=task, section=sections[ranking_settings.SECTION]
     )
 
 
@@ -111,10 +111,10 @@ def connect() -> None:
     signals.dashboard_panels.connect(_statistics_progress, dispatch_uid="rk-progress")
     visibility.register_score_gate(ladder.LadderGate())
     core_settings.register(
-        phase_settings.SECTION,
+        ranking_settings.SECTION,
         core_settings.Section(
-            read=lambda phase: phase_settings.as_values(phase=phase),
-            write=lambda phase, values: phase_settings.update(
+            read=lambda phase: ranking_settings.as_values(phase=phase),
+            write=lambda phase, values: ranking_settings.update(
                 phase=phase, values=values
             ),
         ),

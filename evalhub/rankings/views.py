@@ -20,7 +20,7 @@ from evalhub.rankings.services import (
     exports,
     package,
     package_files,
-    phase_settings,
+    ranking_settings,
     statistics,
 )
 
@@ -161,12 +161,12 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The console's ranking settings of a phase (organisers only, 404 otherwise)."""
     task = organised_task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
-    ranking = phase_settings.current(phase=phase_obj)
+    ranking = ranking_settings.current(phase=phase_obj)
     form = RankingForm(request.POST or None, instance=ranking)
     if request.method == "POST" and form.is_valid():
-        before = phase_settings.current(phase=phase_obj)
-        changed = phase_settings.changed(before=before, after=form.cleaned_data)
-        phase_settings.save(phase=phase_obj, values=form.cleaned_data)
+        before = ranking_settings.current(phase=phase_obj)
+        changed = ranking_settings.changed(before=before, after=form.cleaned_data)
+        ranking_settings.save(phase=phase_obj, values=form.cleaned_data)
         what = ", ".join(changed) if changed else "nothing changed"
         messages.success(
             request,
@@ -179,7 +179,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "phase": phase_obj,
         "form": form,
         "saved": ranking.pk is not None,
-        "computed": phase_settings.computed(phase=phase_obj),
+        "computed": ranking_settings.computed(phase=phase_obj),
     }
     status = 422 if form.errors else 200
     return render(request, "rankings/phase_ranking.html", context, status=status)

@@ -283,7 +283,7 @@ def test_a_draft_is_discarded_and_is_its_organisers_only(
 def test_gold_calls_are_refused_to_everyone_else(
     client, tokens, stranger, revoked, test_set, bucc_demo
 ):
-    from evalhub.competitions.services.data import gold_drafts
+    from evalhub.competitions.services.data import drafts
 
     gold = bucc_demo.test_sets[0].gold["gold"]
     for who, status in refusals(
@@ -302,7 +302,7 @@ def test_gold_calls_are_refused_to_everyone_else(
         assert statuses == REFUSED, method
     # The organiser's draft is untouched; nobody else made one.
     organiser = test_set.phase.task.organisers.get(username="org")
-    assert gold_drafts.load(
+    assert drafts.load(
         test_set_id=test_set.pk, user_id=organiser.pk, token=draft["token"]
     ).files
 

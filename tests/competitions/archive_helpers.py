@@ -9,7 +9,7 @@ from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, Submission, TestSet
 from evalhub.competitions.services import phase_settings
 from evalhub.competitions.services.data import demo
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from evalhub.console.services import people
 from evalhub.rankings import jobs as ranking_jobs
 from tests.competitions.crawl import comparable, crawl
@@ -30,7 +30,7 @@ def finished_campaign(kind: str) -> SharedTask:
     for run in runs:
         jobs.score_submission(run.pk)
     hidden = runs.filter(is_baseline=False).last()
-    finals.set_hidden_by_organiser(
+    hiding.set_hidden_by_organiser(
         task=task, user=organiser, submission_ids=[hidden.pk], hidden=True
     )
     people.post_announcement(task=task, author=organiser, text="Results are final.")

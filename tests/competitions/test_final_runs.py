@@ -17,7 +17,7 @@ from evalhub.competitions.services.boards import (
     overall,
     selection,
 )
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import finals, hiding
 from tests.competitions.runs import stored_run as _run
 
 pytestmark = pytest.mark.django_db
@@ -106,7 +106,7 @@ def test_only_the_team_chooses_and_failed_runs_cannot_be_final(
         with pytest.raises(finals.ChoiceRefused):
             finals.set_final(submission=runs["middle"], user=user, final=True)
         with pytest.raises(finals.ChoiceRefused):
-            finals.set_hidden(submission=runs["middle"], user=user, hidden=True)
+            hiding.set_hidden(submission=runs["middle"], user=user, hidden=True)
     failed = _run(phase, team, participant, {}, minutes_ago=1, status="failed")
     with pytest.raises(finals.ChoiceRefused, match="failed"):
         finals.set_final(submission=failed, user=participant, final=True)
@@ -122,7 +122,7 @@ def test_a_choice_invalidates_the_cached_boards(
     assert [
         r.submission_id for r in leaderboard.board(test_set=private_test_set).rows
     ] == [runs["middle"].pk]
-    finals.set_hidden(submission=runs["middle"], user=participant, hidden=True)
+    hiding.set_hidden(submission=runs["middle"], user=participant, hidden=True)
     assert leaderboard.board(test_set=private_test_set).rows == ()
     assert [
         r.submission_id
@@ -148,7 +148,7 @@ def test_hidden_runs_are_left_out_of_public_boards_ranks_and_fallbacks(
         minutes_ago=5,
         method="rival",
     )
-    finals.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
+    hiding.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
     # The public board is computed as if the hidden run did not exist: Alpha's best
     # shown run ranks, the rival is first, ranks have no gap.
     board = leaderboard.compute(test_set=test_set)
@@ -182,7 +182,7 @@ def test_public_exports_never_carry_hidden_runs_or_choices(
     private_test_set.revealed = True
     private_test_set.save()
     finals.set_final(submission=runs["middle"], user=participant, final=True)
-    finals.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
+    hiding.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
     public = exports.leaderboard_export(phase=phase, user=AnonymousUser())
     rows = [row for ts in public["test_sets"] for row in ts["rows"]]
     assert {row["run"] for row in rows} == {runs["middle"].pk}
@@ -232,13 +232,13 @@ def test_ladder_mode_still_shapes_public_boards_and_ignores_hidden_runs(
     assert _ids(private_test_set) == [runs["middle"].pk]
     # The released run hidden: the team has no public row; no other run of it
     # (the first one, or the best one) takes the hidden one's place.
-    finals.set_hidden(submission=runs["middle"], user=participant, hidden=True)
+    hiding.set_hidden(submission=runs["middle"], user=participant, hidden=True)
     assert _ids(test_set) == []
 
 
 def test_teams_choices_are_listed_for_organisers(runs, phase, participant):
     finals.set_final(submission=runs["middle"], user=participant, final=True)
-    finals.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
+    hiding.set_hidden(submission=runs["best_public"], user=participant, hidden=True)
     [row] = finals.organiser_overview(phase=phase)
     assert row["finals"] == [runs["middle"]] and row["hidden"] == 1
     assert row["runs"] == 3

@@ -13,7 +13,7 @@ from django.test import Client
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from tests.competitions.runs import stored_run
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_the_selector_and_the_boards_per_track(client, phase, world):
 
 
 def test_no_leak_through_tracks(client, phase, world, participant, organiser):
-    finals.set_hidden(submission=world["beta_open"], user=world["beta_open"].submitter,
+    hiding.set_hidden(submission=world["beta_open"], user=world["beta_open"].submitter,
                       hidden=True)  # fmt: skip
     for url in (_url(phase), _url(phase, "open")):
         for viewer in (None, participant):

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards.own_rows import MARKER
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from tests.rankings.helpers import scored
 from tests.rankings.test_visibility_rule import ladder  # noqa: F401 - a fixture
 
@@ -134,7 +134,7 @@ def test_my_runs_page_shows_scores_as_the_visibility_rule_allows(
     url = reverse("competitions:own-run-list", args=[phase.task.slug])
     assert client.get(url).status_code == 302  # to the login page
     hidden = scored(phase, participant, _runs_bytes(phase), "kept to ourselves")
-    finals.set_hidden(submission=hidden, user=participant, hidden=True)
+    hiding.set_hidden(submission=hidden, user=participant, hidden=True)
 
     client.force_login(participant)
     html = client.get(url).content.decode()

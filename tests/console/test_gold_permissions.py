@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
-from evalhub.competitions.services import gold
-from evalhub.competitions.services.data import gold_drafts
+from evalhub.competitions.services import test_data
+from evalhub.competitions.services.data import drafts
 
 pytestmark = pytest.mark.django_db
 
@@ -43,10 +43,12 @@ def test_nobody_but_the_tasks_organisers_gets_in(
 ):  # fmt: skip
     jobs.score_submission(submit_run(demo_run).pk)
     gold_data = bucc_demo.test_sets[0].gold["gold"]
-    draft = gold.stage(
+    draft = test_data.stage(
         test_set=private_test_set,
         user=organiser,
-        uploads=[gold.Upload("gold", "new.tsv", gold_data.splitlines(True)[0] * 1)],
+        uploads=[
+            test_data.Upload("gold", "new.tsv", gold_data.splitlines(True)[0] * 1)
+        ],
     )
     slug, pk, token = task.slug, private_test_set.pk, draft.token
     gets = [
@@ -89,7 +91,7 @@ def test_nobody_but_the_tasks_organisers_gets_in(
             assert client.post(url, data).status_code == want, (who, url)
     assert _state(task, test_set, private_test_set) == before
     # The draft is still there for its organiser, untouched.
-    assert gold_drafts.load(test_set_id=pk, user_id=organiser.pk, token=token).files
+    assert drafts.load(test_set_id=pk, user_id=organiser.pk, token=token).files
     # Another organiser's task slug does not reach this task's test sets either.
     client.force_login(other_organiser)
     assert (
@@ -105,10 +107,12 @@ def test_a_draft_is_its_organisers_only(
 ):
     co = django_user_model.objects.create_user("co", is_staff=True)
     task.organisers.add(co)
-    draft = gold.stage(
+    draft = test_data.stage(
         test_set=test_set,
         user=organiser,
-        uploads=[gold.Upload("gold", "g.tsv", bucc_demo.test_sets[0].gold["gold"])],
+        uploads=[
+            test_data.Upload("gold", "g.tsv", bucc_demo.test_sets[0].gold["gold"])
+        ],
     )
     url = reverse("console:gold-draft", args=[task.slug, test_set.pk, draft.token])
     client.force_login(co)
@@ -133,11 +137,11 @@ def test_a_file_that_cannot_be_read_is_logged_without_its_text(
         raise RuntimeError(secret)
 
     monkeypatch.setattr(type(task.type), "parse_gold", crash)
-    with pytest.raises(gold.UploadRejected) as rejected:
-        gold.stage(
+    with pytest.raises(test_data.UploadRejected) as rejected:
+        test_data.stage(
             test_set=test_set,
             user=organiser,
-            uploads=[gold.Upload("gold", "g.tsv", f"{secret}\tx\n".encode())],
+            uploads=[test_data.Upload("gold", "g.tsv", f"{secret}\tx\n".encode())],
         )
     assert [str(p) for p in rejected.value.problems] == [
         "g.tsv: this file could not be read"

@@ -11,8 +11,8 @@ from django.utils.html import escape
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Submission, TestSet, TestSetFile
-from evalhub.competitions.services import gold
-from evalhub.competitions.services.data import gold_drafts
+from evalhub.competitions.services import test_data
+from evalhub.competitions.services.data import drafts
 
 pytestmark = pytest.mark.django_db
 
@@ -34,10 +34,10 @@ def _upload(client, task, ts, **files):  # noqa: ANN001, ANN003, ANN202
 def _area_files() -> list[str]:
     out = []
     try:
-        dirs, _ = default_storage.listdir(gold_drafts.AREA)
+        dirs, _ = default_storage.listdir(drafts.AREA)
     except FileNotFoundError:
         return out
-    stack = [f"{gold_drafts.AREA}/{d}" for d in dirs]
+    stack = [f"{drafts.AREA}/{d}" for d in dirs]
     while stack:
         folder = stack.pop()
         sub, files = default_storage.listdir(folder)
@@ -117,8 +117,8 @@ def test_preview_then_replace_gold_rescores_the_runs(
     assert _area_files() == []
     # The draft is gone: confirming twice is "not found".
     assert client.post(response["Location"]).status_code == 404
-    with pytest.raises(gold_drafts.DraftGone):
-        gold_drafts.load(test_set_id=test_set.pk, user_id=organiser.pk, token=token)
+    with pytest.raises(drafts.DraftGone):
+        drafts.load(test_set_id=test_set.pk, user_id=organiser.pk, token=token)
 
 
 def test_discard_and_a_stale_draft(client, organiser, task, test_set, bucc_demo):
@@ -200,15 +200,17 @@ def test_large_files_are_parsed_in_a_child_under_limits(
     problem of the file, not a stuck request."""
     settings.INLINE_VALIDATION_BYTES = 0
     data = bucc_demo.test_sets[0].gold["gold"]
-    draft = gold.stage(
-        test_set=test_set, user=organiser, uploads=[gold.Upload("gold", "g.tsv", data)]
+    draft = test_data.stage(
+        test_set=test_set,
+        user=organiser,
+        uploads=[test_data.Upload("gold", "g.tsv", data)],
     )
     assert dict(draft.after.counts)["gold pairs"] == len(data.splitlines())
-    with pytest.raises(gold.UploadRejected) as rejected:
-        gold.stage(
+    with pytest.raises(test_data.UploadRejected) as rejected:
+        test_data.stage(
             test_set=test_set,
             user=organiser,
-            uploads=[gold.Upload("gold", "bad.tsv", data + b"one column\n")],
+            uploads=[test_data.Upload("gold", "bad.tsv", data + b"one column\n")],
         )
     [problem] = rejected.value.problems
     assert (problem.file, problem.line) == ("bad.tsv", len(data.splitlines()) + 1)
@@ -221,11 +223,11 @@ def test_a_zip_bomb_is_refused_before_parsing(organiser, task, test_set):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("gold.tsv", b"a\tb\n" * (40 * 1024 * 1024 // 4))
-    with pytest.raises(gold.UploadRejected) as rejected:
-        gold.stage(
+    with pytest.raises(test_data.UploadRejected) as rejected:
+        test_data.stage(
             test_set=test_set,
             user=organiser,
-            uploads=[gold.Upload("gold", "bomb.zip", buffer.getvalue())],
+            uploads=[test_data.Upload("gold", "bomb.zip", buffer.getvalue())],
         )
     [problem] = rejected.value.problems
     assert problem.file == "bomb.zip" and "zip" in problem.message
@@ -237,15 +239,15 @@ def test_expired_drafts_leave_no_files(
     co = django_user_model.objects.create_user("co", is_staff=True)
     task.organisers.add(co)
     data = bucc_demo.test_sets[0].gold["gold"]
-    upload = [gold.Upload("gold", "g.tsv", data)]
-    old = gold.stage(test_set=test_set, user=co, uploads=upload)
-    kept = gold.stage(test_set=test_set, user=organiser, uploads=upload)
+    upload = [test_data.Upload("gold", "g.tsv", data)]
+    old = test_data.stage(test_set=test_set, user=co, uploads=upload)
+    kept = test_data.stage(test_set=test_set, user=organiser, uploads=upload)
     assert len(_area_files()) == 2
     # The co-organiser's draft expires in the cache; the next upload sweeps its file.
     from django.core.cache import cache
 
-    cache.delete(gold_drafts._key(test_set.pk, co.pk, old.token))
-    newer = gold.stage(test_set=test_set, user=organiser, uploads=upload)
+    cache.delete(drafts._key(test_set.pk, co.pk, old.token))
+    newer = test_data.stage(test_set=test_set, user=organiser, uploads=upload)
     assert _area_files() == [newer.files[0].path]
     assert kept.token != newer.token
 
@@ -284,18 +286,18 @@ def test_a_zipped_gold_names_the_zip_and_its_member(organiser, isolated_storage)
     first = sorted(files)[0]
     files[first] = files[first] + b"[0]:[999999]\n"
     n_line = len(files[first].decode().splitlines())
-    with pytest.raises(gold.UploadRejected) as rejected:
-        gold.stage(
+    with pytest.raises(test_data.UploadRejected) as rejected:
+        test_data.stage(
             test_set=ts,
             user=organiser,
-            uploads=[gold.Upload("gold", "refs.zip", zip_bytes(files))],
+            uploads=[test_data.Upload("gold", "refs.zip", zip_bytes(files))],
         )
     [problem] = rejected.value.problems
     assert (problem.file, problem.line) == (f"refs.zip:{first}", n_line)
-    draft = gold.stage(
+    draft = test_data.stage(
         test_set=ts,
         user=organiser,
-        uploads=[gold.Upload("gold", "refs.zip", demo.gold["gold"])],
+        uploads=[test_data.Upload("gold", "refs.zip", demo.gold["gold"])],
     )
     counts = dict(draft.after.counts)
     assert counts["documents"] == len(files)

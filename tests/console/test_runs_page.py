@@ -21,7 +21,7 @@ from django.utils import timezone
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from evalhub.competitions.services.data import datasets
-from evalhub.competitions.services.runs import finals, submit
+from evalhub.competitions.services.runs import finals, hiding, submit
 from evalhub.rankings import jobs as ranking_jobs
 from evalhub.rankings.models import PhaseRanking
 from tests.api.fixtures import body, secret_test_set  # noqa: F401  (fixture)
@@ -126,7 +126,7 @@ def test_filters_and_search(
     alpha_queued = submit_run(demo_run, method="neural v2")
     mallory = submit_run(demo_run, user=outsider, method="baseline copy")
     finals.set_final(submission=alpha_scored, user=participant, final=True)
-    finals.set_hidden(submission=mallory, user=outsider, hidden=True)
+    hiding.set_hidden(submission=mallory, user=outsider, hidden=True)
     client.force_login(organiser)
     everything = [mallory.pk, alpha_queued.pk, alpha_scored.pk]
     assert _listed(client.get(_url(task))) == everything

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
 from evalhub.competitions.services.boards import systems
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import papers
 from evalhub.factsheets.services import questions as questions_service
@@ -88,7 +88,7 @@ def test_columns_hold_only_what_the_viewer_may_see(
 def test_a_method_is_described_publicly_once_one_of_its_runs_is_shown(
     answered, phase, participant
 ):
-    finals.set_hidden(submission=answered["secret"], user=participant, hidden=False)
+    hiding.set_hidden(submission=answered["secret"], user=participant, hidden=False)
     (column,) = [
         c
         for c in systems.system_columns(phase, AnonymousUser())
@@ -171,7 +171,7 @@ def test_changes_show_on_the_cached_board_at_once(
     questions_service.delete(question=Question.objects.get(key="notes"))
     assert "NEW-NOTE" not in _board(anonymous, phase)
     # Hiding the method's only shown run takes its answers off the public board.
-    finals.set_hidden(submission=answered["shown"], user=participant, hidden=True)
+    hiding.set_hidden(submission=answered["shown"], user=participant, hidden=True)
     assert "neural" not in _board(anonymous, phase)
 
 

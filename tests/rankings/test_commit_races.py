@@ -12,7 +12,7 @@ from django.db import transaction
 from evalhub.competitions.models import TestSet
 from evalhub.competitions.services.boards import leaderboard
 from evalhub.competitions.services.data import datasets
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from tests.concurrency import WAIT, in_thread
 from tests.rankings.helpers import scored
 
@@ -44,7 +44,7 @@ def test_a_viewer_between_hiding_and_the_commit_does_not_keep_the_run_public(
 
     thread, errors = in_thread(viewer)
     with transaction.atomic():
-        finals.set_hidden(submission=sub, user=participant, hidden=True)
+        hiding.set_hidden(submission=sub, user=participant, hidden=True)
         changed.set()
         assert viewed.wait(WAIT)
     thread.join(WAIT)

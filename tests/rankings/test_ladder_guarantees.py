@@ -21,7 +21,7 @@ from evalhub.competitions.services.boards import (
     visibility,
 )
 from evalhub.competitions.services.data import datasets
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import statistics
@@ -97,11 +97,11 @@ def test_hiding_earlier_runs_releases_nothing(
 ):
     """On main, hiding the first run made the noisy one "first" and released it."""
     first, noisy = ladder_runs
-    finals.set_hidden(submission=first, user=participant, hidden=True)
+    hiding.set_hidden(submission=first, user=participant, hidden=True)
     jobs.refresh_statistics(test_set.pk)
     assert noisy.pk not in _public_runs(phase, test_set)
     assert not access.can_see_run_scores(participant, noisy, test_set)
-    finals.set_hidden(submission=first, user=participant, hidden=False)
+    hiding.set_hidden(submission=first, user=participant, hidden=False)
     jobs.refresh_statistics(test_set.pk)
     assert _public_runs(phase, test_set) == {first.pk}
 

@@ -32,7 +32,7 @@ from evalhub.competitions.models import Evaluation, Phase, Submission, TaskArtef
 from evalhub.competitions.services import teams as team_service
 from evalhub.competitions.services.boards import boardcache
 from evalhub.competitions.services.data import datasets, taskdata
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import finals, hiding
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import package
@@ -237,7 +237,7 @@ def test_the_public_never_sees_a_score_the_ladder_has_not_released(world, ops):
                     except finals.ChoiceRefused:
                         pass
                 else:
-                    finals.set_hidden(submission=sub, user=user, hidden=op[0] == "hide")
+                    hiding.set_hidden(submission=sub, user=user, hidden=op[0] == "hide")
             elif op[0] == "gold":
                 current = 1 - current
                 datasets.store_file(

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from evalhub.competitions.models import TaskArtefact
 from evalhub.competitions.services.boards import access, refreshes
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import hiding
 from tests.rankings.test_track_figures import OPEN, track_runs  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ def test_a_stale_figure_is_answered_stale_and_the_page_asks_for_it(
     monkeypatch,
 ):
     runs, users = track_runs
-    finals.set_hidden(submission=runs[OPEN[0]], user=users[1], hidden=True)
+    hiding.set_hidden(submission=runs[OPEN[0]], user=users[1], hidden=True)
     asked = []
     monkeypatch.setattr(
         refreshes,

@@ -16,7 +16,7 @@ from django.urls import reverse
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import analyses
 from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import finals, submit
+from evalhub.competitions.services.runs import hiding, submit
 from evalhub.rankings import jobs
 from tests.figure_text import USER_NAME, problems, texts
 from tests.rankings.helpers import rescored
@@ -117,7 +117,7 @@ def test_a_track_figure_is_served_only_while_its_runs_are_on_its_board(
         "competitions:testset-plot", args=[test_set.pk, "compare-ap", "svg"]
     )
     assert client.get(figure + "?track=open").status_code == 200
-    finals.set_hidden(submission=runs[OPEN[0]], user=users[1], hidden=True)
+    hiding.set_hidden(submission=runs[OPEN[0]], user=users[1], hidden=True)
     assert client.get(figure + "?track=open").status_code == 404
     assert client.get(figure).status_code == 404  # the all-tracks board drew it too
     assert client.get(figure + "?track=closed").status_code == 200

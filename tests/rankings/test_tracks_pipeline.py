@@ -16,7 +16,7 @@ from evalhub.competitions.models import Submission
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import exports, leaderboard, overall
 from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import finals, submit
+from evalhub.competitions.services.runs import finals, hiding, submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports as significance
@@ -152,7 +152,7 @@ def test_hidden_runs_stay_out_of_every_public_board(
     runs, test_set, two_tracks, users, organiser
 ):
     closed, open_ = two_tracks
-    finals.set_hidden(submission=runs["o1"], user=users[1], hidden=True)
+    hiding.set_hidden(submission=runs["o1"], user=users[1], hidden=True)
     for track in (open_, None):
         public = leaderboard.board_for(test_set=test_set, user=ANON, track=track)
         assert runs["o1"].pk not in _ids(public)

@@ -15,9 +15,9 @@ from evalhub.competitions.models import (
     TestSet,
     Track,
 )
-from evalhub.competitions.services import gold
+from evalhub.competitions.services import test_data
 from evalhub.competitions.services.boards import visibility
-from evalhub.competitions.services.data import gold_drafts
+from evalhub.competitions.services.data import drafts
 
 
 def task_runs(
@@ -121,27 +121,27 @@ def _run(
 
 
 def stage_gold(
-    *, test_set: TestSet, user: object, uploads: list[gold.Upload]
+    *, test_set: TestSet, user: object, uploads: list[test_data.Upload]
 ) -> dict[str, object]:
-    """Check ``uploads`` and keep them as the user's draft (``gold.stage``; raises
+    """Check ``uploads`` and keep them as the user's draft (``test_data.stage``; raises
     its UploadRejected); the draft's preview."""
-    draft = gold.stage(test_set=test_set, user=user, uploads=uploads)
-    return _preview(test_set, gold.preview(test_set=test_set, draft=draft))
+    draft = test_data.stage(test_set=test_set, user=user, uploads=uploads)
+    return _preview(test_set, test_data.preview(test_set=test_set, draft=draft))
 
 
 def gold_draft(*, test_set: TestSet, user: object, token: str) -> dict[str, object]:
     """The preview of the user's draft ``token`` (DraftGone: no such draft)."""
-    draft = gold_drafts.load(
+    draft = drafts.load(
         test_set_id=test_set.pk,
         user_id=user.pk,  # type: ignore[attr-defined]
         token=token,
     )
-    return _preview(test_set, gold.preview(test_set=test_set, draft=draft))
+    return _preview(test_set, test_data.preview(test_set=test_set, draft=draft))
 
 
 def confirm_gold(*, test_set: TestSet, user: object, token: str) -> dict[str, object]:
-    """Store the user's draft (``gold.confirm``: DraftGone, DraftStale)."""
-    stored = gold.confirm(test_set=test_set, user=user, token=token)
+    """Store the user's draft (``test_data.confirm``: DraftGone, DraftStale)."""
+    stored = test_data.confirm(test_set=test_set, user=user, token=token)
     test_set.refresh_from_db(fields=["gold_version"])
     return {
         "files": stored.files,
@@ -150,7 +150,7 @@ def confirm_gold(*, test_set: TestSet, user: object, token: str) -> dict[str, ob
     }
 
 
-def _preview(test_set: TestSet, preview: gold.Preview) -> dict[str, object]:
+def _preview(test_set: TestSet, preview: test_data.Preview) -> dict[str, object]:
     """The console's preview page as data: files and what they replace, the counts
     before and after, examples and warnings of the new gold, the runs scored again."""
     draft = preview.draft

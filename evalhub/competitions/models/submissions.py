@@ -83,7 +83,7 @@ class Submission(models.Model):
     )
     #: The organisers hid the run (the console's runs page): a decision of theirs,
     #: recorded, that only they reverse; the team sees it and cannot show the run
-    #: (``services/runs/finals.py``). While set, ``hidden`` is true (a constraint).
+    #: (``services/runs/hiding.py``). While set, ``hidden`` is true (a constraint).
     hidden_by_organisers_at = models.DateTimeField(null=True, blank=True)
     hidden_by_organisers_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

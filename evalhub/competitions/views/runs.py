@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from evalhub.competitions.models import Artefact, Submission
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, pages
-from evalhub.competitions.services.runs import finals
+from evalhub.competitions.services.runs import finals, hiding
 from evalhub.competitions.views.files import NARROW, serve
 from evalhub.competitions.views.lookups import run_or_404
 
@@ -131,7 +131,7 @@ def run_visibility(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("No such run.")
     hidden = request.POST.get("hidden") == "1"
     try:
-        finals.set_hidden(submission=sub, user=request.user, hidden=hidden)
+        hiding.set_hidden(submission=sub, user=request.user, hidden=hidden)
     except finals.ChoiceRefused as exc:
         messages.error(request, str(exc))
     else:

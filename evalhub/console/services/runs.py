@@ -10,7 +10,7 @@ of runs (one per table, no query per run).
 
 Bulk actions on a selection (the runs ticked on a page, or every run matching the
 filters) call the services that own each change: rescoring
-``runs/lifecycle.rescore``, hiding and showing ``runs/finals.set_hidden_by_organiser``,
+``runs/lifecycle.rescore``, hiding and showing ``runs/hiding.set_hidden_by_organiser``,
 and the download the existing export of a phase's runs as a zip
 (``boards/exports.runs_zip``: a temporary file, spilled to disk beyond 16 MiB).
 """
@@ -33,7 +33,7 @@ from evalhub.competitions.models import (
     Track,
 )
 from evalhub.competitions.services.boards import exports
-from evalhub.competitions.services.runs import finals, lifecycle
+from evalhub.competitions.services.runs import hiding, lifecycle
 from evalhub.console.services import run_scores
 from evalhub.console.services.run_scores import ScoreCell
 
@@ -217,7 +217,7 @@ def perform(
         return told
     if action in (HIDE, SHOW):
         hide = action == HIDE
-        n = finals.set_hidden_by_organiser(
+        n = hiding.set_hidden_by_organiser(
             task=task, user=user, submission_ids=ids, hidden=hide
         )
         told = f"{_runs(n)} {'hidden' if hide else 'shown to the public'}."

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from evalhub.competitions.models import Evaluation, Phase, SharedTask, TestSet
-from evalhub.competitions.services.gold import roles
+from evalhub.competitions.services.test_data import roles
 from tasks.base import FileRole
 
 

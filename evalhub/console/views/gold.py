@@ -9,8 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from evalhub.competitions.services import gold
-from evalhub.competitions.services.data import gold_drafts
+from evalhub.competitions.services import test_data
+from evalhub.competitions.services.data import drafts
 from evalhub.console.forms_gold import FilesForm
 from evalhub.console.views.testsets import organised_test_set
 
@@ -23,10 +23,10 @@ def testset_files(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     more = 0
     if request.method == "POST" and form.is_valid():
         try:
-            draft = gold.stage(
+            draft = test_data.stage(
                 test_set=test_set, user=request.user, uploads=form.uploads()
             )
-        except gold.UploadRejected as exc:
+        except test_data.UploadRejected as exc:
             problems, more = exc.problems, exc.total - len(exc.problems)
         else:
             return redirect("console:gold-draft", slug, test_set.pk, draft.token)
@@ -46,24 +46,26 @@ def gold_draft(request: HttpRequest, slug: str, pk: int, token: str) -> HttpResp
     test_set = organised_test_set(request, slug, pk)
     try:
         if request.method == "POST":
-            stored = gold.confirm(test_set=test_set, user=request.user, token=token)
+            stored = test_data.confirm(
+                test_set=test_set, user=request.user, token=token
+            )
             text = f"Stored {stored.files} file{'s' if stored.files != 1 else ''}."
             if stored.rescored:
                 text += f" {stored.rescored} run(s) are being rescored on the new gold."
             messages.success(request, text)
             return redirect("console:testsets", slug)
-        draft = gold_drafts.load(
+        draft = drafts.load(
             test_set_id=test_set.pk, user_id=request.user.pk, token=token
         )
-    except gold_drafts.DraftGone:
+    except drafts.DraftGone:
         raise Http404("This upload has expired or was discarded.") from None
-    except gold.DraftStale as exc:
+    except test_data.DraftStale as exc:
         messages.error(request, str(exc))
         return redirect("console:testset-files", slug, test_set.pk)
     context = {
         "task": test_set.phase.task,
         "test_set": test_set,
-        "preview": gold.preview(test_set=test_set, draft=draft),
+        "preview": test_data.preview(test_set=test_set, draft=draft),
     }
     return render(request, "console/gold_draft.html", context)
 
@@ -75,10 +77,8 @@ def gold_draft_discard(
 ) -> HttpResponse:
     test_set = organised_test_set(request, slug, pk)
     try:
-        gold_drafts.discard(
-            test_set_id=test_set.pk, user_id=request.user.pk, token=token
-        )
-    except gold_drafts.DraftGone:
+        drafts.discard(test_set_id=test_set.pk, user_id=request.user.pk, token=token)
+    except drafts.DraftGone:
         raise Http404("This upload has expired or was discarded.") from None
     messages.success(request, "Discarded the upload; nothing was stored.")
     return redirect("console:testset-files", slug, test_set.pk)

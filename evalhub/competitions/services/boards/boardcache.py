@@ -17,7 +17,7 @@ back.
 
 Every change of what a board shows invalidates it: scored or rescored runs and
 statistics (the services that make them), a run hidden or chosen as final
-(``services/runs/finals.py``), and settings saved from any page or the admin
+(``services/runs/hiding.py``, ``finals.py``), and settings saved from any page or the admin
 (``competitions/receivers.py``: test sets, phases, tasks, gold files, team names).
 A change that takes something off the boards (a run hidden, a team renamed, a
 Ladder decision) is a *retraction* (``BoardVersion.retracted``): nothing drawn

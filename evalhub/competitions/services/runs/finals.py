@@ -1,8 +1,5 @@
-"""A team's choices about its runs: which runs are its final runs in a phase (at most
-``Phase.max_final_runs``, until the phase closes) and which runs are hidden from
-everyone but the team and the organisers (the team's choice; the organisers may
-hide or show runs of their task too, from the console's runs page: their hiding is
-a decision of its own, recorded on the run, that the team sees and cannot undo). Which runs a leaderboard then ranks is
+"""A team's choice of its final runs in a phase (at most ``Phase.max_final_runs``,
+until the phase closes; hiding runs is ``hiding.py``). Which runs a leaderboard then ranks is
 decided in ``services/boards/selection.py``; every change here invalidates the phase's
 boards once its transaction commits (``services/boards/boardcache.py``). Neither choice is an
 input of the Ladder (``services/boards/visibility.py``): hiding or choosing a run never
@@ -10,15 +7,12 @@ releases a score."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
-from evalhub.competitions.models import Phase, SharedTask, Submission, Team
-from evalhub.competitions.services import roles
+from evalhub.competitions.models import Phase, Submission, Team
 from evalhub.competitions.services.boards import access, boardcache, selection, systems
 
 
@@ -29,7 +23,7 @@ class ChoiceRefused(Exception):
 _NOT_CHOOSABLE = {Submission.Status.FAILED, Submission.Status.REJECTED}
 
 
-def _manageable(submission: Submission, user: object) -> None:
+def manageable(submission: Submission, user: object) -> None:
     if not access.can_manage_run(user, submission):
         raise ChoiceRefused("Only the run's team can change this.")
 
@@ -41,7 +35,7 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
     track: a team may choose ``max_final_runs`` runs in each track), and for
     whatever a feature app's ``signals.final_choice_check`` refuses (e.g. an
     incomplete fact sheet)."""
-    _manageable(submission, user)
+    manageable(submission, user)
     phase = submission.phase
     if not selection.finals_apply(phase):
         raise ChoiceRefused(
@@ -96,68 +90,6 @@ def set_final(*, submission: Submission, user: object, final: bool) -> Submissio
         boardcache.invalidate_phase(phase=phase)
     current.refresh_from_db()
     return current
-
-
-def set_hidden(*, submission: Submission, user: object, hidden: bool) -> Submission:
-    """Show a run to everyone (the default) or hide it from everyone but its team
-    and the organisers: the team's choice, allowed at any time, except showing a
-    run the organisers hid (their decision; only they reverse it)."""
-    _manageable(submission, user)
-    with transaction.atomic():
-        current = Submission.objects.select_for_update().get(pk=submission.pk)
-        if not hidden and current.hidden_by_organisers:
-            raise ChoiceRefused(HIDDEN_BY_ORGANISERS)
-        runs = Submission.objects.filter(pk=submission.pk)
-        _write_hidden(runs.filter(hidden_by_organisers_at=None), hidden=hidden)
-    submission.refresh_from_db()
-    return submission
-
-
-#: What the team reads where it would show a run the organisers hid.
-HIDDEN_BY_ORGANISERS = (
-    "The organisers hid this run: only they can show it again (ask them if you "
-    "think it should be public)."
-)
-
-
-def set_hidden_by_organiser(
-    *, task: SharedTask, user: object, submission_ids: Iterable[int], hidden: bool
-) -> int:
-    """The organisers hide or show runs of their task (the console's bulk action;
-    baselines included). Hiding is their own decision, recorded (who, when) on each
-    run, a run its team had hidden included: the team can no longer show it.
-    Showing undoes theirs and the team's (the run is public again). Returns how many
-    runs were hidden or shown; ids of other tasks' runs are ignored."""
-    if not roles.is_organiser(user, task):
-        raise ChoiceRefused("Only the task's organisers can change this.")
-    runs = Submission.objects.filter(phase__task=task, pk__in=list(submission_ids))
-    if not hidden:
-        return _write_hidden(runs, hidden=hidden)  # shown: theirs and the team's end
-    with transaction.atomic():
-        changed = _write_hidden(runs, hidden=True)
-        # Hidden now or by the team before: the decision is the organisers'.
-        runs.filter(hidden_by_organisers_at=None).update(
-            hidden_by_organisers_at=timezone.now(),
-            hidden_by_organisers_by=user,
-        )
-    return changed
-
-
-def _write_hidden(runs: QuerySet[Submission], *, hidden: bool) -> int:
-    """Set ``hidden`` on ``runs`` (showing one also ends the organisers' decision:
-    only their own action shows such a run); the boards of every phase concerned
-    follow once the transaction commits. Returns how many runs changed."""
-    with transaction.atomic():
-        changing = runs.exclude(hidden=hidden)
-        phase_ids = set(changing.values_list("phase_id", flat=True))
-        fields: dict[str, object] = {"hidden": hidden}
-        if not hidden:
-            fields.update(hidden_by_organisers_at=None, hidden_by_organisers_by=None)
-        changed = changing.update(**fields)
-        for phase_id in sorted(phase_ids):
-            # Hiding takes a run off the boards: no page drawn before is served.
-            boardcache.invalidate_phase(phase=phase_id, retract=True)
-    return changed
 
 
 @dataclass(frozen=True, slots=True)

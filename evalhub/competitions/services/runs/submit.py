@@ -139,7 +139,7 @@ def submit_run(
 ) -> Submission:
     """Validate and queue a run. Raises SubmissionRefused or SubmissionInvalid (the
     latter also records a ``rejected`` row, not counted against limits). ``hidden``:
-    the run is shown to its team and the organisers only (services/runs/finals.py).
+    the run is shown to its team and the organisers only (services/runs/hiding.py).
     ``track``: the slug of the phase's track the run enters (required exactly when
     the phase has tracks; ``services/data/tracks.resolve``)."""
 

@@ -13,7 +13,7 @@ path for both the console's pages and the organiser API (``evalhub gold push``).
    large runs are. Every problem names the uploaded file and its line, and nothing
    is kept. A file that parses goes to a temporary area of private storage, tied
    to the test set and the organiser (one draft each: a new upload replaces the
-   last), described in the cache for ``gold_drafts.DRAFT_SECONDS``.
+   last), described in the cache for ``drafts.DRAFT_SECONDS``.
 2. :func:`preview` shows the draft: files replaced, counts before and after,
    examples, warnings, the runs that will be rescored. :func:`confirm` stores it
    through ``datasets.store_file`` (inputs first) if the test set's files are still
@@ -38,7 +38,7 @@ from django.db.models import QuerySet
 
 from evalhub.competitions import archives, sandbox
 from evalhub.competitions.models import Submission, TestSet, TestSetFile
-from evalhub.competitions.services.data import datasets, gold_drafts
+from evalhub.competitions.services.data import datasets, drafts
 from evalhub.competitions.services.runs import stale
 from tasks.base import FileRole, FormatError, GoldSummary, Problem, SettingsError
 
@@ -169,9 +169,7 @@ def _read(f: TestSetFile) -> bytes:
         return handle.read()
 
 
-def stage(
-    *, test_set: TestSet, user: object, uploads: list[Upload]
-) -> gold_drafts.Draft:
+def stage(*, test_set: TestSet, user: object, uploads: list[Upload]) -> drafts.Draft:
     """Check ``uploads`` with the test set's stored files and keep them as the
     organiser's draft; UploadRejected lists every problem."""
     task = test_set.phase.task
@@ -251,7 +249,7 @@ def stage(
             [_rename(p, names) for p in after["problems"]], after["total"]
         )
     before = answers.get("before", {})
-    return gold_drafts.keep(
+    return drafts.keep(
         test_set_id=test_set.pk,
         user_id=user.pk,  # type: ignore[attr-defined]
         uploads=[(u.role, u.name, u.data) for u in uploads],
@@ -278,7 +276,7 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Preview:
-    draft: gold_drafts.Draft
+    draft: drafts.Draft
     changes: tuple[Change, ...]
     #: (label, count before or None, count after or None)
     counts: tuple[tuple[str, int | None, int | None], ...]
@@ -290,7 +288,7 @@ class Preview:
     rescored: tuple[Submission, ...]
 
 
-def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
+def preview(*, test_set: TestSet, draft: drafts.Draft) -> Preview:
     labels = {r.key: r.label for r, _ in roles(test_set)}
     stored = {f.role: f for f in test_set.files.all()}
     changes = tuple(
@@ -325,7 +323,7 @@ def preview(*, test_set: TestSet, draft: gold_drafts.Draft) -> Preview:
 
 
 def _rescored(
-    test_set: TestSet, draft: gold_drafts.Draft, before: set[str]
+    test_set: TestSet, draft: drafts.Draft, before: set[str]
 ) -> QuerySet[Submission]:
     """The runs that storing the draft over files of roles ``before`` scores again
     (``stale.affected_by``: what ``lifecycle.data_changed`` queues)."""
@@ -346,13 +344,13 @@ class Stored:
 def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
     """Store the draft (inputs first, then gold) if the test set's files are those
     it was checked with; DraftGone or DraftStale otherwise."""
-    draft = gold_drafts.load(test_set_id=test_set.pk, user_id=user.pk, token=token)  # type: ignore[attr-defined]
+    draft = drafts.load(test_set_id=test_set.pk, user_id=user.pk, token=token)  # type: ignore[attr-defined]
     contents = {}
     for f in draft.files:
         with default_storage.open(f.path, "rb") as handle:
             data = handle.read()
         if hashlib.sha256(data).hexdigest() != f.sha256:
-            raise gold_drafts.DraftGone(
+            raise drafts.DraftGone(
                 "the uploaded file changed in storage; upload it again"
             )
         contents[f.role] = data
@@ -378,5 +376,5 @@ def confirm(*, test_set: TestSet, user: object, token: str) -> Stored:
                 checked=True,
             )
     pk, user_id = test_set.pk, user.pk  # type: ignore[attr-defined]
-    transaction.on_commit(lambda: gold_drafts.clear_area(pk, user_id))
+    transaction.on_commit(lambda: drafts.clear_area(pk, user_id))
     return Stored(files=len(draft.files), rescored=rescored)

@@ -1,4 +1,4 @@
-"""The organiser's gold drafts (``services/gold.py``: the console's page and the
+"""The organiser's gold drafts (``services/test_data.py``: the console's page and the
 organiser API): uploaded files that parsed, kept in a temporary area of private
 storage (``console/drafts/<test set>/<organiser>/<token>/``) and described in the
 cache for :data:`DRAFT_SECONDS` until the organiser confirms or discards them. One draft per organiser and test set: keeping a new one deletes whatever
