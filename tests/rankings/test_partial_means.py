@@ -14,6 +14,8 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.services.boards import leaderboard
+from evalhub.rankings.models import TestSetStatistics
+from evalhub.rankings.services import statistics
 from tests.rankings.statistics_demo import leaderboard_html, scored_demo
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +42,11 @@ def test_mt_probe_mean_over_one_class_is_marked_and_ranked_after(
     assert one.rank > max(r.rank for r in complete)
     assert board.rows[-1] == one and one.band is None
     assert RULE in board.coverage_rule
+    # The statistics worker's bands (the significance page's) hold none either.
+    matrix = statistics.matrix_of(TestSetStatistics.objects.get(test_set=ts).data, None)
+    bands = dict(zip(matrix["runs"], matrix["bands"], strict=True))
+    assert bands[one.submission_id] is None
+    assert all(bands[r.submission_id] is not None for r in complete if not r.hidden)
 
     page = html.unescape(leaderboard_html(client, task))
     assert MARK in page and RULE in page

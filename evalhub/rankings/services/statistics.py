@@ -2,11 +2,9 @@
 set, computed on the worker from the stored per-item outcomes (``Evaluation.detail``,
 through the task type's ``item_statistics``) and cached in ``TestSetStatistics``.
 
-Methods and defaults are documented in :mod:`tasks.common.resampling` (seeded paired
-bootstrap over gold items, 1,000 samples, 95 %; approximate randomisation; Blum &
-Hardt's parameter-free Ladder). Every run on the test set shares the same resamples
-(a function of the phase's seed and the number of gold items), so the numbers are the
-same whenever they are recomputed.
+Methods and defaults: :mod:`tasks.common.resampling` (over the task type's unit).
+Every run on the test set shares the same resamples (a function of the phase's seed
+and the number of units), so the numbers are the same whenever recomputed.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from evalhub.competitions.services.boards import (
     selection,
     visibility,
 )
+from evalhub.competitions.services.boards import coverage as cells
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder, pairs, runstats
@@ -224,19 +223,21 @@ def compute(
         powered = rs.bands.can_reach(
             shares.n_items, ranking.bootstrap_samples, ranking.alpha
         )
+        keep = cells.banded(test_set, board)  # a mean over fewer cells: no band
         bands = rs.bands.holm_bands(
-            values if powered else [],
-            p_against,
+            [values[i] for i in keep] if powered else [],
+            lambda i, others: p_against(keep[i], [keep[j] for j in others]),
             higher_is_better=higher,
             alpha=ranking.alpha,
             floor=rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         )
+        held = dict(zip(keep, bands.bands, strict=False))
         return {
             "runs": board,  # type: ignore[dict-item]
             "values": values,  # type: ignore[dict-item]
             "exact": exact,
-            # None everywhere when no difference over these units can reach alpha.
-            "bands": bands.bands if powered else [None] * len(board),  # type: ignore[dict-item]
+            # None where no difference over these units can reach alpha.
+            "bands": [held.get(i) for i in range(len(board))],  # type: ignore[dict-item]
             "powered": powered,
             "band_comparisons": bands.comparisons,  # type: ignore[dict-item]
             # Where the full matrix is read from (``with_pairs``).

@@ -13,7 +13,7 @@ choice of runs (``selection.select``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from evalhub.competitions.models import Evaluation, Submission, TestSet
@@ -44,6 +44,19 @@ def share(coverage: Coverage, pk: int) -> Fraction:
     first part of every board's order, compared exactly."""
     found = coverage.get(pk)
     return Fraction(1) if found is None else Fraction(found[0], found[1])
+
+
+def complete(coverage: Coverage, pk: int) -> bool:
+    """Whether ``pk``'s mean rests on every cell (or its task type has no cells)."""
+    found = coverage.get(pk)
+    return found is None or found[0] >= found[1]
+
+
+def banded(test_set: TestSet, runs: Sequence[int]) -> list[int]:
+    """The indices of ``runs`` a rank band may hold: the complete means only (the
+    statistics worker's bands, as the board's rows)."""
+    coverage = coverage_of(test_set, dict.fromkeys(runs))  # type: ignore[arg-type]
+    return [i for i, pk in enumerate(runs) if complete(coverage, pk)]
 
 
 def mark(test_set: TestSet, coverage: Coverage, pk: int) -> str:

@@ -46,7 +46,7 @@ class Row:
     interval: str = ""
     low: float | None = None
     high: float | None = None
-    #: Shared rank band: runs in one band are not significantly different.
+    #: Rank band (the one band rule: tasks/common/resampling/bands.py).
     band: int | None = None
     #: Only on organisers' boards: the team hid the run / chose it as final.
     hidden: bool = False
