@@ -22,12 +22,12 @@ def test_a_refused_final_choice_is_an_error_not_information(
     ok = client.post(
         reverse("competitions:run-final", args=[first.pk]), {"final": "1"}, follow=True
     ).content.decode()
-    assert '<li class="success" role="status">' in ok
+    assert '<li class="success"><span role="status">' in ok
     refused = client.post(
         reverse("competitions:run-final", args=[second.pk]),
         {"final": "1"},
         follow=True,
     ).content.decode()
     item = refused.split('<ul class="messages">')[1].split("</ul>")[0]
-    assert item.startswith('<li class="error" role="alert">'), item
+    assert item.startswith('<li class="error"><span role="alert">'), item
     assert "at most 1 final run" in item
