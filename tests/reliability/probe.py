@@ -31,6 +31,9 @@ class ProbeTask(BilingualTermAlignment):
         runs = super().parse_phase_run(data, "run.tsv", inputs, settings)
         return [(mode, run) for run in runs]
 
+    def nothing_to_score(self, run):  # noqa: ANN001, ANN201
+        return super().nothing_to_score(run[1])
+
     def score(self, run, gold, inputs, settings):  # noqa: ANN001, ANN201
         mode, parsed = run
         if mode.startswith("slow-"):
