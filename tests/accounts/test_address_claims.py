@@ -14,7 +14,12 @@ from django.urls import reverse
 
 from evalhub.accounts.adapter import VERIFIED_NEXT
 from evalhub.accounts.forms import LOGIN_LABEL
-from tests.accounts.test_email_accounts import _link, _login, _signup
+from tests.accounts.test_email_accounts import (  # noqa: F401 (_site_url: autouse)
+    _link,
+    _login,
+    _signup,
+    _site_url,
+)
 
 pytestmark = pytest.mark.django_db
 

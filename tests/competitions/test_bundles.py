@@ -106,7 +106,7 @@ def test_bundle_pages_are_for_staff_and_organisers(
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     client.force_login(participant)
-    assert client.get("/new/bundle/").status_code == 404
+    assert client.get("/new/bundle/").status_code == 403  # with how to get the right
     client.force_login(organiser)
     bad = client.post(
         "/new/bundle/", {"bundle": SimpleUploadedFile("b.zip", b"not a zip")}
