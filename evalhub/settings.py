@@ -104,9 +104,6 @@ if DATABASE_URL:
             DATABASE_URL, conn_max_age=60, conn_health_checks=True
         )
     }
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # Health checks once per quiet spell, not per request (evalhub/postgresql).
-        DATABASES["default"]["ENGINE"] = "evalhub.postgresql"
 else:
     DATABASES = {
         "default": {
