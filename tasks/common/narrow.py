@@ -1,7 +1,6 @@
 """Every figure drawn a second time for a phone's column, where the wide figure
 scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
-px, the column of a 390 px screen), panels at most two to a row, legends below
-the plot in one column, tick
+px, the column of a 390 px screen), legends below the plot in one column, tick
 labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
 (11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
 the table. The page shows it on small screens (``<picture>``), at least as wide as
@@ -26,8 +25,6 @@ MIN_FONT = 8.5
 #: Characters per line of a tick label, and of a legend entry (below the plot).
 NARROW_WRAP = 20
 LEGEND_WRAP = 40
-#: Panels side by side at most (a row of more is split into rows).
-ROW_PANELS = 2
 #: Inches per line of a legend moved below the plot.
 _LINE = 0.19
 
@@ -71,47 +68,11 @@ def _widen_for_tables(fig: Figure) -> None:
         fig.set_size_inches(width + (right - fig.bbox.x1) / fig.dpi + 0.15, height)
 
 
-def _panels_in_rows(fig: Figure) -> int:
-    """Panels side by side in one row (more than ``ROW_PANELS``) are placed
-    ``ROW_PANELS`` to a row instead: at a phone's width each would be too narrow
-    for its tick labels, which would print on top of each other. Returns how many
-    rows the panels take (1: nothing moved)."""
-    specs = [ax.get_subplotspec() for ax in fig.axes]
-    if any(spec is None for spec in specs):
-        return 1
-    grids = {id(spec.get_gridspec()) for spec in specs}
-    grid = specs[0].get_gridspec() if specs else None
-    if len(grids) != 1 or grid is None or grid.nrows != 1 or grid.ncols <= ROW_PANELS:
-        return 1
-    rows = -(-grid.ncols // ROW_PANELS)
-    placed = fig.add_gridspec(rows, ROW_PANELS)
-    for ax, spec in zip(fig.axes, specs, strict=True):
-        column = spec.colspan.start
-        ax.set_subplotspec(placed[column // ROW_PANELS, column % ROW_PANELS])
-        ax.yaxis.set_tick_params(labelleft=True)
-    return rows
-
-
-def _turn_crowded_ticks(fig: Figure) -> None:
-    """Tick labels of an x axis that would print on top of each other (one wider
-    than the room between two ticks, measured without laying the figure out:
-    the plot's place before layout is the narrower one) are turned upright."""
-    renderer = fig._get_renderer()  # noqa: SLF001
-    for ax in fig.axes:
-        labels = [t for t in ax.get_xticklabels() if t.get_text() and t.get_visible()]
-        if len(labels) < 2:
-            continue
-        room = ax.get_position().width * fig.bbox.width / len(labels)
-        if max(t.get_window_extent(renderer).width for t in labels) > 0.9 * room:
-            ax.tick_params(axis="x", labelrotation=90)
-
-
 def narrow_svg(fig: Figure) -> bytes:
     """``fig`` drawn for a phone's column, as SVG (changes ``fig``: call it
     last)."""
     width, height = fig.get_size_inches()
     lines = _legends_below(fig)
-    rows = _panels_in_rows(fig)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for label in axis.get_ticklabels(which="both"):
@@ -125,10 +86,9 @@ def narrow_svg(fig: Figure) -> bytes:
             if cell.get_text().get_fontsize() < MIN_FONT:
                 cell.get_text().set_fontsize(MIN_FONT)
     fig.set_size_inches(
-        min(width, NARROW_WIDTH), max(height * 0.85, 2.6) * rows + lines * _LINE
+        min(width, NARROW_WIDTH), max(height * 0.85, 2.6) + lines * _LINE
     )
     protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
-    _turn_crowded_ticks(fig)
     _widen_for_tables(fig)
     out = io.BytesIO()
     with laid_out(fig):
