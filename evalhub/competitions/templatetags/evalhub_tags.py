@@ -161,6 +161,15 @@ def site_url() -> str:
     return public_url.site_url()
 
 
+@register.filter
+def no_interval(text: str) -> bool:
+    """Whether a board's interval text says there is none
+    (:func:`tasks.common.resampling.bands.is_degenerate`)."""
+    from tasks.common.resampling import bands
+
+    return bands.is_degenerate(text or "")
+
+
 @register.simple_tag
 def band_rule() -> str:
     """The one band rule, as every surface words it

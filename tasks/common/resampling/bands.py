@@ -153,13 +153,22 @@ def unit_from(value: object) -> Unit:
     return Unit(str(value["singular"]), str(value["plural"]))
 
 
+#: The words every degenerate interval's text ends with (:func:`is_degenerate`).
+NO_INTERVAL = "no interval"
+
+
+def is_degenerate(text: str) -> bool:
+    """Whether an :func:`interval_text` says there is no interval."""
+    return text.endswith(f"{NO_INTERVAL})")
+
+
 def interval_text(value: float, half_width: float, n: int) -> str:
     """``"0.2816 ± 0.012"``; a degenerate interval (fewer than two units, or every
     resample equal) says so instead of ``± 0.000``."""
     if n < 2:
-        return f"{value:.4f} (n = {n}: no interval)"
+        return f"{value:.4f} (n = {n}: {NO_INTERVAL})"
     if half_width <= 0.0:
-        return f"{value:.4f} (n = {n}: every resample equal, no interval)"
+        return f"{value:.4f} (n = {n}: every resample equal, {NO_INTERVAL})"
     if half_width < 0.0005:  # not "± 0.000": the width is small, not zero
         return f"{value:.4f} ± {half_width:.2g}"
     return f"{value:.4f} ± {half_width:.3f}"
