@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
 
-from evalhub.api import after_campaign, organiser, scopes
+from evalhub.api import after_campaign, files, organiser, participants, scopes
 from evalhub.api.auth import OptionalTokenAuth, TokenAuth
 from evalhub.api.schemas import ErrorOut, ProblemsOut, TaskOut
 from evalhub.api.services import resources
@@ -38,6 +38,8 @@ api = NinjaAPI(
 )
 api.add_router("", organiser.router)
 api.add_router("", after_campaign.router)
+api.add_router("", files.router)
+api.add_router("", participants.router)
 
 
 class MetricOut(Schema):

@@ -69,7 +69,8 @@ run_panels = Signal()
 #: ``None`` or ``(heading, states)``, ``states`` mapping a run's id to ``(text, url)``
 #: (``url`` "" for plain text): one short state per run (e.g. its method's fact sheet:
 #: "complete"), only what this viewer may see. The first answer is shown (one column).
-#: Read through ``services/boards/own_rows.own_runs_page``. Receivers must not write.
+#: Read through ``services/boards/own_rows.run_states`` (the "My runs" page and the
+#: participation app's roster). Receivers must not write.
 run_states = Signal()
 #: Sent with ``task`` while its bundle is exported. A receiver returns ``None`` or
 #: ``(key, value)``: a top-level key of ``task.yaml`` and its YAML-safe value.
@@ -91,3 +92,12 @@ demo_seeded = Signal()
 #: app: the Ladder's settings, so that its decisions continue on the copies).
 #: Return values are ignored; an exception undoes the opening.
 after_campaign_opened = Signal()
+#: Sent (before a participant gets a task's files, submits a run or registers a team;
+#: not after a commit) with ``task``, ``user`` (possibly anonymous) and ``action``
+#: (``services/gates.DOWNLOAD``, ``SUBMIT`` or ``REGISTER``). A receiver returns
+#: ``None`` or a ``services.gates.Refusal``: a plain-text reason and the site path
+#: where the user can put it right (e.g. the participation app's data terms, not yet
+#: accepted in their current version; a profile field the task requires). The
+#: task's organisers are never asked. Read through ``services/gates.refusal``; the
+#: browser, the REST API and the CLI meet the same answer. Receivers must not write.
+participation_check = Signal()

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import roles
+from evalhub.competitions.services import gates, roles
 
 
 class TeamNameTaken(Exception):
@@ -40,7 +40,9 @@ def register(
     """Register ``team`` (or a new team led by ``user``) for ``task``; approved at once
     unless the task requires organiser approval. Raises
     ``roles.OrganiserCompetes`` when a member of the team organises the task (a new
-    team is then not created either)."""
+    team is then not created either), and ``gates.Refused`` when a feature app
+    says the user may not register yet (a profile field the task requires)."""
+    gates.check(task=task, user=user, action=gates.REGISTER)
     with transaction.atomic():
         if team is None:
             team = create_team(name=new_team_name, user=user)

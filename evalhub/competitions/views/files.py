@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import mimetypes
+from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 
 from evalhub.competitions.models import TestSet, TestSetFile
-from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import access, exports
+from evalhub.competitions.services import gates
+from evalhub.competitions.services.boards import exports
+from evalhub.competitions.services.data import downloads
 from evalhub.competitions.views.lookups import track_or_404
 
 #: The extension of a figure drawn for a phone's column.
@@ -53,11 +56,15 @@ def test_set_file(request: HttpRequest, pk: int, role: str) -> HttpResponse:
         test_set_id=pk,
         role=role,
     )
-    task = f.test_set.phase.task
-    if not access.can_see_task(request.user, task):
-        raise Http404("No such file.")
-    if f.private and not (roles.is_organiser(request.user, task) or task.gold_released):
-        raise Http404("No such file.")
+    try:
+        downloads.check(user=request.user, file=f)
+    except downloads.NotFound:
+        raise Http404("No such file.") from None
+    except gates.Refused as exc:
+        # Where to put it right (accept the data terms), and back here after.
+        messages.info(request, exc.refusal.message)
+        query = urlencode({"next": request.get_full_path()})
+        return redirect(f"{exc.refusal.path}?{query}")
     response = FileResponse(
         f.file.open("rb"), as_attachment=True, filename=f.original_name
     )

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from evalhub.competitions.forms import RegisterForm
 from evalhub.competitions.models import Registration, SharedTask, Team
-from evalhub.competitions.services import roles, teams
+from evalhub.competitions.services import gates, roles, teams
 from evalhub.competitions.services.boards import own_rows, pages
 from evalhub.competitions.views.lookups import task_or_404
 
@@ -54,6 +54,9 @@ def task_register(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error("new_team", str(exc))
         except roles.OrganiserCompetes as exc:
             form.add_error(None, str(exc))
+        except gates.Refused as exc:
+            messages.info(request, exc.refusal.message)
+            return redirect(f"{exc.refusal.path}?next={request.path}")
         else:
             if reg.status == Registration.Status.APPROVED:
                 messages.success(

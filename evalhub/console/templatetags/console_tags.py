@@ -27,7 +27,8 @@ class NavLink:
 
 #: The console's navigation: (label, URL name, what the URL takes). Per-phase
 #: pages open for the page's phase, else the first; pages other apps provide
-#: (ranking, fact sheet) or that are not there yet (runs) are named, never imported.
+#: (ranking, fact sheet, data terms, participants) or that are not there yet (runs)
+#: are named, never imported.
 _NAV = (
     ("Dashboard", "competitions:task-dashboard", "task"),
     ("Settings", "console:task-settings", "task"),
@@ -38,6 +39,8 @@ _NAV = (
     ("Fact sheet", "factsheets:question-list", "task"),
     ("Organisers", "console:organisers", "task"),
     ("Announcements", "console:announcements", "task"),
+    ("Data terms", "console:data-terms", "task"),
+    ("Participants", "console:participants", "task"),
     ("Runs", "console:runs", "task"),
     ("After the campaign", "console:after-campaign", "task"),
     ("Preview as a participant", "console:preview-participant", "task"),

@@ -170,7 +170,7 @@ def own_runs_page(*, task: SharedTask, user: object) -> dict[str, object]:
         )
         test_sets = tuple(phase.test_sets.all())
         scores = _scores(user, test_sets, runs, metric)
-        heading, states = _states(phase, user, runs)
+        heading, states = run_states(phase, user, runs)
         rows = []
         for run in runs:
             ranks = (
@@ -240,7 +240,7 @@ def _scores(
     return out
 
 
-def _states(
+def run_states(
     phase: Phase, user: object, runs: list[Submission]
 ) -> tuple[str, dict[int, tuple[str, str]]]:
     """A feature app's column of the runs (``signals.run_states``, the fact

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
-from evalhub.competitions.services import roles
+from evalhub.competitions.services import gates, roles
 from evalhub.competitions.services.data import taskdata, tracks
 from evalhub.competitions.services.runs import lifecycle, validation
 from tasks.base import FormatError, Problem
@@ -161,7 +161,8 @@ def submit_run(
             )
         try:
             roles.refuse_overlap(task=phase.task, team=team, acting=user)
-        except roles.OrganiserCompetes as exc:
+            gates.check(task=phase.task, user=user, action=gates.SUBMIT)
+        except (roles.OrganiserCompetes, gates.Refused) as exc:
             raise SubmissionRefused(str(exc)) from None
         if not phase.is_open(now):
             raise SubmissionRefused(
