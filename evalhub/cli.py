@@ -6,6 +6,10 @@
   [--wait]``: upload a run through the REST API (token from ``EVALHUB_TOKEN`` when
   ``--token`` is not given), with a progress bar on stderr.
 - ``evalhub status --url URL --token T RUN [--wait]``: a run's status and scores.
+- ``evalhub data pull --url URL --token T --task SLUG [--phase SLUG] DIR``: the task's
+  files you may have (inputs; gold once released) into ``DIR/<phase>/<test set>/``.
+  Where the organisers set data terms, nothing is downloaded before you accepted
+  their current version on the task's terms page (the refusal prints its link).
 - Organisers (``cli_organiser.py``): ``evalhub task push BUNDLE`` creates a task
   from a bundle; ``evalhub gold push --task --phase --test-set ROLE=FILE ...``
   uploads a test set's files, shows the preview and asks (or ``--yes``) before they
@@ -36,9 +40,10 @@ from evalhub.cli_shared import (
     add_connection,
     detail,
     print_problems,
+    safe_name,
 )
 
-CLIENT_COMMANDS = ("submit", "status", *cli_organiser.COMMANDS)
+CLIENT_COMMANDS = ("submit", "status", "data", *cli_organiser.COMMANDS)
 
 
 def build_parser(
@@ -86,6 +91,18 @@ def build_parser(
     add_connection(status)
     status.add_argument("run", type=int, help="run number")
     _add_wait(status)
+    data = commands.add_parser("data", help="download a task's data files")
+    pull = data.add_subparsers(dest="action", required=True).add_parser(
+        "pull",
+        help="download the task's files you may have into a folder",
+        description="Download every file of the task's test sets you may have "
+        "(inputs; gold once released). Where the task has data terms, accept them "
+        "on its terms page first: until then nothing is downloaded.",
+    )
+    add_connection(pull)
+    pull.add_argument("--task", required=True, help="task slug")
+    pull.add_argument("--phase", default="", help="only this phase's files")
+    pull.add_argument("folder", type=Path, help="where the files go")
     cli_organiser.add_commands(commands)
     return parser
 
@@ -132,6 +149,8 @@ def _main(argv: list[str]) -> int:
     try:
         if args.command == "submit":
             return _submit(api, args)
+        if args.command == "data":
+            return _data_pull(api, args)
         if args.command in cli_organiser.COMMANDS:
             return cli_organiser.run(api, args)
         return _status(api, args, args.run)
@@ -175,6 +194,48 @@ def _submit(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         file=sys.stderr,
     )
     return _status(api, args, int(run["id"]), first=run)
+
+
+def _data_pull(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    """Every file of the task (of ``--phase``) the token's user may have; the first
+    refusal (data terms not accepted) stops before anything is written."""
+    task = api.task(args.task)
+    wanted = [
+        (phase["slug"], test_set["slug"], f)
+        for phase in task["phases"]
+        if not args.phase or phase["slug"] == args.phase
+        for test_set in phase["test_sets"]
+        for f in test_set["files"]
+    ]
+    if not wanted:
+        print("no file to download", file=sys.stderr)
+        return EXIT_REFUSED
+    folder: Path = args.folder
+    for index, (phase, test_set, f) in enumerate(wanted, 1):
+        target = folder / safe_name(phase) / safe_name(test_set) / safe_name(f["name"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            api.download_file(
+                task=args.task,
+                phase=phase,
+                test_set=test_set,
+                role=f["role"],
+                dest=target,
+                progress=ProgressBar(
+                    f"[{index}/{len(wanted)}] {target.name}", verb="Downloading"
+                ),
+            )
+        except Exception:
+            _prune(folder)  # no empty folders left by a refusal
+            raise
+    print(f"{len(wanted)} file{'s' if len(wanted) != 1 else ''} in {folder}")
+    return EXIT_OK
+
+
+def _prune(folder: Path) -> None:
+    for path in sorted(folder.rglob("*"), reverse=True):
+        if path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _status(api, args: argparse.Namespace, run_id: int, first=None) -> int:  # noqa: ANN001

@@ -9,7 +9,11 @@ organiser.py``), with the token of one of the task's organisers:
 - ``evalhub runs pull --task T [--phase P] [--status S] [--run ID ...] DIR``: every
   run's file into ``DIR/<phase>/`` and ``DIR/runs.json`` (every run with every
   score); files already there with the same sha256 are kept; ``--zip`` saves the
-  phase's archive (run files and ``manifest.csv``) instead.
+  phase's archive (run files and ``manifest.csv``) instead;
+- ``evalhub participants --task T [--filter F] [--search TEXT] [--csv FILE]
+  [--json]``: the roster (teams, members and their verified addresses, terms
+  accepted, runs, final runs, fact sheet, paper), as the console's Participants
+  page filters it; ``--csv`` saves its CSV.
 
 Exit status: 0 done, 1 not stored (declined), 2 rejected (every problem with file and
 line), 3 refused, unauthorised or unreachable.
@@ -20,7 +24,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -32,9 +35,10 @@ from evalhub.cli_shared import (
     ProgressBar,
     add_connection,
     print_problems,
+    safe_name,
 )
 
-COMMANDS = ("task", "gold", "runs")
+COMMANDS = ("task", "gold", "runs", "participants")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -90,12 +94,30 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     pull.add_argument("folder", type=Path, help="where the files go")
 
+    roster = commands.add_parser(
+        "participants", help="organisers: the teams and members of a task"
+    )
+    add_connection(roster)
+    roster.add_argument("--task", required=True, help="task slug")
+    roster.add_argument(
+        "--filter",
+        default="",
+        help="only the teams a filter picks: no_final, no_paper, no_factsheet, "
+        "terms_missing, pending",
+    )
+    roster.add_argument("--search", default="", help="a team, member or address")
+    roster.add_argument("--csv", type=Path, default=None, help="save as CSV here")
+    roster.add_argument("--json", action="store_true", help="print it as JSON")
+
 
 def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     """One organiser command; ApiError and OSError are the caller's to report."""
-    return {"task": _task_push, "gold": _gold_push, "runs": _runs_pull}[args.command](
-        api, args
-    )
+    return {
+        "task": _task_push,
+        "gold": _gold_push,
+        "runs": _runs_pull,
+        "participants": _participants,
+    }[args.command](api, args)
 
 
 def _task_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
@@ -205,12 +227,6 @@ def _print_preview(draft: dict) -> None:
         print(f"rescored\t{r['id']}\t{r['team']}\t{r['method_name']}{hidden}")
 
 
-def _safe(name: str) -> str:
-    """A file name from user text: no folders, no leading dots, plain characters."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name.rsplit("/", 1)[-1]).lstrip(".")
-    return name[:100] or "run"
-
-
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -226,7 +242,7 @@ def _runs_pull(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         return EXIT_REFUSED
     if args.zip:
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{_safe(args.task)}-{_safe(args.phase)}-runs.zip"
+        name = f"{safe_name(args.task)}-{safe_name(args.phase)}-runs.zip"
         size = api.download_runs_zip(
             task=args.task,
             phase=args.phase,
@@ -244,7 +260,11 @@ def _runs_pull(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     for index, r in enumerate(runs, 1):
         if not r["file_url"]:
             continue
-        target = folder / _safe(r["phase"]) / f"{r['id']:06d}-{_safe(r['file_name'])}"
+        target = (
+            folder
+            / safe_name(r["phase"])
+            / f"{r['id']:06d}-{safe_name(r['file_name'])}"
+        )
         r["path"] = str(target.relative_to(folder))
         if target.is_file() and _sha256(target) == r["sha256"]:
             kept += 1
@@ -266,4 +286,31 @@ def _runs_pull(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {fetched} downloaded, "
         f"{kept} already there; scores in {folder / 'runs.json'}"
     )
+    return EXIT_OK
+
+
+def _participants(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    if args.csv is not None:
+        size = api.download_roster(
+            task=args.task, dest=args.csv, filter=args.filter, search=args.search
+        )
+        print(f"saved {args.csv} ({size:,} bytes)")
+        return EXIT_OK
+    roster = api.roster(task=args.task, filter=args.filter, search=args.search)
+    if args.json:
+        print(json.dumps(roster, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    teams = roster["teams"]
+    for team in teams:
+        finals = ",".join(str(f["id"]) for f in team["final_runs"]) or "-"
+        terms = "yes" if team["accepted_current_terms"] else "no"
+        print(
+            f"{team['team']}\t{team['status']}\truns {team['runs']}\t"
+            f"final {finals}\tterms {terms}\tfact sheet {team['factsheet'] or '-'}"
+            f"\tpaper {team['paper_url'] or team['paper'] or '-'}"
+        )
+        for m in team["members"]:
+            where = ", ".join(x for x in (m["affiliation"], m["country"]) if x)
+            print(f"  {m['username']}\t{' '.join(m['emails']) or '-'}\t{where}")
+    print(f"{len(teams)} team{'s' if len(teams) != 1 else ''}", file=sys.stderr)
     return EXIT_OK

@@ -7,6 +7,7 @@ module's users, so it stays light."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_REFUSED = 0, 1, 2, 3
@@ -17,6 +18,12 @@ def add_connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token", default=None, help="API token (default: $EVALHUB_TOKEN)"
     )
+
+
+def safe_name(name: str) -> str:
+    """A file name from user text: no folders, no leading dots, plain characters."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name.rsplit("/", 1)[-1]).lstrip(".")
+    return name[:100] or "run"
 
 
 def detail(status: int, payload: dict[str, object]) -> str:

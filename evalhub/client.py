@@ -264,6 +264,50 @@ class Client:
         path = f"/api/tasks/{quote(task)}/phases/{quote(phase)}/runs.zip"
         return self.download(path, dest, progress=progress)
 
+    def task(self, slug: str) -> dict[str, object]:
+        """A task, its phases, test sets and the files the token's user may have."""
+        return self.get(f"/api/tasks/{quote(slug)}")
+
+    def download_file(
+        self,
+        *,
+        task: str,
+        phase: str,
+        test_set: str,
+        role: str,
+        dest: Path,
+        progress: Progress | None = None,
+    ) -> int:
+        """A test set's file (403 until the task's data terms are accepted)."""
+        path = (
+            f"/api/tasks/{quote(task)}/phases/{quote(phase)}/testsets/"
+            f"{quote(test_set)}/files/{quote(role)}"
+        )
+        return self.download(path, dest, progress=progress)
+
+    def roster(
+        self,
+        *,
+        task: str,
+        filter: str = "",
+        search: str = "",  # noqa: A002
+    ) -> dict[str, object]:
+        """The task's teams and members (organisers)."""
+        return self.get(_roster_path(task, "participants", filter, search))
+
+    def download_roster(
+        self,
+        *,
+        task: str,
+        dest: Path,
+        filter: str = "",
+        search: str = "",  # noqa: A002
+    ) -> int:
+        """The roster as CSV (organisers)."""
+        return self.download(
+            _roster_path(task, "participants.csv", filter, search), dest
+        )
+
     def run(self, run_id: int) -> dict[str, object]:
         return self.get(f"/api/runs/{int(run_id)}")
 
@@ -286,6 +330,11 @@ class Client:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} is still {run.get('status')}")
             time.sleep(interval)
+
+
+def _roster_path(task: str, name: str, filter: str, search: str) -> str:  # noqa: A002
+    query = urlencode({k: v for k, v in (("filter", filter), ("search", search)) if v})
+    return f"/api/tasks/{quote(task)}/{name}" + (f"?{query}" if query else "")
 
 
 def _gold_path(task: str, phase: str, test_set: str) -> str:
