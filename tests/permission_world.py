@@ -286,6 +286,16 @@ TABLE: dict[str, tuple[int, ...]] = {
     # adds organisers of other tasks and the bulk actions' POSTs).
     "console:runs": ORGANISER_PAGE,
     "console:ranking": ORGANISER_PAGE,
+    # Data terms and the roster (tests/participation/test_permissions.py adds
+    # co-organisers, organisers of other tasks, staff, the POSTs and a task with
+    # terms).
+    "participation:terms": ALL_200,
+    "participation:profile": LOGIN_FIRST,
+    "console:data-terms": ORGANISER_PAGE,
+    "console:participants": ORGANISER_PAGE,
+    "console:participants-export": ORGANISER_PAGE,
+    "api:api-v1:roster": ORGANISER_API,
+    "api:api-v1:roster-csv": ORGANISER_API,
 }
 
 
@@ -307,7 +317,7 @@ def expected(name: str, label: str) -> tuple[int, ...] | None:
         return ORGANISER_ONLY if secret else ALL_200
     if name == "competitions:testset-plot-data":
         return ORGANISER_ONLY if secret else ALL_200
-    if name == "competitions:testset-file":
+    if name in ("competitions:testset-file", "api:api-v1:testset-file-download"):
         return ORGANISER_ONLY if "role=gold" in label else ALL_200
     return TABLE.get(name)
 
@@ -319,6 +329,7 @@ KNOWN = {
     "competitions:testset-plot",
     "competitions:testset-plot-data",
     "competitions:testset-file",
+    "api:api-v1:testset-file-download",
 }
 
 
