@@ -1,5 +1,6 @@
 """One console navigation: every console page of a task (the console's own, the
-ranking page rankings provides, the fact-sheet questions, the tracks pages and the
+ranking page rankings provides, the data terms and participants pages participation
+provides, the fact-sheet questions, the tracks pages and the
 MT probing task's probe-set and annotator pages) shows the same navigation, in
 the same order, its own page marked."""
 
@@ -30,6 +31,8 @@ LABELS = [
     "Fact sheet",
     "Organisers",
     "Announcements",
+    "Data terms",
+    "Participants",
     "Runs",  # once the console's runs page exists (console:runs)
     "After the campaign",
     "Preview as a participant",
@@ -85,6 +88,8 @@ def test_every_console_page_has_the_same_navigation(
         reverse("console:organisers", args=[slug]),
         reverse("console:announcements", args=[slug]),
         reverse("console:after-campaign", args=[slug]),
+        reverse("console:data-terms", args=[slug]),
+        reverse("console:participants", args=[slug]),
     ]
     client.force_login(organiser)
     navs = {url: _nav(client, url) for url in pages}
