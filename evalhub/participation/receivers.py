@@ -2,7 +2,7 @@
 profile a task requires (``participation_check``, asked before every download,
 submission and registration), the licence and terms on the task page, a reminder on
 the submit page, the dashboard's links, and the roster the organiser API reads
-(``services/rosters``)."""
+(``services/rosters``); a task's archive keeps its licence, terms and acceptances."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from django.urls import reverse
 from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, SharedTask, Submission
 from evalhub.competitions.services import gates, rosters
+from evalhub.competitions.services.archive import parts as archive_parts
+from evalhub.participation.models import Acceptance, DataSettings, TermsVersion
 from evalhub.participation.services import profiles, roster, terms
 
 
@@ -70,5 +72,20 @@ rosters.register(
         csv=lambda task, key, search, viewer: roster.csv_text(
             _rows(task, key, search, viewer)
         ),
+    )
+)
+
+
+# A task's archive keeps its licence, every version of its terms and who accepted
+# which (accounts reduced to their user names, as everywhere in an archive).
+archive_parts.register(
+    archive_parts.Part(
+        name="participation",
+        models=(DataSettings, TermsVersion, Acceptance),
+        rows=lambda task: [
+            *DataSettings.objects.filter(task=task),
+            *TermsVersion.objects.filter(task=task).order_by("number"),
+            *Acceptance.objects.filter(version__task=task).order_by("pk"),
+        ],
     )
 )
