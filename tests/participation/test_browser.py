@@ -1,0 +1,82 @@
+"""The data terms and the roster in real Chromium: the organiser writes terms and a
+licence on the console's page; a participant follows a file link, is sent to the
+terms, accepts them and gets the file; the organiser's Participants page shows the
+acceptance. Every page passes axe-core and fits 1280 and 390 px; screenshots go to
+$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.urls import reverse
+
+from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _audit(page, axe, screenshots, name: str) -> list[str]:  # noqa: ANN001
+    problems: list[str] = []
+    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.screenshot(
+            path=str(screenshots / f"terms-{name}-{size_name}.png"), full_page=True
+        )
+        where = f"{name} ({size_name})"
+        problems += [
+            f"{where}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
+        ]
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - window.innerWidth"
+        )
+        if overflow > 1:
+            problems.append(f"{where}: the page scrolls sideways by {overflow}px")
+    page.set_viewport_size(DESKTOP)
+    return problems
+
+
+def _login(browser, url: str, username: str, password: str):  # noqa: ANN001, ANN202
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url + reverse("account_login"))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text("Signed in as").wait_for()
+    return page
+
+
+def test_terms_accepted_in_the_browser_then_the_file_and_the_roster(
+    live_server, organiser, participant, team, task, test_set, screenshots, browser
+):  # noqa: ANN001
+    axe = Axe()
+    problems: list[str] = []
+    org = _login(browser, live_server.url, "org", "pw-organiser-1")
+    org.goto(live_server.url + reverse("console:data-terms", args=[task.slug]))
+    org.get_by_label("Licence").fill("CC-BY-4.0")
+    org.get_by_label("Terms of use of the data (Markdown)").fill(
+        "Use the data for **research** only, and cite the overview paper."
+    )
+    org.get_by_role("button", name="Save").click()
+    org.get_by_text("Terms version 1 is in force").wait_for()
+    problems += _audit(org, axe, screenshots, "console-terms")
+
+    alice = _login(browser, live_server.url, "alice", "pw-alice-1")
+    file_url = reverse("competitions:testset-file", args=[test_set.pk, "source_terms"])
+    assert alice.request.get(live_server.url + file_url, max_redirects=0).status == 302
+    alice.goto(live_server.url + task.get_absolute_url())
+    problems += _audit(alice, axe, screenshots, "task-page")
+    alice.get_by_role("link", name="terms of use").click()
+    alice.get_by_text("research", exact=True).wait_for()
+    problems += _audit(alice, axe, screenshots, "terms-page")
+    alice.get_by_label("I have read these terms").check()
+    alice.get_by_role("button", name="Accept the terms").click()
+    alice.get_by_text("You accepted the data terms of").wait_for()
+    assert alice.request.get(live_server.url + file_url).status == 200
+
+    org.goto(live_server.url + reverse("console:participants", args=[task.slug]))
+    row = org.get_by_role("row", name="Alpha")
+    assert "v1" in row.inner_text()
+    problems += _audit(org, axe, screenshots, "participants")
+    assert not problems, "\n".join(problems)
