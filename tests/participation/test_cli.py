@@ -33,7 +33,16 @@ def _evalhub(*args: str, token: str):  # noqa: ANN202
 
 
 def test_data_pull_waits_for_the_terms_and_the_roster_is_the_organisers(
-    live_server, tokens, organiser, participant, team, task, test_set, tmp_path
+    live_server,
+    tokens,
+    organiser,
+    participant,
+    team,
+    task,
+    phase,
+    test_set,
+    demo_run,
+    tmp_path,
 ):
     EmailAddress.objects.create(
         user=participant, email="alice@uni.example", verified=True, primary=True
@@ -46,6 +55,15 @@ def test_data_pull_waits_for_the_terms_and_the_roster_is_the_organisers(
     assert "Accept the current data terms" in refused.stderr
     assert f"/tasks/{task.slug}/terms/" in refused.stderr
     assert not folder.exists() or not [p for p in folder.rglob("*") if p.is_file()]
+    run_file = tmp_path / "run.tsv"
+    run_file.write_bytes(demo_run)
+    submit = _evalhub(
+        "submit", "--url", live_server.url, "--task", task.slug, "--phase",
+        phase.slug, "--method", "m", str(run_file), token=tokens["participant"],
+    )  # fmt: skip
+    assert submit.returncode == 3, submit.stderr
+    assert f"/tasks/{task.slug}/terms/" in submit.stderr
+    assert not phase.submissions.exists()
     accept(participant, task, 1)
     done = _evalhub(*pull, str(folder), token=tokens["participant"])
     assert done.returncode == 0, done.stderr
