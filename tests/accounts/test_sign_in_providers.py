@@ -1,0 +1,134 @@
+"""Sign-in with another site (issue 44, item 4), end to end against a real OpenID
+Connect provider (django-oauth-toolkit, ``tests/oidc_provider/``) started as a
+process of its own, configured by the operator's variables. A provider's account
+reaches the account that verified the same address, when the provider verified it
+too; never one that only claims it."""
+
+from __future__ import annotations
+
+import pytest
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
+from django.contrib.auth import get_user
+
+from evalhub import settings_blocks
+from tests.oidc import PROVIDER_ID, running_provider, sign_in
+
+pytestmark = pytest.mark.django_db
+
+USERS = [
+    {"username": "newcomer", "email": "newcomer@uni.example", "name": "Ada"},
+    {"username": "owner", "email": "owner@uni.example"},
+    {"username": "claimed", "email": "claimed@uni.example"},
+    {"username": "unsure", "email": "unsure@uni.example", "verified": False},
+]
+
+
+@pytest.fixture(scope="module")
+def provider(tmp_path_factory):  # noqa: ANN001, ANN201
+    with running_provider(USERS, tmp_path_factory.mktemp("oidc")) as running:
+        yield running
+
+
+@pytest.fixture
+def configured(provider, settings, monkeypatch):  # noqa: ANN001, ANN201
+    """evalhub configured for the provider as an operator does: by its variables."""
+    for name, value in provider.environment().items():
+        monkeypatch.setenv(name, value)
+    for name, value in settings_blocks.social_accounts().items():
+        setattr(settings, name, value)
+    return provider
+
+
+def _account(user, password: str = "a-Long-pass-29", **address):  # noqa: ANN001, ANN003, ANN202
+    user.set_password(password)
+    user.email = address["email"]
+    user.save()
+    EmailAddress.objects.create(user=user, primary=True, **address)
+    return user
+
+
+def test_no_button_without_a_configured_provider(client):  # noqa: ANN001
+    page = client.get("/accounts/login/").content.decode()
+    assert "Or sign in with" not in page
+    assert "/accounts/oidc/" not in page
+
+
+def test_the_login_page_offers_the_configured_provider(client, configured):  # noqa: ANN001
+    page = client.get("/accounts/login/").content.decode()
+    assert "University of Testing" in page
+    assert f"/accounts/oidc/{PROVIDER_ID}/login/" in page
+    # Only the configured one: no GitHub or ORCID button without their variables.
+    assert "/accounts/github/" not in page
+    assert "/accounts/orcid/" not in page
+
+
+def test_a_new_user_signs_in_and_gets_an_account(client, configured, django_user_model):  # noqa: ANN001
+    answer = sign_in(client, "newcomer")
+    assert answer.status_code == 302, answer.content[:300]
+    user = get_user(client)
+    assert user.is_authenticated
+    assert user.email == "newcomer@uni.example"
+    assert EmailAddress.objects.get(user=user).verified
+    (linked,) = SocialAccount.objects.filter(user=user)
+    assert linked.provider == PROVIDER_ID
+    # Signing in again reaches the same account.
+    client.logout()
+    sign_in(client, "newcomer")
+    assert get_user(client).pk == user.pk
+    assert django_user_model.objects.filter(email="newcomer@uni.example").count() == 1
+
+
+def test_links_to_the_account_that_verified_the_address(
+    client, configured, django_user_model
+):  # noqa: ANN001
+    owner = _account(
+        django_user_model.objects.create(username="local-owner"),
+        email="owner@uni.example",
+        verified=True,
+    )
+    sign_in(client, "owner")
+    assert get_user(client).pk == owner.pk
+    assert SocialAccount.objects.get(provider=PROVIDER_ID).user_id == owner.pk
+    owner.refresh_from_db()
+    assert owner.has_usable_password()  # the owner's password still logs in
+    assert django_user_model.objects.count() == 1
+
+
+def test_never_links_to_an_account_that_only_claims_the_address(
+    client, configured, django_user_model
+):  # noqa: ANN001
+    squatter = _account(
+        django_user_model.objects.create(username="squatter"),
+        email="claimed@uni.example",
+        verified=False,
+    )
+    sign_in(client, "claimed")
+    user = get_user(client)
+    assert user.is_authenticated
+    assert user.pk != squatter.pk
+    assert not SocialAccount.objects.filter(user=squatter).exists()
+    squatter.refresh_from_db()
+    assert squatter.has_usable_password()  # nothing of it changed but its claim
+    # The provider verified the address: it is the new account's, the claim is gone.
+    assert EmailAddress.objects.get(email="claimed@uni.example").user_id == user.pk
+    assert EmailAddress.objects.get(user=user).verified
+    assert squatter.email == ""
+
+
+def test_an_address_the_provider_did_not_verify_links_nothing(
+    client, configured, django_user_model
+):  # noqa: ANN001
+    owner = _account(
+        django_user_model.objects.create(username="local-unsure"),
+        email="unsure@uni.example",
+        verified=True,
+    )
+    sign_in(client, "unsure")
+    user = get_user(client)
+    assert user.is_authenticated
+    assert user.pk != owner.pk
+    assert not SocialAccount.objects.filter(user=owner).exists()
+    # The new account only claims it; the owner keeps it.
+    assert not EmailAddress.objects.filter(user=user, verified=True).exists()
+    assert EmailAddress.objects.get(user=owner).verified
