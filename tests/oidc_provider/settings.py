@@ -48,6 +48,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 USE_TZ = True
 LOGIN_URL = "/login/"
+# Cookies are shared by every port of a host: on 127.0.0.1 beside a live evalhub,
+# the provider's own names keep the two sessions apart.
+SESSION_COOKIE_NAME = "provider_sessionid"
+CSRF_COOKIE_NAME = "provider_csrftoken"
 
 _KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 OAUTH2_PROVIDER = {
