@@ -17,6 +17,8 @@ Which account a provider's sign-in reaches, by the address rules of
 
 from __future__ import annotations
 
+import logging
+
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.contrib import messages
@@ -25,8 +27,31 @@ from django.http import HttpRequest
 from evalhub.accounts import addresses
 from evalhub.accounts.adapter import NEXT_STEP
 
+logger = logging.getLogger(__name__)
+
 
 class SocialAccountAdapter(DefaultSocialAccountAdapter):
+    def on_authentication_error(  # noqa: PLR0913
+        self,
+        request: HttpRequest,
+        provider,  # noqa: ANN001
+        error=None,  # noqa: ANN001
+        exception=None,  # noqa: ANN001
+        extra_context=None,  # noqa: ANN001
+    ) -> None:
+        """The page says only that the sign-in failed; the log says why (a wrong
+        secret, an issuer or callback address the provider does not know), for
+        the operator."""
+        logger.warning(
+            "sign-in with %s failed: %s (%s)",
+            getattr(provider, "id", provider),
+            error,
+            repr(exception) if exception is not None else "no exception",
+        )
+        super().on_authentication_error(
+            request, provider, error, exception, extra_context
+        )
+
     def authenticate_by_email(self, sociallogin):  # noqa: ANN001, ANN201
         """``(account, address)``: the active account that verified an address the
         provider reports as verified, or None."""
@@ -49,9 +74,15 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         return user
 
     def list_providers(self, request: HttpRequest):  # noqa: ANN201
-        """The configured providers (the login page's buttons), ORCID by its name."""
-        providers = super().list_providers(request)
-        for provider in providers:
-            if provider.id == "orcid":
-                provider.name = "ORCID"
-        return providers
+        """The configured providers (the login page's buttons)."""
+        return [_named(provider) for provider in super().list_providers(request)]
+
+    def get_provider(self, request: HttpRequest, provider, client_id=None):  # noqa: ANN001, ANN201
+        return _named(super().get_provider(request, provider, client_id=client_id))
+
+
+def _named(provider):  # noqa: ANN001, ANN202
+    """ORCID by its own name (allauth says "Orcid.org")."""
+    if provider.id == "orcid":
+        provider.name = "ORCID"
+    return provider
