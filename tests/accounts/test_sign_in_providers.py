@@ -132,3 +132,25 @@ def test_an_address_the_provider_did_not_verify_links_nothing(
     # The new account only claims it; the owner keeps it.
     assert not EmailAddress.objects.filter(user=user, verified=True).exists()
     assert EmailAddress.objects.get(user=owner).verified
+
+
+def test_a_signed_in_user_links_a_provider_account(
+    client, configured, django_user_model
+):  # noqa: ANN001
+    """From the "Sign-in accounts" page: the provider's account is linked whatever
+    its address, and signs in to this account afterwards."""
+    user = _account(
+        django_user_model.objects.create(username="linker"),
+        email="linker@elsewhere.example",
+        verified=True,
+    )
+    client.force_login(user)
+    page = client.get("/accounts/3rdparty/").content.decode()
+    assert "No account of another site is linked" in page
+    sign_in(client, "newcomer", start="/accounts/3rdparty/")
+    (linked,) = SocialAccount.objects.filter(user=user)
+    assert linked.provider == PROVIDER_ID
+    assert "newcomer@uni.example" in client.get("/accounts/3rdparty/").content.decode()
+    client.logout()
+    sign_in(client, "newcomer")
+    assert get_user(client).pk == user.pk
