@@ -54,6 +54,21 @@ def test_no_button_without_a_configured_provider(client):  # noqa: ANN001
     assert "/accounts/oidc/" not in page
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/accounts/github/login/",
+        "/accounts/github/login/callback/?code=x&state=y",
+        "/accounts/orcid/login/",
+        f"/accounts/oidc/{PROVIDER_ID}/login/",
+        f"/accounts/oidc/{PROVIDER_ID}/login/callback/?code=x&state=y",
+    ],
+)
+def test_a_provider_not_configured_has_no_page(client, path):  # noqa: ANN001
+    assert client.get(path).status_code == 404
+    assert client.post(path).status_code == 404
+
+
 def test_the_login_page_offers_the_configured_provider(client, configured):  # noqa: ANN001
     page = client.get("/accounts/login/").content.decode()
     assert "University of Testing" in page
