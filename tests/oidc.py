@@ -27,7 +27,7 @@ CLIENT_ID = "evalhub-test-client"
 SECRET = "evalhub-test-secret"  # noqa: S105 - the test provider's only
 PASSWORD = "provider-pass-1"  # noqa: S105
 TEST_SERVER = "http://testserver"
-CALLBACK = f"{TEST_SERVER}/accounts/oidc/{PROVIDER_ID}/login/callback/"
+CALLBACK_PATH = f"/accounts/oidc/{PROVIDER_ID}/login/callback/"
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -49,16 +49,19 @@ class Provider:
 
 @contextmanager
 def running_provider(
-    users: list[dict[str, object]], folder: Path
+    users: list[dict[str, object]],
+    folder: Path,
+    sites: tuple[str, ...] = (TEST_SERVER,),
 ) -> Iterator[Provider]:
     """The provider with these users (``username``, ``email``, ``verified``; the
-    password is ``PASSWORD``), until the block ends."""
+    password is ``PASSWORD``), sending back to evalhub at ``sites`` (the test
+    client's, or a live server's address), until the block ends."""
     setup = {
         "users": [{"password": PASSWORD, **user} for user in users],
         "client": {
             "client_id": CLIENT_ID,
             "secret": SECRET,
-            "redirect_uris": [CALLBACK],
+            "redirect_uris": [site + CALLBACK_PATH for site in sites],
         },
     }
     env = {
