@@ -25,19 +25,19 @@ USERS = [
 
 
 @pytest.fixture(scope="module")
-def provider(tmp_path_factory):  # noqa: ANN001, ANN201
+def oidc_provider(tmp_path_factory):  # noqa: ANN001, ANN201
     with running_provider(USERS, tmp_path_factory.mktemp("oidc")) as running:
         yield running
 
 
 @pytest.fixture
-def configured(provider, settings, monkeypatch):  # noqa: ANN001, ANN201
+def configured(oidc_provider, settings, monkeypatch):  # noqa: ANN001, ANN201
     """evalhub configured for the provider as an operator does: by its variables."""
-    for name, value in provider.environment().items():
+    for name, value in oidc_provider.environment().items():
         monkeypatch.setenv(name, value)
     for name, value in settings_blocks.social_accounts().items():
         setattr(settings, name, value)
-    return provider
+    return oidc_provider
 
 
 def _account(user, password: str = "a-Long-pass-29", **address):  # noqa: ANN001, ANN003, ANN202
