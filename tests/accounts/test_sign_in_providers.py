@@ -10,6 +10,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import get_user
+from django.core import mail
 
 from evalhub import settings_blocks
 from tests.oidc import PROVIDER_ID, running_provider, sign_in
@@ -21,6 +22,7 @@ USERS = [
     {"username": "owner", "email": "owner@uni.example"},
     {"username": "claimed", "email": "claimed@uni.example"},
     {"username": "unsure", "email": "unsure@uni.example", "verified": False},
+    {"username": "noaddress", "email": ""},
 ]
 
 
@@ -169,3 +171,27 @@ def test_a_signed_in_user_links_a_provider_account(
     client.logout()
     sign_in(client, "newcomer")
     assert get_user(client).pk == user.pk
+
+
+def test_a_provider_without_an_address_asks_for_one(
+    client, configured, django_user_model
+):  # noqa: ANN001
+    """ORCID gives no address unless its owner made it public: the new account asks
+    for one (with a user name), and mails a link to verify it."""
+    answer = sign_in(client, "noaddress")
+    assert answer.status_code == 302
+    assert answer["Location"] == "/accounts/3rdparty/signup/"
+    form = client.get(answer["Location"]).content.decode()
+    assert "University of Testing signed you in but gave no e-mail address" in form
+    mail.outbox.clear()
+    done = client.post(
+        "/accounts/3rdparty/signup/",
+        {"username": "no-address", "email": "found@elsewhere.example"},
+    )
+    assert done.status_code == 302
+    user = get_user(client)
+    assert user.username == "no-address"
+    assert SocialAccount.objects.get(user=user).provider == PROVIDER_ID
+    assert not EmailAddress.objects.get(user=user).verified
+    (message,) = mail.outbox
+    assert message.to == ["found@elsewhere.example"]
