@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "evalhub.apps.EvalhubConfig",  # project wiring: the Celery app
     "allauth",  # accounts with e-mail: sign-up, verification, reset, change
     "allauth.account",
+    *settings_blocks.SOCIAL_APPS,  # sign-in with ORCID, GitHub, OpenID Connect
     "evalhub.accounts",
     "evalhub.competitions",
     "evalhub.annotations",
@@ -340,6 +341,8 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[evalhub] "
 # Verification mails: 3 per address in 3 minutes (allauth's 1 let a squatter silence
 # the owner's link).
 ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None, "confirm_email": "3/3m/key"}
+# Sign-in with GitHub, ORCID, OpenID Connect providers (settings_blocks.social_accounts).
+globals().update(settings_blocks.social_accounts())
 
 # --- e-mail ---------------------------------------------------------------------------
 # SMTP with EVALHUB_EMAIL_HOST, else the console and a file per message in mail/

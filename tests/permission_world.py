@@ -67,6 +67,8 @@ class World:
     def variants(self, name: str, route: str, pattern: URLPattern):  # noqa: ANN201
         """(label, kwargs) for every way to fill the pattern's parameters."""
         params = list(pattern.pattern.regex.groupindex)
+        # A parameter of an including pattern (allauth's oidc/<provider_id>/).
+        params += [p for p in re.findall(r"\(\?P<(\w+)>", route) if p not in params]
         self.converters = {
             k: type(v).__name__
             for k, v in getattr(pattern.pattern, "converters", {}).items()
@@ -97,6 +99,8 @@ class World:
         # The questions' pages; "runs/<pk>/factsheet/" takes a run (below).
         if param == "pk" and "/factsheet/" in route and not route.startswith("runs/"):
             return [("question", community["question"].pk)]
+        if param == "provider_id":  # an OpenID Connect provider: none configured
+            return [("provider", "uni")]
         if param == "slug":
             return [("task", "bucc-test")]
         if param == "phase":
@@ -166,6 +170,18 @@ TABLE: dict[str, tuple[int, ...]] = {
     "account_reset_password_from_key_done": ALL_200,
     # Logins by code are off: no code was asked for, back to the login page.
     "account_confirm_login_code": (302, 302, 302, 302),
+    # Sign-in through another site (accounts/urls.py): a provider that is not
+    # configured (none is here) has no page; the linked accounts' page is one's own.
+    "github_login": GONE,
+    "github_callback": GONE,
+    "orcid_login": GONE,
+    "orcid_callback": GONE,
+    "openid_connect_login": GONE,
+    "openid_connect_callback": GONE,
+    "socialaccount_connections": LOGIN_FIRST,
+    "socialaccount_signup": (302, 302, 302, 302),  # no sign-in under way: to login
+    "socialaccount_login_cancelled": ALL_200,
+    "socialaccount_login_error": (401, 401, 401, 401),
     "api:api-v1:openapi-json": ALL_200,
     "api:api-v1:openapi-view": ALL_200,
     "api:api-v1:task-list": ALL_200,

@@ -12,8 +12,9 @@ def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
-#: Fixtures that start real processes (a Celery worker, a live server, Chromium).
-_PROCESSES = frozenset(("worker", "live_server", "browser", "page"))
+#: Fixtures that start real processes (a Celery worker, a live server, Chromium, the
+#: sign-in tests' OpenID Connect provider).
+_PROCESSES = frozenset(("worker", "live_server", "browser", "page", "oidc_provider"))
 
 
 def _starts_processes(item: pytest.Item) -> bool:

@@ -5,7 +5,9 @@ followed. Claims never block anyone: the owner of an address can always sign up 
 it (settings: ``ACCOUNT_PREVENT_ENUMERATION = "strict"``), no form says whether an
 address has an account, and once the owner verifies it every other account's claim of
 it is withdrawn (``withdraw_other_claims``, on allauth's ``email_confirmed``). Logins
-by address accept verified addresses only (``verified_owner``)."""
+by address accept verified addresses only (``verified_owner``), and so does a
+sign-in through another site (``social.py``): it reaches the account that verified
+the address the site vouches for, never one that only claims it."""
 
 from __future__ import annotations
 
@@ -22,6 +24,13 @@ def verified_owner(email: str) -> object | None:
         .first()
     )
     return row.user if row is not None and row.user.is_active else None
+
+
+def verified_by_someone(email: str) -> bool:
+    """Some account (active or not) has verified ``email``."""
+    return EmailAddress.objects.filter(
+        email__iexact=email.strip(), verified=True
+    ).exists()
 
 
 def verified_elsewhere(address: EmailAddress) -> bool:

@@ -13,7 +13,8 @@ the public sees (hidden runs never appear, for anyone; in Ladder mode the releas
 runs), with the stored statistics of the significance page; the comparison figures
 and the interval chart as PDF, only those drawing no hidden run; and the systems
 (team, method, track) with the columns feature apps add for this viewer
-(``competitions.services.systems.system_columns``: fact-sheet answers, paper links).
+(``competitions.services.systems.system_columns``: fact-sheet answers, paper links),
+then the ORCID iDs the listed teams' members linked (``competitions.services.orcid``).
 
 Each board's table has the shape of :func:`tasks.common.compare.overview`, so the
 LaTeX table is written by the same function as ``evalhub compare --format latex``
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 
 from evalhub.competitions.models import Phase, Submission, TestSet
-from evalhub.competitions.services import roles
+from evalhub.competitions.services import orcid, roles
 from evalhub.competitions.services.boards import access, figure_pdfs, systems
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import boards, charts, statistics
@@ -37,6 +38,9 @@ from evalhub.rankings.services.boards import BoardKey
 from tasks.base import JSON
 from tasks.common import compare
 from tasks.common import resampling as rs
+
+#: The systems table's column of ORCID iDs.
+ORCID_KEY = "orcid"
 
 
 class NotAvailable(Exception):
@@ -269,4 +273,28 @@ def build(*, phase: Phase, user: object, render: bool = False) -> Package:
             if ident not in seen:
                 seen.add(ident)
                 package.systems.append(run)
+    package.columns.extend(_orcid_column(package.systems))
     return package
+
+
+def _orcid_column(shown: list[dict[str, JSON]]) -> list[systems.SystemColumn]:
+    """The ORCID iDs the members of each listed team linked (``orcid.py``): of the
+    systems the package lists, so only of those the viewer may see."""
+    team_ids = {int(s["team_id"]) for s in shown if not s["baseline"]}  # type: ignore[arg-type]
+    linked = orcid.team_orcid_ids(team_ids)
+    values = {
+        (int(s["team_id"]), str(s["method"])): "; ".join(linked[int(s["team_id"])])  # type: ignore[arg-type]
+        for s in shown
+        if not s["baseline"] and int(s["team_id"]) in linked  # type: ignore[arg-type]
+    }
+    if not values:
+        return []
+    return [
+        systems.SystemColumn(
+            key=ORCID_KEY,
+            label="ORCID iDs",
+            on_board=False,
+            values=values,
+            description="The ORCID iDs the team's members linked to their accounts",
+        )
+    ]
