@@ -123,3 +123,29 @@ def test_the_organiser_api(world, task, tokens):
     )
     assert exported.status_code == 200
     assert "'" + FORMULA.replace('"', '""') in exported.content.decode()
+
+
+def test_a_linked_orcid_id_reaches_the_roster(
+    world, task, organiser, tokens, participant
+):
+    """The iD a member linked by signing in with ORCID is on the page, the CSV and
+    the API (issue 44, item 4); a malformed uid is never shown."""
+    from allauth.socialaccount.models import SocialAccount
+
+    SocialAccount.objects.create(
+        user=participant, provider="orcid", uid="0000-0002-1825-0097"
+    )
+    c = client_of(organiser)
+    page = c.get(reverse("console:participants", args=[task.slug])).content.decode()
+    assert "https://orcid.org/0000-0002-1825-0097" in page
+    export = c.get(reverse("console:participants-export", args=[task.slug]))
+    rows = list(csv.DictReader(io.StringIO(export.content.decode())))
+    assert (
+        next(r for r in rows if r["member"] == "alice")["orcid"]
+        == "0000-0002-1825-0097"
+    )
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {tokens['organiser']}"}
+    body = (
+        Client().get(reverse("api:api-v1:roster", args=[task.slug]), **headers).json()
+    )
+    assert body["teams"][0]["members"][0]["orcid"] == "0000-0002-1825-0097"

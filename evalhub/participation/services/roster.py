@@ -19,6 +19,7 @@ from allauth.account.models import EmailAddress
 from django.db.models import Count
 
 from evalhub.competitions.models import Registration, SharedTask, Submission
+from evalhub.competitions.services import orcid
 from evalhub.competitions.services.boards import own_rows, systems, tables
 from evalhub.participation.models import Acceptance, Profile
 from evalhub.participation.services import terms
@@ -46,6 +47,7 @@ class Member:
     emails: tuple[str, ...]  #: verified addresses only
     affiliation: str
     country: str
+    orcid: str  #: the ORCID iD the member linked by signing in with ORCID, or ""
     accepted: int | None  #: the newest terms version accepted (None: none)
     accepted_at: datetime | None
     accepted_current: bool  #: True also when the task has no terms
@@ -82,6 +84,7 @@ def _members(task: SharedTask, users) -> dict[int, Member]:  # noqa: ANN001
     ).values_list("user_id", "email"):
         emails[user_id].append(address)
     profiles = {p.user_id: p for p in Profile.objects.filter(user_id__in=ids)}
+    linked = orcid.orcid_ids(ids)
     newest: dict[int, Acceptance] = {}
     for a in (
         Acceptance.objects.filter(version__task=task, user_id__in=ids)
@@ -99,6 +102,7 @@ def _members(task: SharedTask, users) -> dict[int, Member]:  # noqa: ANN001
             emails=tuple(sorted(emails[u.pk])),
             affiliation=profile.affiliation if profile else "",
             country=profile.country if profile else "",
+            orcid=linked.get(u.pk, ""),
             accepted=a.version.number if a else None,
             accepted_at=a.accepted_at if a else None,
             accepted_current=version is None
@@ -242,6 +246,7 @@ def as_dicts(rows: list[TeamRow]) -> list[dict[str, object]]:
                     "emails": list(m.emails),
                     "affiliation": m.affiliation,
                     "country": m.country,
+                    "orcid": m.orcid,
                     "terms_accepted": m.accepted,
                     "terms_accepted_at": m.accepted_at.isoformat()
                     if m.accepted_at
@@ -269,6 +274,7 @@ CSV_HEADER = (
     "verified_emails",
     "affiliation",
     "country",
+    "orcid",
     "terms_accepted",
     "accepted_current_terms",
     "runs",
@@ -295,6 +301,7 @@ def csv_text(rows: list[TeamRow]) -> str:
                     "; ".join(m.emails) if m else "",
                     m.affiliation if m else "",
                     m.country if m else "",
+                    m.orcid if m else "",
                     "" if m is None or m.accepted is None else m.accepted,
                     "yes" if m and m.accepted_current else "no",
                     row.runs,
