@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "evalhub.teams",
     "evalhub.console",
     "evalhub.factsheets",
+    "evalhub.embeds",
     "evalhub.notifications",
 ]
 
