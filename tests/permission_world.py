@@ -286,6 +286,13 @@ TABLE: dict[str, tuple[int, ...]] = {
     # adds organisers of other tasks and the bulk actions' POSTs).
     "console:runs": ORGANISER_PAGE,
     "console:ranking": ORGANISER_PAGE,
+    # The boards' embeds and badges: the public's, whoever asks (a private test
+    # set's say its scores are private; tests/embeds/ and the leak tests).
+    "embeds:board-embed": ALL_200,
+    "embeds:overall-embed": ALL_200,
+    "embeds:board-badge": ALL_200,
+    "embeds:overall-badge": ALL_200,
+    "console:embeds": ORGANISER_PAGE,
 }
 
 
