@@ -105,3 +105,32 @@ def test_embed_shown_on_a_listed_origin_refused_on_another(
         assert any(other not in r and listed in r for r in refusals), refusals
         page.screenshot(path=str(screenshots / "embed-refused-1280.png"))
         context.close()
+    # The snippets below the boards, and the console's page: nothing scrolls
+    # sideways on a phone.
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    session = console.cookies["sessionid"].value
+    board = reverse("competitions:leaderboard-detail", args=["bucc-test", "evaluation"])
+    page = context.new_page()
+    for name, url, login in (
+        ("leaderboard", board, False),
+        ("console", reverse("console:embeds", args=["bucc-test"]), True),
+        ("badge", path.replace("/embed/", "/badge/").rstrip("/") + ".svg", False),
+    ):
+        if login:
+            context.add_cookies(
+                [{"name": "sessionid", "value": session, "url": live_server.url}]
+            )
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.goto(live_server.url + url).status == 200
+            if name == "leaderboard":
+                page.click("summary:has-text('Embed these boards')")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - window.innerWidth"
+            )
+            assert name == "badge" or overflow <= 0, (name, width, overflow)
+            page.screenshot(
+                path=str(screenshots / f"embeds-{name}-{width}.png"),
+                full_page=name != "badge",  # an SVG document has no full page
+            )
+    context.close()
