@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from django.test import Client
 from django.urls import reverse
 
@@ -19,6 +20,19 @@ from evalhub.competitions import jobs
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 METHOD = "zz-framed-method"
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "resultTypes": ["violations"],
+}
+
+
+def _serious(page) -> list[str]:  # noqa: ANN001
+    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
+    return [
+        f"{page.url}: {v['id']} ({v['impact']}): {v['help']}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @contextmanager
@@ -111,7 +125,9 @@ def test_embed_shown_on_a_listed_origin_refused_on_another(
     session = console.cookies["sessionid"].value
     board = reverse("competitions:leaderboard-detail", args=["bucc-test", "evaluation"])
     page = context.new_page()
+    problems: list[str] = []
     for name, url, login in (
+        ("embed", path, False),
         ("leaderboard", board, False),
         ("console", reverse("console:embeds", args=["bucc-test"]), True),
         ("badge", path.replace("/embed/", "/badge/").rstrip("/") + ".svg", False),
@@ -128,9 +144,12 @@ def test_embed_shown_on_a_listed_origin_refused_on_another(
             overflow = page.evaluate(
                 "document.documentElement.scrollWidth - window.innerWidth"
             )
-            assert name == "badge" or overflow <= 0, (name, width, overflow)
+            assert name in ("badge", "embed") or overflow <= 0, (name, width, overflow)
+            if name != "badge":
+                problems += _serious(page)
             page.screenshot(
                 path=str(screenshots / f"embeds-{name}-{width}.png"),
                 full_page=name != "badge",  # an SVG document has no full page
             )
     context.close()
+    assert not problems, "\n".join(problems)

@@ -24,7 +24,7 @@ from evalhub.competitions.services.boards import (
 from evalhub.embeds.services import badge, origins, shown
 
 #: Changed with the templates or ``Shown``: a new release never serves an older one's.
-LAYOUT = "e1"
+LAYOUT = "e2"
 EMBED, BADGE = "embed", "badge"
 
 
