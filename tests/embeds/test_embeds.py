@@ -64,12 +64,13 @@ def test_embed_framed_by_the_organisers_origins_only(
         client,
         organiser,
         "https://Workshop.Example.org/\n\nhttp://127.0.0.1:8000\nhttps://*.example.net\n"
-        "https://workshop.example.org",
+        "https://workshop.example.org\nhttp://[::1]:8080\nhttps://bücher.example",
     )
     assert response.status_code == 302
     framed = client.get(url)
     assert _ancestors(framed) == (
-        "https://workshop.example.org http://127.0.0.1:8000 https://*.example.net"
+        "https://workshop.example.org http://127.0.0.1:8000 https://*.example.net "
+        "http://[::1]:8080 https://xn--bcher-kva.example"
     )
     assert "X-Frame-Options" not in framed
     # The same board, the same body: only the headers follow the origins.
@@ -197,3 +198,15 @@ def test_leaderboard_page_offers_the_snippets(client, scored, test_set, organise
     client.force_login(organiser)
     html = client.get(reverse("competitions:leaderboard-detail", args=ARGS)).content
     assert reverse("console:embeds", args=["bucc-test"]).encode() in html
+
+
+def test_a_tracks_board_has_its_embed(client, scored, phase, test_set):
+    from evalhub.competitions.services.data import tracks
+
+    tracks.save_track(phase=phase, slug="closed", name="Closed <b>")
+    url = _embed(test_set)
+    embed = client.get(url + "?track=closed").content.decode()
+    assert "Closed &lt;b&gt; track" in embed
+    assert client.get(url + "?track=none").status_code == 404
+    badge = client.get(_badge(test_set) + "?track=closed").content
+    assert b"Closed &lt;b&gt;" in badge

@@ -78,6 +78,11 @@ def _origin(entry: str) -> str:
             f"{shown!r}: an origin has no path, query, fragment or user name"
         )
     host, port = _split_port(rest, shown)
+    if not host.isascii():  # an international name, as browsers send it
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise ValueError(f"{shown!r}: not a host name") from None
     if host.startswith("[") and host.endswith("]"):
         try:
             ipaddress.IPv6Address(host[1:-1])
