@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from evalhub.competitions.views.lookups import organised_task_or_404, track_or_404
 from evalhub.embeds.forms import OriginsForm
@@ -49,23 +49,27 @@ def _answer(
     return response
 
 
-@require_GET
-def board_embed(request: HttpRequest, slug: str, phase: str, test_set: int):
+@require_safe
+def board_embed(
+    request: HttpRequest, slug: str, phase: str, test_set: int
+) -> HttpResponse:
     return _answer(request, slug, phase, test_set, pages.EMBED)
 
 
-@require_GET
-def overall_embed(request: HttpRequest, slug: str, phase: str):
+@require_safe
+def overall_embed(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return _answer(request, slug, phase, None, pages.EMBED)
 
 
-@require_GET
-def board_badge(request: HttpRequest, slug: str, phase: str, test_set: int):
+@require_safe
+def board_badge(
+    request: HttpRequest, slug: str, phase: str, test_set: int
+) -> HttpResponse:
     return _answer(request, slug, phase, test_set, pages.BADGE)
 
 
-@require_GET
-def overall_badge(request: HttpRequest, slug: str, phase: str):
+@require_safe
+def overall_badge(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return _answer(request, slug, phase, None, pages.BADGE)
 
 
