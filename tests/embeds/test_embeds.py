@@ -210,3 +210,24 @@ def test_a_tracks_board_has_its_embed(client, scored, phase, test_set):
     assert client.get(url + "?track=none").status_code == 404
     badge = client.get(_badge(test_set) + "?track=closed").content
     assert b"Closed &lt;b&gt;" in badge
+
+
+def test_the_origins_go_into_the_tasks_archive(
+    client, task, organiser, isolated_storage, tmp_path
+):
+    import io
+
+    from django.core.management import call_command
+
+    from evalhub.competitions.models import SharedTask
+    from evalhub.embeds.services import origins
+
+    _save_origins(client, organiser, "https://workshop.example.org")
+    path = tmp_path / "archive.zip"
+    call_command("archive", "export", task.slug, str(path), stdout=io.StringIO())
+    task_id = task.pk
+    task.delete()
+    assert origins.allowed(task=task_id) == []  # forgotten with the row
+    call_command("archive", "import", str(path), stdout=io.StringIO())
+    imported = SharedTask.objects.get(slug="bucc-test")
+    assert origins.allowed(task=imported) == ["https://workshop.example.org"]

@@ -134,11 +134,16 @@ def allowed(*, task: SharedTask | int) -> list[str]:
     return shared_cache.kept(_key(task_id), read, TIMEOUT)
 
 
+def forget(*, task_id: int) -> None:
+    """Drop the task's cached origins (its row changed or was deleted)."""
+    shared_cache.forget([_key(task_id)])
+
+
 def save(*, task: SharedTask, text: str) -> list[str]:
     """Store the origins in ``text`` (``parse``; ``Invalid`` stores nothing)."""
     found = parse(text)
+    # The row's post_save forgets the cached copy (``receivers``).
     EmbedSettings.objects.update_or_create(
         task=task, defaults={"origins": "\n".join(found)}
     )
-    shared_cache.forget([_key(task.pk)])
     return found
