@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "evalhub.console",
     "evalhub.factsheets",
     "evalhub.participation",
+    "evalhub.embeds",
     "evalhub.notifications",
 ]
 

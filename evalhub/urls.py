@@ -7,6 +7,7 @@ from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
 from evalhub.console import urls as console_urls
+from evalhub.embeds import urls as embeds_urls
 from evalhub.participation import urls as participation_urls
 from evalhub.rankings import urls as rankings_urls
 
@@ -15,7 +16,8 @@ from evalhub.rankings import urls as rankings_urls
 console = (
     console_urls.urlpatterns
     + rankings_urls.console_urlpatterns
-    + participation_urls.console_urlpatterns,
+    + participation_urls.console_urlpatterns
+    + embeds_urls.console_urlpatterns,
     "console",
 )
 
@@ -43,5 +45,6 @@ urlpatterns = [
     path("", include(console)),
     path("", include("evalhub.factsheets.urls")),
     path("", include("evalhub.participation.urls")),
+    path("", include("evalhub.embeds.urls")),
     path("", include("evalhub.competitions.urls")),
 ]

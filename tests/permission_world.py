@@ -312,6 +312,13 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:participants-export": ORGANISER_PAGE,
     "api:api-v1:roster": ORGANISER_API,
     "api:api-v1:roster-csv": ORGANISER_API,
+    # The boards' embeds and badges: the public's, whoever asks (a private test
+    # set's say its scores are private; tests/embeds/ and the leak tests).
+    "embeds:board-embed": ALL_200,
+    "embeds:overall-embed": ALL_200,
+    "embeds:board-badge": ALL_200,
+    "embeds:overall-badge": ALL_200,
+    "console:embeds": ORGANISER_PAGE,
 }
 
 

@@ -46,6 +46,9 @@ pytestmark = pytest.mark.django_db
 
 #: Responses that may quote gold because they are the team's own run file.
 OWN_RUN_FILES = {"competitions:run-file"}
+#: Images that state scores (the boards' badges): searched for private scores
+#: too (a figure's data holds thousands of numbers, so others only for gold).
+SCORE_IMAGES = {"embeds:board-badge", "embeds:overall-badge"}
 TEXT_TYPES = ("text/", "application/json", "application/x-tex", "image/svg")
 
 
@@ -104,7 +107,10 @@ def test_every_url_pattern_for_every_role(
                     continue
                 if not response.get("Content-Type", "").startswith(TEXT_TYPES):
                     continue
-                if response.get("Content-Type", "").startswith("image/svg"):
+                if (
+                    response.get("Content-Type", "").startswith("image/svg")
+                    and name not in SCORE_IMAGES
+                ):
                     found = [f for f in gold_forms(bucc_demo) if f in content]
                 else:
                     found = [f for f, form in patterns if form.search(content)]

@@ -126,6 +126,7 @@ def test_console_posts_by_role(
     (staff) changes nothing; anonymous users are sent to log in."""
     from evalhub.competitions.models import SharedTask
     from evalhub.console.models import Announcement, ArchiveExport
+    from evalhub.embeds.models import EmbedSettings
     from evalhub.rankings.models import PhaseRanking
 
     stranger = django_user_model.objects.create_user("org-other", is_staff=True)
@@ -149,6 +150,7 @@ def test_console_posts_by_role(
             "seed": "0",
             "alpha": "0.05",
         },  # fmt: skip
+        reverse("console:embeds", args=[slug]): {"origins": "https://evil.example"},
     }
     for url, data in posts.items():
         assert client.post(url, data).status_code == 302, url  # to the login page
@@ -164,6 +166,7 @@ def test_console_posts_by_role(
     assert not Announcement.objects.exists()
     assert not ArchiveExport.objects.exists()
     assert not PhaseRanking.objects.exists()
+    assert not EmbedSettings.objects.exists()
 
 
 def test_final_run_choices_by_role(

@@ -40,6 +40,16 @@ dashboard_panels = Signal()
 #: ``context`` (e.g. the console's announcements, newest first). Only what this
 #: viewer may see; plain text. Receivers must not write.
 task_page_panels = Signal()
+#: Sent (when the page is built; not after a commit) with ``phase``, ``test_sets``
+#: (the phase's), ``track`` (the page's, None: every track) and ``viewer`` (a user,
+#: possibly anonymous) while a phase's leaderboard page is rendered. A receiver
+#: returns ``None`` or ``(template_name, context)``: a panel shown below the boards,
+#: the template included with ``panel`` bound to ``context`` (e.g. the embeds app's
+#: snippets). The page anonymous visitors share is cached under the task, the phase,
+#: its test sets (names, visibility, board versions) and the address: what a panel
+#: shows anyone but the task's organisers must depend on these alone. Plain text;
+#: receivers must not write.
+leaderboard_panels = Signal()
 #: Sent with ``test_set_id`` after the transaction commits, whenever the runs or
 #: scores a test set's boards rank may have changed (a run scored or rescored,
 #: hidden or shown, chosen as final; gold replaced; a setting of the phase). Sent by

@@ -48,8 +48,13 @@ def _urls(sub, test_set, private_test_set) -> list[str]:  # noqa: ANN001
         reverse("competitions:run-detail", args=[sub.pk]),
         reverse("competitions:run-status", args=[sub.pk]),
         reverse("competitions:run-plot", args=[sub.pk, art.pk, "svg"]),
+        # The boards' embeds and badges (evalhub/embeds/).
+        reverse("embeds:overall-embed", args=[task.slug, sub.phase.slug]),
+        reverse("embeds:overall-badge", args=[task.slug, sub.phase.slug]),
     ]
     for ts in (test_set, private_test_set):
+        for name in ("embeds:board-embed", "embeds:board-badge"):
+            urls.append(reverse(name, args=[task.slug, sub.phase.slug, ts.pk]))
         urls.append(reverse("competitions:testset-file", args=[ts.pk, "source_terms"]))
         for a in ts.task_artefacts.all():
             if a.svg:

@@ -1,6 +1,6 @@
 """One console navigation: every console page of a task (the console's own, the
 ranking page rankings provides, the data terms and participants pages participation
-provides, the fact-sheet questions, the tracks pages and the
+provides, the embeds page, the fact-sheet questions, the tracks pages and the
 MT probing task's probe-set and annotator pages) shows the same navigation, in
 the same order, its own page marked."""
 
@@ -28,6 +28,7 @@ LABELS = [
     "Tracks",
     "Test sets and gold",
     "Ranking",
+    "Embeds",  # the embeds app's page (console:embeds)
     "Fact sheet",
     "Organisers",
     "Announcements",
@@ -83,6 +84,7 @@ def test_every_console_page_has_the_same_navigation(
         reverse("console:testset-reveal", args=[slug, private_test_set.pk]),
         reverse("console:gold-release", args=[slug]),
         reverse("console:ranking", args=[slug, ph]),
+        reverse("console:embeds", args=[slug]),
         reverse("factsheets:question-list", args=[slug]),
         reverse("factsheets:question-edit", args=[slug, question.pk]),
         reverse("console:organisers", args=[slug]),

@@ -233,3 +233,60 @@ def test_released_gold_opens_no_withheld_or_private_per_item_outcome(
             )
             assert c.get(private).status_code == 404
             assert c.get(private + "?format=json").status_code == 404
+
+
+def _embed_urls(task, phase, test_set) -> list[str]:  # noqa: ANN001
+    args = [task.slug, phase.slug]
+    return [
+        reverse("embeds:board-embed", args=[*args, test_set.pk]),
+        reverse("embeds:board-badge", args=[*args, test_set.pk]),
+        reverse("embeds:overall-embed", args=args),
+        reverse("embeds:overall-badge", args=args),
+    ]
+
+
+def _score_forms(sub, test_set, others) -> set[bytes]:  # noqa: ANN001
+    """How ``sub``'s scores on ``test_set`` would look on a board, less those
+    any of ``others`` has too."""
+    task_type = sub.phase.task.type
+
+    def forms(run) -> set[str]:  # noqa: ANN001
+        out = set()
+        for s in run.scores.filter(test_set=test_set):
+            if s.value is None or task_type.metric(s.metric).count:
+                continue
+            out |= {repr(s.value), task_type.metric(s.metric).format(s.value)}
+        return out
+
+    shared = set().union(*(forms(o) for o in others))
+    return {f.encode() for f in forms(sub) - shared if len(f) >= 5}
+
+
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "participant", "organiser"])
+def test_embeds_and_badges_show_no_withheld_or_private_score(
+    role, request, client, stats, task, phase, test_set, private_test_set
+):
+    """The embed and badge are the public's, whoever asks (organisers too): the
+    run the Ladder withholds and the scores of the private test set never show
+    on them; the released runs do."""
+    first, second, other = stats
+    withheld = _score_forms(first, test_set, [second, other])
+    assert withheld
+    user = None if role == "anonymous" else request.getfixturevalue(role)
+    c = _client(client, user)
+    for url in _embed_urls(task, phase, test_set):
+        response = c.get(url)
+        assert response.status_code == 200, url
+        leaked = [f for f in withheld if f in response.content]
+        assert not leaked, f"{role} sees {leaked[:2]} at {url}"
+    embed = c.get(_embed_urls(task, phase, test_set)[0]).content.decode()
+    assert ">second<" in embed and ">other<" in embed and ">first<" not in embed
+    # The private test set (its scores the public one's here): no run at all.
+    for url in _embed_urls(task, phase, private_test_set)[:2]:
+        shown = c.get(url).content.decode()
+        assert "private" in shown or "no public score" in shown
+        assert "second" not in shown and "other" not in shown
+    # The forms are detectable: the organisers see the withheld run's scores.
+    org = _client(client, request.getfixturevalue("organiser"))
+    page = org.get(reverse("competitions:run-detail", args=[first.pk]))
+    assert any(f in page.content for f in withheld)

@@ -13,7 +13,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions import markdown, public_url, signals
-from evalhub.competitions.models import SharedTask
+from evalhub.competitions.models import Phase, SharedTask
 
 register = template.Library()
 
@@ -106,6 +106,28 @@ def task_page_panels(context, task) -> tuple[tuple[str, object], ...]:  # noqa: 
         answer
         for _, answer in signals.task_page_panels.send(
             sender=SharedTask, task=task, viewer=viewer
+        )
+        if answer is not None
+    )
+
+
+@register.simple_tag(takes_context=True)
+def leaderboard_panels(
+    context, phase, test_sets, track
+) -> tuple[tuple[str, object], ...]:  # noqa: ANN001
+    """What feature apps show below a phase's boards
+    (``signals.leaderboard_panels``), as ``(template_name, context)`` pairs for
+    the requesting viewer."""
+    request = context.get("request")
+    viewer = getattr(request, "user", None)
+    return tuple(
+        answer
+        for _, answer in signals.leaderboard_panels.send(
+            sender=Phase,
+            phase=phase,
+            test_sets=list(test_sets),
+            track=track,
+            viewer=viewer,
         )
         if answer is not None
     )

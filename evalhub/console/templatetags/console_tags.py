@@ -36,6 +36,7 @@ _NAV = (
     ("Tracks", "console:track-list", "phase"),
     ("Test sets and gold", None, "task"),
     ("Ranking", "console:ranking", "phase"),
+    ("Embeds", "console:embeds", "task"),
     ("Fact sheet", "factsheets:question-list", "task"),
     ("Organisers", "console:organisers", "task"),
     ("Announcements", "console:announcements", "task"),
