@@ -7,8 +7,8 @@
   ``--token`` is not given), with a progress bar on stderr.
 - ``evalhub status --url URL --token T RUN [--wait]``: a run's status and scores.
 - Organisers (``cli_organiser.py``): ``evalhub task push BUNDLE`` creates a task
-  from a bundle; ``evalhub gold push --task --phase --test-set ROLE=FILE ...``
-  uploads a test set's files, shows the preview and asks (or ``--yes``) before they
+  from a bundle; ``evalhub test-data push --task --phase --test-set ROLE=FILE ...``
+  (formerly ``gold push``, a deprecated alias) uploads a test set's files, shows the preview and asks (or ``--yes``) before they
   are stored; ``evalhub runs pull --task SLUG DIR`` downloads the runs and their
   scores into a folder.
 
