@@ -212,7 +212,7 @@ def split_pairs(
 
 
 def _split_pairs_slowly(
-    rows: list[list[str]], file: str, collector: ProblemCollector | None
+    rows: list[list[str]], file: str, collector: ProblemCollector | None = None
 ) -> PairLines:
     problems = ProblemCollector() if collector is None else collector
     pairs: list[Pair] = []
