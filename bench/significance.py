@@ -140,7 +140,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from evalhub.competitions.models import *
 from evalhub.competitions.services.data import datasets, taskdata
-from evalhub.competitions.services.runs import lifecycle, scoring, submit
+from evalhub.competitions.services.runs import lifecycle, stale, submit
 from evalhub.rankings.models import PairStatistics, RunStatistics
 from evalhub.rankings.services import statistics
 from tasks.reports import ScoreReport
@@ -183,11 +183,10 @@ def add_run(i, user, lead=False):
                          detail=detail)
     token = f"bench-{i}"
     assert lifecycle.claim(sub.pk, token)
-    def store():
-        scoring.store_evaluation(submission=sub, test_set=ts, report=report, plots=())
-        return {"scorer_version": tt.version, "warnings": []}
-    assert lifecycle.finish(sub.pk, token, phase_id=phase.pk,
-                            read=lifecycle.versions_read(phase.pk), store=store) == "scored"
+    read = stale.versions(taskdata.phase_test_sets(phase))
+    assert lifecycle.finish(sub.pk, token, phase_id=phase.pk, read=read,
+                            scored=[(ts, report, ())],
+                            fields={"scorer_version": tt.version, "warnings": []}) == "scored"
 
 for i, user in enumerate(users[: N - 1]):
     add_run(i, user)

@@ -11,8 +11,8 @@
   Where the organisers set data terms, nothing is downloaded before you accepted
   their current version on the task's terms page (the refusal prints its link).
 - Organisers (``cli_organiser.py``): ``evalhub task push BUNDLE`` creates a task
-  from a bundle; ``evalhub gold push --task --phase --test-set ROLE=FILE ...``
-  uploads a test set's files, shows the preview and asks (or ``--yes``) before they
+  from a bundle; ``evalhub test-data push --task --phase --test-set ROLE=FILE ...``
+  (formerly ``gold push``, a deprecated alias) uploads a test set's files, shows the preview and asks (or ``--yes``) before they
   are stored; ``evalhub runs pull --task SLUG DIR`` downloads the runs and their
   scores into a folder.
 

@@ -2,10 +2,11 @@
 organiser.py``), with the token of one of the task's organisers:
 
 - ``evalhub task push BUNDLE.zip``: create a task from a bundle;
-- ``evalhub gold push --task T --phase P --test-set S ROLE=FILE ...``: upload a test
-  set's files (e.g. ``gold=gold.tsv``), print what the task type understood (counts
-  before and after, warnings, the runs scored again) and ask before storing them
-  (``--yes``: store without asking; declined: the draft is discarded);
+- ``evalhub test-data push --task T --phase P --test-set S ROLE=FILE ...``: upload a
+  test set's files (gold and public inputs, e.g. ``gold=gold.tsv``), print what the
+  task type understood (counts before and after, warnings, the runs scored again) and
+  ask before storing them (``--yes``: store without asking; declined: the draft is
+  discarded); ``gold push`` is its former, deprecated name;
 - ``evalhub runs pull --task T [--phase P] [--status S] [--run ID ...] DIR``: every
   run's file into ``DIR/<phase>/`` and ``DIR/runs.json`` (every run with every
   score); files already there with the same sha256 are kept; ``--zip`` saves the
@@ -38,11 +39,12 @@ from evalhub.cli_shared import (
     safe_name,
 )
 
-COMMANDS = ("task", "gold", "runs", "participants")
+#: ``gold`` is the deprecated alias of ``test-data`` (``docs/changelog.md``).
+COMMANDS = ("task", "test-data", "gold", "runs", "participants")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """``task push``, ``gold push`` and ``runs pull`` on ``evalhub``'s parser."""
+    """``task push``, ``test-data push`` and ``runs pull`` on ``evalhub``'s parser."""
     task = commands.add_parser("task", help="organisers: create a task from a bundle")
     push = task.add_subparsers(dest="action", required=True).add_parser(
         "push", help="create a task from a bundle (task.yaml and its data files)"
@@ -51,8 +53,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     push.add_argument("bundle", type=Path, help="the bundle (.zip)")
     push.add_argument("--json", action="store_true", help="print the task as JSON")
 
-    gold = commands.add_parser("gold", help="organisers: upload a test set's files")
-    push = gold.add_subparsers(dest="action", required=True).add_parser(
+    test_data = commands.add_parser(
+        "test-data",
+        aliases=["gold"],
+        help="organisers: upload a test set's files (gold: its deprecated name)",
+    )
+    push = test_data.add_subparsers(dest="action", required=True).add_parser(
         "push",
         help="upload gold or input files, see the preview, confirm",
         description="Upload a test set's files as a draft, print what the task "
@@ -112,12 +118,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     """One organiser command; ApiError and OSError are the caller's to report."""
-    return {
-        "task": _task_push,
-        "gold": _gold_push,
-        "runs": _runs_pull,
-        "participants": _participants,
-    }[args.command](api, args)
+    if args.command == "gold":
+        print(
+            "note: `evalhub gold push` is deprecated; use `evalhub test-data push`",
+            file=sys.stderr,
+        )
+    commands = {"task": _task_push, "runs": _runs_pull, "participants": _participants}
+    return commands.get(args.command, _test_data_push)(api, args)
 
 
 def _task_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
@@ -156,14 +163,14 @@ def _role_files(specs: list[str]) -> list[tuple[str, Path]] | str:
     return files
 
 
-def _gold_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+def _test_data_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     files = _role_files(args.files)
     if isinstance(files, str):
         print(f"error: {files}", file=sys.stderr)
         return EXIT_REFUSED
     names = ", ".join(path.name for _, path in files)
     where = {"task": args.task, "phase": args.phase, "test_set": args.test_set}
-    response = api.push_gold(**where, files=files, progress=ProgressBar(names))
+    response = api.push_test_data(**where, files=files, progress=ProgressBar(names))
     if response.status == 422:
         print_problems(response.payload)
         return EXIT_REJECTED
@@ -179,10 +186,10 @@ def _gold_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001
         else ""
     )
     if not args.yes and not _ask(f"{question}? [y/N] "):
-        api.discard_gold(**where, token=draft["token"])
+        api.discard_test_data(**where, token=draft["token"])
         print("Nothing stored (the upload was discarded).", file=sys.stderr)
         return EXIT_FAILED
-    stored = api.confirm_gold(**where, token=draft["token"])
+    stored = api.confirm_test_data(**where, token=draft["token"])
     if stored.status == 409:
         print(f"refused: {stored.payload.get('detail')}", file=sys.stderr)
         return EXIT_REFUSED

@@ -1,6 +1,6 @@
 """A small HTTP client of the evalhub REST API (standard library only), used by
 ``evalhub submit`` and ``evalhub status`` and by the organisers' ``evalhub task
-push``, ``evalhub gold push`` and ``evalhub runs pull``."""
+push``, ``evalhub test-data push`` and ``evalhub runs pull``."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ class Client:
         )
         return _expect(response, 201, 403, 422)
 
-    def push_gold(
+    def push_test_data(
         self,
         *,
         task: str,
@@ -220,19 +220,21 @@ class Client:
         """Upload a test set's files (``(role, path)``) as a draft: 201 (the
         preview, with the ``token`` that confirms or discards it) or 422."""
         response = self.upload(
-            _gold_path(task, phase, test_set), files=files, progress=progress
+            _test_data_path(task, phase, test_set), files=files, progress=progress
         )
         return _expect(response, 201, 422)
 
-    def confirm_gold(
+    def confirm_test_data(
         self, *, task: str, phase: str, test_set: str, token: str
     ) -> Response:
         """Store a draft: 200, or 409 (the test set changed since the check)."""
-        path = f"{_gold_path(task, phase, test_set)}/{quote(token)}"
+        path = f"{_test_data_path(task, phase, test_set)}/{quote(token)}"
         return _expect(self.request("POST", path), 200, 409)
 
-    def discard_gold(self, *, task: str, phase: str, test_set: str, token: str) -> None:
-        path = f"{_gold_path(task, phase, test_set)}/{quote(token)}"
+    def discard_test_data(
+        self, *, task: str, phase: str, test_set: str, token: str
+    ) -> None:
+        path = f"{_test_data_path(task, phase, test_set)}/{quote(token)}"
         _expect(self.request("DELETE", path), 204)
 
     def task_runs(
@@ -337,10 +339,10 @@ def _roster_path(task: str, name: str, filter: str, search: str) -> str:  # noqa
     return f"/api/tasks/{quote(task)}/{name}" + (f"?{query}" if query else "")
 
 
-def _gold_path(task: str, phase: str, test_set: str) -> str:
+def _test_data_path(task: str, phase: str, test_set: str) -> str:
     return (
         f"/api/tasks/{quote(task)}/phases/{quote(phase)}/testsets/"
-        f"{quote(test_set)}/gold"
+        f"{quote(test_set)}/test-data"
     )
 
 

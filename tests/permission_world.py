@@ -200,9 +200,9 @@ TABLE: dict[str, tuple[int, ...]] = {
     # ("ranking" is the section; PUT in tests/api/test_ranking_settings_api.py.)
     "api:api-v1:phase-settings-detail": ORGANISER_API,
     "api:api-v1:phase-settings-change": ORGANISER_API,
-    "api:api-v1:gold-draft-create": (405, 405, 405, 405),  # POST only
+    "api:api-v1:test-data-draft-create": (405, 405, 405, 405),  # POST only
     # No such draft ("x"): not found, for the organiser too.
-    "api:api-v1:gold-draft-detail": (401, 403, 403, 404),
+    "api:api-v1:test-data-draft-detail": (401, 403, 403, 404),
     "api:token-list": LOGIN_FIRST,
     "api:token-revoke": POST_ONLY,
     "api:runs-export": ORGANISER_ONLY,

@@ -110,7 +110,7 @@ def test_the_cli_reference_has_every_command(reference):
         "submit",
         "status",
         "task push",
-        "gold push",
+        "test-data push",
         "runs pull",
         "probe build",
     ):

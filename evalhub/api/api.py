@@ -6,9 +6,8 @@ reading any token, submitting runs ``submit``, the *organisers* calls
 (``organiser.py``) ``organise`` for the task (a token of one of its organisers).
 Each endpoint: authentication, one service call, the response.
 
-Deprecated: a run's ``final`` field (the same as ``done``; read ``done``) will be
-removed in a later version; ``final_run`` is the team's choice of final runs
-(``docs/changelog.md``)."""
+A run's former ``final`` field (the same as ``done``) is removed: read ``done``;
+``final_run`` is the team's choice of final runs (``docs/changelog.md``)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from datetime import datetime
 from django.conf import settings
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Field, File, Form, NinjaAPI, Schema, Status
+from ninja import File, Form, NinjaAPI, Schema, Status
 from ninja.files import UploadedFile
 
 from evalhub.api import after_campaign, files, organiser, participants, scopes
@@ -103,14 +102,6 @@ class RunOut(Schema):
     #: Nothing more happens to the run until someone acts (scored, failed or
     #: rejected).
     done: bool
-    #: Deprecated: the same as ``done``, under its former name, kept for existing
-    #: clients until a later version removes it (``docs/changelog.md``); not to be
-    #: confused with ``final_run``, the team's choice of final runs.
-    final: bool = Field(
-        description="Deprecated: the same as `done` (read `done`; this field will be "
-        "removed). Not the team's choice of final runs: that is `final_run`.",
-        json_schema_extra={"deprecated": True},
-    )
     #: Shown to its team and the organisers only.
     hidden: bool
     #: One of its team's chosen final runs (None: not yours to know).

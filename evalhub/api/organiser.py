@@ -1,4 +1,4 @@
-"""The organiser API (``evalhub task push``, ``evalhub gold push``, ``evalhub runs
+"""The organiser API (``evalhub task push``, ``evalhub test-data push``, ``evalhub runs
 pull``): a token of one of the task's organisers, with the ``organise`` scope for
 the task (``scopes.py``), is required; anyone else is refused (401 without a valid
 token, 403 naming the scope for a token without it, 403 for a task they may see but
@@ -75,7 +75,7 @@ class TaskRunsOut(Schema):
     runs: list[RunScoresOut]
 
 
-class GoldFileOut(Schema):
+class TestDataFileOut(Schema):
     role: str
     label: str
     #: Hidden gold (True) or a public input.
@@ -87,7 +87,7 @@ class GoldFileOut(Schema):
     replaces_size: int | None
 
 
-class GoldCountOut(Schema):
+class TestDataCountOut(Schema):
     label: str
     before: int | None
     after: int | None
@@ -101,15 +101,15 @@ class RescoredRunOut(Schema):
     baseline: bool
 
 
-class GoldDraftOut(Schema):
+class TestDataDraftOut(Schema):
     #: Confirm with ``POST url``, discard with ``DELETE url``.
     token: str
     task: str
     phase: str
     test_set: str
     gold_version: int
-    files: list[GoldFileOut]
-    counts: list[GoldCountOut]
+    files: list[TestDataFileOut]
+    counts: list[TestDataCountOut]
     #: The test set has its gold after these files.
     has_gold: bool
     examples: list[str]
@@ -122,7 +122,7 @@ class GoldDraftOut(Schema):
     url: str
 
 
-class GoldStoredOut(Schema):
+class TestDataStoredOut(Schema):
     files: int
     rescored: int
     gold_version: int
@@ -231,7 +231,7 @@ def phase_runs_zip(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     )
 
 
-_GOLD = "/tasks/{slug}/phases/{phase}/testsets/{test_set}/gold"
+_TEST_DATA = "/tasks/{slug}/phases/{phase}/testsets/{test_set}/test-data"
 _FILES_BODY = {
     "requestBody": {
         "content": {
@@ -250,12 +250,12 @@ _FILES_BODY = {
 
 
 @router.post(
-    _GOLD,
-    response={201: GoldDraftOut, 422: ProblemsOut},
-    url_name="gold-draft-create",
+    _TEST_DATA,
+    response={201: TestDataDraftOut, 422: ProblemsOut},
+    url_name="test-data-draft-create",
     openapi_extra=_FILES_BODY,
 )
-def gold_draft_create(
+def test_data_draft_create(
     request: HttpRequest, slug: str, phase: str, test_set: str
 ) -> Status:
     """Check a test set's new files (multipart, each part named by its role) with
@@ -270,7 +270,9 @@ def gold_draft_create(
         for f in files
     ]
     try:
-        preview = organiser.stage_gold(test_set=ts, user=request.auth, uploads=uploads)
+        preview = organiser.stage_test_data(
+            test_set=ts, user=request.auth, uploads=uploads
+        )
     except test_data.UploadRejected as exc:
         detail = "The files were not accepted; nothing was kept."
         return Status(422, _problems(detail, exc.problems, exc.total))
@@ -278,28 +280,28 @@ def gold_draft_create(
 
 
 @router.get(
-    _GOLD + "/{token}",
-    response={200: GoldDraftOut, 404: ErrorOut},
-    url_name="gold-draft-detail",
+    _TEST_DATA + "/{token}",
+    response={200: TestDataDraftOut, 404: ErrorOut},
+    url_name="test-data-draft-detail",
 )
-def gold_draft_detail(
+def test_data_draft_detail(
     request: HttpRequest, slug: str, phase: str, test_set: str, token: str
 ) -> Status:
     """Your draft's preview again (404: expired, discarded or stored)."""
     ts = _test_set(request, slug, phase, test_set)
     try:
-        preview = organiser.gold_draft(test_set=ts, user=request.auth, token=token)
+        preview = organiser.test_data_draft(test_set=ts, user=request.auth, token=token)
     except drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     return Status(200, preview)
 
 
 @router.post(
-    _GOLD + "/{token}",
-    response={200: GoldStoredOut, 404: ErrorOut, 409: ErrorOut},
-    url_name="gold-draft-confirm",
+    _TEST_DATA + "/{token}",
+    response={200: TestDataStoredOut, 404: ErrorOut, 409: ErrorOut},
+    url_name="test-data-draft-confirm",
 )
-def gold_draft_confirm(
+def test_data_draft_confirm(
     request: HttpRequest, slug: str, phase: str, test_set: str, token: str
 ) -> Status:
     """Store your draft: new gold bumps the gold version and scores every affected
@@ -307,7 +309,9 @@ def gold_draft_confirm(
     since the check (upload again); 404: no such draft."""
     ts = _test_set(request, slug, phase, test_set)
     try:
-        stored = organiser.confirm_gold(test_set=ts, user=request.auth, token=token)
+        stored = organiser.confirm_test_data(
+            test_set=ts, user=request.auth, token=token
+        )
     except drafts.DraftGone as exc:
         return Status(404, {"detail": str(exc)})
     except test_data.DraftStale as exc:
@@ -316,11 +320,11 @@ def gold_draft_confirm(
 
 
 @router.delete(
-    _GOLD + "/{token}",
+    _TEST_DATA + "/{token}",
     response={204: None, 404: ErrorOut},
-    url_name="gold-draft-discard",
+    url_name="test-data-draft-discard",
 )
-def gold_draft_discard(
+def test_data_draft_discard(
     request: HttpRequest, slug: str, phase: str, test_set: str, token: str
 ) -> Status:
     """Discard your draft; nothing is stored."""

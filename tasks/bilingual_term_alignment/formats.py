@@ -187,9 +187,13 @@ class PairLines:
         return self.numbers[index] if self.numbers is not None else index + 1
 
 
-def split_pairs(data: bytes, file: str) -> PairLines:
+def split_pairs(
+    data: bytes, file: str, problems: ProblemCollector | None = None
+) -> PairLines:
     """Pairs with their line numbers; FormatError listing every bad line (the first
-    ones quoted). Blank lines are skipped.
+    ones quoted). Blank lines are skipped. With ``problems`` the bad lines are added
+    to it instead and the good lines returned (the caller goes on checking them and
+    raises once, with every kind of problem).
 
     Fast path (a well-formed file, :func:`one_tab_a_line`): the text is split once
     and stripped at C speed. Anything else takes the line-by-line path that names
@@ -202,11 +206,15 @@ def split_pairs(data: bytes, file: str) -> PairLines:
         fields = list(map(str.strip, text.replace("\n", "\t").split("\t")))
         if all(fields):  # no empty field (none is falsy)
             return PairLines(list(zip(fields[0::2], fields[1::2], strict=True)), None)
-    return _split_pairs_slowly([line.split("\t") for line in text.split("\n")], file)
+    return _split_pairs_slowly(
+        [line.split("\t") for line in text.split("\n")], file, problems
+    )
 
 
-def _split_pairs_slowly(rows: list[list[str]], file: str) -> PairLines:
-    problems = ProblemCollector()
+def _split_pairs_slowly(
+    rows: list[list[str]], file: str, collector: ProblemCollector | None = None
+) -> PairLines:
+    problems = ProblemCollector() if collector is None else collector
     pairs: list[Pair] = []
     numbers: list[int] = []
     for number, fields in enumerate(rows, start=1):
@@ -230,17 +238,19 @@ def _split_pairs_slowly(rows: list[list[str]], file: str) -> PairLines:
             continue
         pairs.append((source, target))
         numbers.append(number)
-    problems.raise_if_any()
+    if collector is None:
+        problems.raise_if_any()
     return PairLines(pairs, numbers)
 
 
 def parse_gold(data: bytes, file: str, inputs: Inputs) -> Gold:
     """Gold ``source<TAB>target`` lines, a set. Errors may quote gold lines (only
-    organisers see them): bad lines, pairs outside D1 x D2, an empty file."""
+    organisers see them): every bad line and every pair outside D1 x D2, together
+    (one FormatError, as a run's check), or an empty file."""
     problems = ProblemCollector()
     seen: set[Pair] = set()
     n_duplicates = 0
-    parsed = split_pairs(data, file)
+    parsed = split_pairs(data, file, problems)
     for index, pair in enumerate(parsed.pairs):
         number = parsed.line(index)
         if pair[0] not in inputs.source_terms or pair[1] not in inputs.target_terms:

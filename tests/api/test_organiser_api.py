@@ -32,7 +32,7 @@ from tests.zips import zip_bytes
 
 pytestmark = pytest.mark.django_db
 
-GOLD = f"{TASK}/phases/evaluation/testsets/public/gold"
+GOLD = f"{TASK}/phases/evaluation/testsets/public/test-data"
 
 
 # --- a bundle -----------------------------------------------------------------------
@@ -185,7 +185,7 @@ def _gold(client, secret, data: bytes, name: str = "new-gold.tsv", role: str = "
     return client.post(GOLD, {role: SimpleUploadedFile(name, data)}, **auth(secret))
 
 
-def test_gold_draft_previews_then_a_second_call_stores_and_rescores(
+def test_test_data_draft_previews_then_a_second_call_stores_and_rescores(
     client, tokens, scored, test_set, bucc_demo, django_capture_on_commit_callbacks
 ):
     gold = bucc_demo.test_sets[0].gold["gold"]
@@ -322,7 +322,7 @@ def test_openapi_lists_the_organiser_endpoints(client):
     assert "get" in paths["/api/tasks/{slug}/runs"]
     assert "get" in paths["/api/tasks/{slug}/runs/{run_id}/file"]
     assert "get" in paths["/api/tasks/{slug}/phases/{phase}/runs.zip"]
-    gold = "/api/tasks/{slug}/phases/{phase}/testsets/{test_set}/gold"
+    gold = "/api/tasks/{slug}/phases/{phase}/testsets/{test_set}/test-data"
     assert "post" in paths[gold]
     assert set(paths[gold + "/{token}"]) == {"get", "post", "delete"}
     body_schema = paths[gold]["post"]["requestBody"]["content"]

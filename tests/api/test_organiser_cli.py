@@ -1,4 +1,4 @@
-"""``evalhub task push``, ``evalhub gold push`` and ``evalhub runs pull`` as
+"""``evalhub task push``, ``evalhub test-data push`` and ``evalhub runs pull`` as
 subprocesses against pytest-django's live server (as the ``evalhub submit`` tests
 do): a task made from a bundle, a run scored by a real Celery worker, new gold
 previewed, confirmed and the run scored again, the runs pulled into a folder; the
@@ -44,7 +44,7 @@ def _evalhub(*args: str, token: str | None = None, stdin: str = ""):  # noqa: AN
 
 def _gold_args(url: str, task: str, *files: str) -> tuple[str, ...]:
     return (
-        "gold", "push", "--url", url, "--task", task, "--phase", "evaluation",
+        "test-data", "push", "--url", url, "--task", task, "--phase", "evaluation",
         "--test-set", "public", *files,
     )  # fmt: skip
 

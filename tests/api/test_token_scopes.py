@@ -21,7 +21,7 @@ from tests.api.fixtures import TASK, auth
 
 pytestmark = pytest.mark.django_db
 
-GOLD = f"{TASK}/phases/evaluation/testsets/public/gold"
+GOLD = f"{TASK}/phases/evaluation/testsets/public/test-data"
 RANKING = f"{TASK}/phases/evaluation/settings/ranking"
 BOARD = f"{TASK}/phases/evaluation/leaderboard"
 RUNS = f"{TASK}/phases/evaluation/runs"

@@ -80,6 +80,33 @@ def test_broken_gold_lists_every_problem_by_file_and_line(
     assert TestSetFile.objects.get(test_set=test_set, role="gold").sha256 == stored
 
 
+def test_every_kind_of_gold_problem_is_reported_together(
+    client, organiser, task, test_set, bucc_demo
+):
+    """A line without a tab and a pair whose source term is not in the source term
+    list: both reported by file and line in one answer (the check used to stop at
+    the first kind, the bad lines)."""
+    client.force_login(organiser)
+    lines = bucc_demo.test_sets[0].gold["gold"].decode().splitlines(keepends=True)
+    broken = (
+        "".join(lines[:2])
+        + "no tab here\n"
+        + "".join(lines[2:4])
+        + "zzz-not-a-source-term\t"
+        + lines[0].split("\t")[1]
+    )
+    stored = TestSetFile.objects.get(test_set=test_set, role="gold").sha256
+    response = _upload(client, task, test_set, gold=("my-gold.tsv", broken.encode()))
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "Nothing was stored: 2 problems" in page
+    assert "my-gold.tsv, line 3:" in page and "no tab" in page
+    assert "my-gold.tsv, line 6:" in page
+    assert "is not in the source term list" in page
+    assert _area_files() == []
+    assert TestSetFile.objects.get(test_set=test_set, role="gold").sha256 == stored
+
+
 def test_preview_then_replace_gold_rescores_the_runs(
     client, organiser, task, test_set, submit_run, demo_run, bucc_demo,
     django_capture_on_commit_callbacks,

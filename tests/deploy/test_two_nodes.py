@@ -154,7 +154,7 @@ def test_two_nodes_share_only_the_services(
     test = task.phases.get().test_sets.get(slug="test")
     version = test.gold_version
     smaller = b"\n".join(demo.gold["gold"].splitlines()[40:]) + b"\n"
-    gold_url = f"{b.url}/api/tasks/nodes-2027/phases/evaluation/testsets/test/gold"
+    gold_url = f"{b.url}/api/tasks/nodes-2027/phases/evaluation/testsets/test/test-data"
     answer = requests.post(
         gold_url, headers=bearer(organiser_token),
         files={"gold": ("gold-v2.tsv", smaller)}, timeout=120,

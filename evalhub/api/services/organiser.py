@@ -1,6 +1,6 @@
 """What the organiser API answers: every run of a task with every score the
 organiser may see (the one rule, ``boards/visibility.visible``: organisers see all
-at once), and a gold draft's preview as the console's page shows it."""
+at once), and a test-data draft's preview as the console's page shows it."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def _run(
     }
 
 
-def stage_gold(
+def stage_test_data(
     *, test_set: TestSet, user: object, uploads: list[test_data.Upload]
 ) -> dict[str, object]:
     """Check ``uploads`` and keep them as the user's draft (``test_data.stage``; raises
@@ -129,7 +129,9 @@ def stage_gold(
     return _preview(test_set, test_data.preview(test_set=test_set, draft=draft))
 
 
-def gold_draft(*, test_set: TestSet, user: object, token: str) -> dict[str, object]:
+def test_data_draft(
+    *, test_set: TestSet, user: object, token: str
+) -> dict[str, object]:
     """The preview of the user's draft ``token`` (DraftGone: no such draft)."""
     draft = drafts.load(
         test_set_id=test_set.pk,
@@ -139,7 +141,9 @@ def gold_draft(*, test_set: TestSet, user: object, token: str) -> dict[str, obje
     return _preview(test_set, test_data.preview(test_set=test_set, draft=draft))
 
 
-def confirm_gold(*, test_set: TestSet, user: object, token: str) -> dict[str, object]:
+def confirm_test_data(
+    *, test_set: TestSet, user: object, token: str
+) -> dict[str, object]:
     """Store the user's draft (``test_data.confirm``: DraftGone, DraftStale)."""
     stored = test_data.confirm(test_set=test_set, user=user, token=token)
     test_set.refresh_from_db(fields=["gold_version"])
@@ -192,7 +196,7 @@ def _preview(test_set: TestSet, preview: test_data.Preview) -> dict[str, object]
             for run in preview.rescored
         ],
         "url": reverse(
-            "api:api-v1:gold-draft-detail",
+            "api:api-v1:test-data-draft-detail",
             args=[phase.task.slug, phase.slug, test_set.slug, draft.token],
         ),
     }

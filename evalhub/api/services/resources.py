@@ -118,7 +118,6 @@ def run_status(*, submission: Submission, user: object) -> dict[str, object]:
         "method_name": submission.method_name,
         "status": submission.status,
         "done": submission.is_terminal,
-        "final": submission.is_terminal,
         "hidden": submission.hidden,
         "final_run": submission.final_selected if private_ok else None,
         "track": submission.track.slug if submission.track_id else None,

@@ -1,6 +1,6 @@
 """A test set's files from its organisers, in two steps, so that nothing is used
 for scoring before the organiser has seen what the task type understood. The one
-path for both the console's pages and the organiser API (``evalhub gold push``).
+path for both the console's pages and the organiser API (``evalhub test-data push``).
 
 1. :func:`stage` (the upload request, bounded work): the upload handler caps each
    file's size while it streams (``upload_limits``), a zip's directory and members

@@ -173,7 +173,10 @@ def test_gold_errors():
         parse_gold(b"", "gold", INPUTS)
     with pytest.raises(FormatError) as exc:
         parse_gold(b"heart\therz\nliver\tleber\nheart\n", "gold", INPUTS)
-    assert lines_of(exc) == [3]
+    # Every kind of problem at once: the bad line, then the pair outside the lists.
+    assert lines_of(exc) == [3, 2]
+    message = str(exc.value)
+    assert "no tab" in message and "not in the source term list" in message
     with pytest.raises(FormatError) as exc:
         parse_gold(b"heart\therz\nliver\tleber\n", "gold", INPUTS)
     assert lines_of(exc) == [2]

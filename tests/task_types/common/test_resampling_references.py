@@ -201,10 +201,10 @@ def test_real_acter_termometer_runs_agree_with_scipy() -> None:
     assert 0.05 < _check_p(*runs) < 0.95  # neither clearly apart nor equal
 
 
-def test_real_text_berg_alignments_agree_with_scipy() -> None:
-    """The primary F1 (sentence level) over Text+Berg's 7 documents (in full). Monte Carlo tolerance:
-    interval ends within 10 % of scipy's width (B = 1,000 against 4,999); the
-    p-values exact on both sides (2^7 swaps enumerated), so equal to 1e-12."""
+def text_berg_runs() -> list[rs.ItemStats]:
+    """Text+Berg's 7 de-fr documents (in full) aligned by 3 published aligners,
+    scored by the sentence-alignment task type (its primary F1 over sentence
+    bisegments; unit: document)."""
     root = shared_data("sentence_alignment")
     data = root / "vecalign_bleualign_data"
     derived = root / "derived_bleualign_refer_as_indices"
@@ -213,7 +213,7 @@ def test_real_text_berg_alignments_agree_with_scipy() -> None:
     def text_run(path_of) -> bytes:  # noqa: ANN001
         return b"".join(f"# test{i}\n".encode() + path_of(i).read_bytes() for i in docs)
 
-    runs = _scored(
+    return _scored(
         "sentence_alignment",
         {},
         {"documents": zip_bytes({
@@ -234,6 +234,13 @@ def test_real_text_berg_alignments_agree_with_scipy() -> None:
                 lambda i: derived / f"eval1989-galechurch.test{i}.defr"),
         },
     )  # fmt: skip
+
+
+def test_real_text_berg_alignments_agree_with_scipy() -> None:
+    """The primary F1 (sentence level) over Text+Berg's 7 documents (in full). Monte Carlo tolerance:
+    interval ends within 10 % of scipy's width (B = 1,000 against 4,999); the
+    p-values exact on both sides (2^7 swaps enumerated), so equal to 1e-12."""
+    runs = text_berg_runs()
     assert {r.n for r in runs} == {7}  # one unit per document
     assert rs.exact_randomisation(7, 1000)
     for stats in runs:

@@ -2,7 +2,8 @@
 over cells that may be empty (``TaskType.coverage_unit``: the MT-probe's word
 classes, averaged over those with a judged item) says how many cells each run's
 mean rests on (``TaskType.coverage``). The rule, here and only here, used by every
-board (its order, its ranks, its marks and its note) and the statistics worker's
+board (its order, its ranks, its marks and its note), the overall ranking (a mean
+over test sets rests on the cells of each: ``across``) and the statistics worker's
 choice of runs (``selection.select``):
 
 - a run whose mean rests on every cell is complete and unmarked;
@@ -36,6 +37,18 @@ def coverage_of(test_set: TestSet, subs: Mapping[int, Submission]) -> Coverage:
         found = task_type.coverage(payload or {})
         if found is not None and found[1] > 0:
             out[sub_id] = found
+    return out
+
+
+def across(test_sets: Sequence[TestSet], subs: Mapping[int, Submission]) -> Coverage:
+    """Each of ``subs``' cells over ``test_sets`` together (cells with a value and
+    cells, added up over the test sets): the cells a mean over those test sets rests
+    on, for the overall ranking. A run is absent where no test set says (complete)."""
+    out: dict[int, tuple[int, int]] = {}
+    for test_set in test_sets:
+        for pk, (have, cells) in coverage_of(test_set, subs).items():
+            before = out.get(pk, (0, 0))
+            out[pk] = (before[0] + have, before[1] + cells)
     return out
 
 

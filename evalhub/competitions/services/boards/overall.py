@@ -6,12 +6,16 @@ viewer may see are averaged, and the page says which; a run is ranked only if th
 viewer may see its score on every one of them (``visibility.visible``: hidden
 runs, and in a Ladder phase the runs the Ladder did not release, are left out).
 In a phase with tracks the ranking is of one track (``track``) or of every track,
-each row marked with its track (a team's best or final runs per track)."""
+each row marked with its track (a team's best or final runs per track). A mean over
+incomplete cells (the MT-probe's word classes, over the averaged test sets together)
+is marked and ranked after every mean over more, by the boards' one rule
+(``coverage.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
 from evalhub.competitions.services.boards import (
@@ -21,6 +25,7 @@ from evalhub.competitions.services.boards import (
     team_colours,
     visibility,
 )
+from evalhub.competitions.services.boards import coverage as cells
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,9 @@ class OverallRow:
     values: tuple[float, ...] = ()  # the same values, unformatted
     track: str = ""  # the run's track's name ("" without tracks)
     team_id: int = 0
+    #: "1 of 3 word classes judged" for a mean over fewer cells than the test
+    #: sets have (``coverage.py``); "" when complete.
+    coverage: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +52,8 @@ class Overall:
     hidden: int  # counted test sets not shown to this viewer
     rows: tuple[OverallRow, ...]
     track: Track | None = None
+    #: The coverage rule's sentence when a row is marked ("" otherwise).
+    coverage_rule: str = ""
 
 
 def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overall:
@@ -77,9 +87,14 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
         if visible and all(by_ts.get(ts.pk) is not None for ts in visible):
             means[pk] = sum(by_ts[ts.pk] for ts in visible) / len(visible)  # type: ignore[misc]
 
-    def key(pk: int) -> tuple[float, datetime, int]:
+    # The cells each mean rests on, over the averaged test sets together: a mean
+    # over fewer ranks after every mean over more (the boards' rule, coverage.py).
+    coverage = cells.across(visible, subs)
+
+    def key(pk: int) -> tuple[Fraction, float, datetime, int]:
         mean = means.get(pk)
         return (
+            -cells.share(coverage, pk),
             float("inf") if mean is None else -sign * mean,
             subs[pk].created_at,
             pk,
@@ -95,12 +110,12 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
         if pk in means
     ]
     rows: list[OverallRow] = []
-    previous: float | None = None
+    previous: tuple[Fraction, float] | None = None
     rank = 0
     for position, pk in enumerate(ranked, start=1):
-        if means[pk] != previous:
+        if (cells.share(coverage, pk), means[pk]) != previous:
             rank = position
-        previous = means[pk]
+        previous = (cells.share(coverage, pk), means[pk])
         sub = subs[pk]
         rows.append(
             OverallRow(
@@ -116,14 +131,17 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
                 values=tuple(values[pk][ts.pk] for ts in visible),  # type: ignore[misc]
                 track=sub.track.name if sub.track_id else "",
                 team_id=sub.team_id,
+                coverage=cells.mark(visible[0], coverage, pk),
             )
         )
+    marked = any(r.coverage for r in rows)
     return Overall(
         metric_label=metric.label,
         test_sets=visible,
         hidden=len(counted) - len(visible),
         rows=tuple(rows),
         track=track,
+        coverage_rule=cells.rule(visible[0]) if marked else "",
     )
 
 
@@ -151,6 +169,7 @@ def overall_plot(
         [
             f"{r.rank}. {r.team}: {r.method_name}"
             + (f" ({r.track})" if r.track else "")
+            + (f" ({r.coverage})" if r.coverage else "")
             for r in rows
         ],
         [r.mean for r in rows],
@@ -180,8 +199,10 @@ def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> st
     board = overall(phase=phase, user=user, track=track)
     header = ["rank", "run", "team", "method", "track", "mean"]
     header += [ts.name for ts in board.test_sets]
+    header += ["coverage"] if board.coverage_rule else []
     rows = [
         [r.rank, r.submission_id, r.team, r.method_name, r.track, r.mean, *r.values]
+        + ([r.coverage] if board.coverage_rule else [])
         for r in board.rows
     ]
     return tables.csv_text(header, rows)
