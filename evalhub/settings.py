@@ -226,6 +226,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "evalhub.competitions.jobs.sweep_submissions",
         "schedule": float(SWEEP_INTERVAL),
     },
+    # Private test sets opted in to a reveal when their phase closes.
+    "reveal-test-sets": {
+        "task": "evalhub.competitions.jobs.reveal_due_test_sets",
+        "schedule": float(SWEEP_INTERVAL),
+    },
     "sweep-archive-exports": {
         "task": "evalhub.console.jobs.sweep_archive_exports",
         "schedule": float(SWEEP_INTERVAL),

@@ -1,5 +1,5 @@
 """Notification e-mails: the notifications of a few events (announcements, private
-results revealed, gold released) also go by e-mail to recipients with a verified
+results revealed, gold released, a run failed or rejected) also go by e-mail to recipients with a verified
 primary address who have not opted out (``MailOptOut``). The mail carries the
 notification's text (plain text, as on the site) and its link, nothing more: no
 score, no gold, as the texts never do."""
@@ -40,6 +40,7 @@ def _subject(text: str) -> str:
 #: Why a mail's recipient receives it, by the first part of its event's key.
 _WHY = {
     "creator": "You receive this because site staff changed what your account may do.",
+    "run": "You receive this as a member of the run's team.",
 }
 _WHY_DEFAULT = "You receive this as a member of a team registered for the task."
 
