@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "evalhub.console",
     "evalhub.factsheets",
     "evalhub.notifications",
+    "evalhub.mailings",
 ]
 
 MIDDLEWARE = [
@@ -229,6 +230,11 @@ CELERY_BEAT_SCHEDULE = {
     # Private test sets opted in to a reveal when their phase closes.
     "reveal-test-sets": {
         "task": "evalhub.competitions.jobs.reveal_due_test_sets",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+    # Messages to teams whose job was lost with the broker are sent again.
+    "resume-messages": {
+        "task": "evalhub.mailings.jobs.resume_messages",
         "schedule": float(SWEEP_INTERVAL),
     },
     "sweep-archive-exports": {

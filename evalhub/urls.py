@@ -7,11 +7,17 @@ from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
 from evalhub.console import urls as console_urls
+from evalhub.mailings import urls as mailings_urls
 from evalhub.rankings import urls as rankings_urls
 
 #: The organiser console: its own pages and those feature apps provide under its
 #: look (they may not import the console, nor it them: the wiring joins them).
-console = (console_urls.urlpatterns + rankings_urls.console_urlpatterns, "console")
+console = (
+    console_urls.urlpatterns
+    + rankings_urls.console_urlpatterns
+    + mailings_urls.console_urlpatterns,
+    "console",
+)
 
 #: allauth answers its own limits with the project's handler (Retry-After included).
 handler429 = "evalhub.accounts.views.too_many_requests"

@@ -38,6 +38,7 @@ _NAV = (
     ("Fact sheet", "factsheets:question-list", "task"),
     ("Organisers", "console:organisers", "task"),
     ("Announcements", "console:announcements", "task"),
+    ("Messages", "console:messages", "task"),
     ("Runs", "console:runs", "task"),
     ("After the campaign", "console:after-campaign", "task"),
     ("Preview as a participant", "console:preview-participant", "task"),
