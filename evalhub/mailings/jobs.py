@@ -6,25 +6,16 @@ from celery import shared_task
 
 from evalhub.mailings.services import sending
 
-#: Seconds before the first retry of a message whose sends failed (doubled each
-#: time, at most ten minutes).
-RETRY_AFTER = 30
-
 
 @shared_task(
-    bind=True,
     name="evalhub.mailings.jobs.send_message",
     acks_late=True,
-    max_retries=8,
     soft_time_limit=600,
     time_limit=630,
 )
-def send_message(self, message_id: int) -> int:  # noqa: ANN001
-    """Mail the message's pending deliveries; retry those whose send failed."""
-    left = sending.send(message_id=message_id)
-    if left:
-        raise self.retry(countdown=min(600, RETRY_AFTER * 2**self.request.retries))
-    return left
+def send_message(message_id: int) -> int:
+    """Mail the message's deliveries that are due; a failed one waits for beat."""
+    return sending.send(message_id=message_id)
 
 
 @shared_task(
@@ -34,8 +25,8 @@ def send_message(self, message_id: int) -> int:  # noqa: ANN001
     time_limit=90,
 )
 def resume_messages() -> list[int]:
-    """Beat's tick: send again the job of messages still pending."""
-    ids = sending.unfinished()
+    """Beat's tick: send the job of every message with deliveries due again."""
+    ids = sending.due()
     for pk in ids:
         send_message.delay(pk)
     return ids

@@ -3,8 +3,8 @@
 The ``Delivery`` rows are the truth about sending: one per recipient and message
 (a unique constraint), written when the message is stored; the worker moves each
 from ``pending`` to ``sent`` inside the transaction that sends its mail
-(``services/sending.py``, the only writer of ``status``), so a job delivered twice
-or retried after a failure never mails anyone twice."""
+(``services/sending.py``, the only writer of ``status``), so a job delivered twice,
+or sent again to retry a failed send, never mails anyone twice."""
 
 from __future__ import annotations
 
@@ -78,6 +78,8 @@ class Delivery(models.Model):
     )
     reason = models.CharField(max_length=300, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    #: After a failed send: when it is tried again (beat's ``resume_messages``).
+    retry_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

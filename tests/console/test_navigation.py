@@ -30,6 +30,7 @@ LABELS = [
     "Fact sheet",
     "Organisers",
     "Announcements",
+    "Messages",  # served by the mailings app in the console's namespace
     "Runs",  # once the console's runs page exists (console:runs)
     "After the campaign",
     "Preview as a participant",
@@ -84,6 +85,8 @@ def test_every_console_page_has_the_same_navigation(
         reverse("factsheets:question-edit", args=[slug, question.pk]),
         reverse("console:organisers", args=[slug]),
         reverse("console:announcements", args=[slug]),
+        reverse("console:messages", args=[slug]),
+        reverse("console:message-create", args=[slug]),
         reverse("console:after-campaign", args=[slug]),
     ]
     client.force_login(organiser)

@@ -2,10 +2,12 @@
 
 Each delivery is claimed and sent inside one transaction: the claim
 (``pending`` rows only, ``attempts`` + 1) locks the row, the mail is sent, and the
-row becomes ``sent`` before the commit. A send that raises rolls the claim back
-(the row stays ``pending``, its attempt counted apart) and the job retries it
-later; a row already ``sent`` is never claimed again, so a retry, or the job
-delivered twice, mails nobody twice. Opt-outs are read when the mail goes out
+row becomes ``sent`` before the commit. A send that raises rolls the claim back:
+the row stays ``pending``, its attempt counted apart, with the time it is tried
+again (``retry_at``, later after each failure; failed after ``MAX_ATTEMPTS``),
+when beat sends the message's job again (``due``; work for later is a row that
+beat sends, never a delayed job). A row already ``sent`` is never claimed again,
+so a retry, or the job delivered twice, mails nobody twice. Opt-outs are read when the mail goes out
 (``notifications.services.mail.reachable``): whoever opted out meanwhile is
 skipped, and so is a member without a verified address.
 """
@@ -20,7 +22,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -70,28 +72,36 @@ def progress(*, message: Message) -> Progress:
     )
 
 
-def unfinished(*, now: datetime | None = None) -> list[int]:
-    """The messages with deliveries still pending a while after they were
-    written (their job lost with the broker, or its retries spent): beat sends
-    their job again; sending is idempotent, so nobody is mailed twice."""
-    since = (now or timezone.now()) - timedelta(seconds=settings.QUEUED_REENQUEUE_AFTER)
+def due(*, now: datetime | None = None) -> list[int]:
+    """The messages beat sends the job of again: a delivery is due for its retry
+    (``retry_at`` passed), or still untried a while after the message was
+    written (its job lost with the broker)."""
+    now = now or timezone.now()
+    lost = now - timedelta(seconds=settings.QUEUED_REENQUEUE_AFTER)
+    pending = Delivery.objects.filter(status=S.PENDING)
     return list(
-        Message.objects.filter(created_at__lt=since, deliveries__status=S.PENDING)
+        Message.objects.filter(
+            Q(deliveries__in=pending.filter(retry_at__lte=now))
+            | Q(
+                created_at__lt=lost,
+                deliveries__in=pending.filter(retry_at__isnull=True),
+            )
+        )
         .values_list("pk", flat=True)
         .distinct()
     )
 
 
-def send(*, message_id: int) -> int:
-    """Mail every pending delivery of the message. Returns how many are still
-    pending because their send failed (the job retries them)."""
+def send(*, message_id: int, now: datetime | None = None) -> int:
+    """Mail every pending delivery of the message not waiting for a later retry.
+    Returns how many are still pending because their send failed."""
     message = Message.objects.select_related("task").filter(pk=message_id).first()
     if message is None:
         return 0
     pending = list(
-        Delivery.objects.filter(message=message, status=S.PENDING).values_list(
-            "pk", "user_id", "team_name"
-        )
+        Delivery.objects.filter(message=message, status=S.PENDING)
+        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now or timezone.now()))
+        .values_list("pk", "user_id", "team_name")
     )
     addresses = mail.reachable(user_ids={user for _, user, _ in pending})
     connection = get_connection()
@@ -130,22 +140,30 @@ def _deliver(
             return
         connection.send_messages([email(message, address, team_name)])  # type: ignore[attr-defined]
         Delivery.objects.filter(pk=pk).update(
-            status=S.SENT, sent_at=timezone.now(), reason=""
+            status=S.SENT, sent_at=timezone.now(), reason="", retry_at=None
         )
 
 
+#: Seconds before a failed send is tried again, by how many attempts failed.
+RETRY_AFTER = (0, 60, 300, 1800)
+
+
 def _failed(pk: int, exc: Exception) -> int:
-    """Count the failed attempt (its claim was rolled back); give up after
-    ``MAX_ATTEMPTS``. Returns 1 while the delivery stays pending."""
+    """Count the failed attempt (its claim was rolled back) and set its retry;
+    give up after ``MAX_ATTEMPTS``. Returns 1 while the delivery stays pending."""
     log.warning("a message's delivery %s failed: %s", pk, exc)
-    why = f"the mail server refused it: {exc}"[:300]
-    Delivery.objects.filter(pk=pk, status=S.PENDING).update(
-        attempts=F("attempts") + 1, reason=why
-    )
-    Delivery.objects.filter(pk=pk, status=S.PENDING, attempts__gte=MAX_ATTEMPTS).update(
-        status=S.FAILED
-    )
-    return Delivery.objects.filter(pk=pk, status=S.PENDING).count()
+    row = Delivery.objects.filter(pk=pk, status=S.PENDING)
+    attempts = (row.values_list("attempts", flat=True).first() or 0) + 1
+    if attempts >= MAX_ATTEMPTS:
+        row.update(attempts=attempts, status=S.FAILED, reason=_refused(exc))
+        return 0
+    wait = RETRY_AFTER[min(attempts, len(RETRY_AFTER)) - 1]
+    retry_at = timezone.now() + timedelta(seconds=wait)
+    return row.update(attempts=attempts, retry_at=retry_at, reason=_refused(exc))
+
+
+def _refused(exc: Exception) -> str:
+    return f"the mail server refused it: {exc}"[:300]
 
 
 def subject(message: Message) -> str:
