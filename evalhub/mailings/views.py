@@ -68,23 +68,22 @@ def _sending_notice(message: Message) -> str:
 def message_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     task = organised_task_or_404(request, slug)
     message = get_object_or_404(Message, task=task, pk=pk)
-    context = {
+    return render(request, "mailings/message_detail.html", _context(task, message))
+
+
+@login_required
+def message_progress(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """How far the worker got, and each recipient's state (htmx polls it while
+    deliveries are pending)."""
+    task = organised_task_or_404(request, slug)
+    message = get_object_or_404(Message, task=task, pk=pk)
+    return render(request, "mailings/message_progress.html", _context(task, message))
+
+
+def _context(task: object, message: Message) -> dict[str, object]:
+    return {
         "task": task,
         "message": message,
         "progress": sending.progress(message=message),
         "deliveries": message.deliveries.select_related("user"),
     }
-    return render(request, "mailings/message_detail.html", context)
-
-
-@login_required
-def message_progress(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """How far the worker got (htmx polls it while deliveries are pending)."""
-    task = organised_task_or_404(request, slug)
-    message = get_object_or_404(Message, task=task, pk=pk)
-    context = {
-        "task": task,
-        "message": message,
-        "progress": sending.progress(message=message),
-    }
-    return render(request, "mailings/message_progress.html", context)

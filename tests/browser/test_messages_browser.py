@@ -91,11 +91,11 @@ def test_writing_to_teams_from_the_console(
     axe = Axe()
     problems = _audit(page, axe, screenshots, "list-empty")
     page.get_by_role("link", name="Write a message").click()
-    page.get_by_label("Subject").fill(f"System papers {token}")
-    page.get_by_label("Message", exact=True).fill(
+    page.locator("#id_subject").fill(f"System papers {token}")
+    page.locator("#id_body").fill(
         "Dear participants,\n\nthe **system papers** are due on 1 March."
     )
-    page.get_by_label("To", exact=True).select_option(label="No final run yet")
+    page.locator("#id_audience").select_option(label="No final run yet")
     page.get_by_role("button", name="Preview").click()
     preview = page.locator("#preview-heading + p")
     assert "3 members of 2 teams" in preview.inner_text()
