@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "evalhub.participation",
     "evalhub.embeds",
     "evalhub.notifications",
+    "evalhub.mailings",
 ]
 
 MIDDLEWARE = [
@@ -224,15 +225,17 @@ CELERY_TASK_ROUTES = {
     "evalhub.competitions.jobs.validate_submission": {"queue": "scoring"},
 }
 CELERY_TASK_ALWAYS_EAGER = False
+# Beat's ticks: the sweepers, private test sets due for their reveal at the end
+# of their phase, messages to teams with deliveries due (a failed send, a lost job).
 CELERY_BEAT_SCHEDULE = {
-    "sweep-submissions": {
-        "task": "evalhub.competitions.jobs.sweep_submissions",
-        "schedule": float(SWEEP_INTERVAL),
-    },
-    "sweep-archive-exports": {
-        "task": "evalhub.console.jobs.sweep_archive_exports",
-        "schedule": float(SWEEP_INTERVAL),
-    },
+    name: {"task": f"evalhub.{task}", "schedule": float(SWEEP_INTERVAL)}
+    for name, task in (
+        ("sweep-submissions", "competitions.jobs.sweep_submissions"),
+        ("reveal-test-sets", "competitions.jobs.reveal_due_test_sets"),
+        ("resume-messages", "mailings.jobs.resume_messages"),
+        ("sweep-archive-exports", "console.jobs.sweep_archive_exports"),
+    )
+} | {
     "dispatch-refreshes": {
         "task": "evalhub.competitions.jobs.dispatch_refreshes",
         "schedule": float(REFRESH_TICK),

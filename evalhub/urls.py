@@ -8,6 +8,7 @@ from django.views.generic import RedirectView
 
 from evalhub.console import urls as console_urls
 from evalhub.embeds import urls as embeds_urls
+from evalhub.mailings import urls as mailings_urls
 from evalhub.participation import urls as participation_urls
 from evalhub.rankings import urls as rankings_urls
 
@@ -17,7 +18,8 @@ console = (
     console_urls.urlpatterns
     + rankings_urls.console_urlpatterns
     + participation_urls.console_urlpatterns
-    + embeds_urls.console_urlpatterns,
+    + embeds_urls.console_urlpatterns
+    + mailings_urls.console_urlpatterns,
     "console",
 )
 

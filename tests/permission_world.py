@@ -291,6 +291,13 @@ TABLE: dict[str, tuple[int, ...]] = {
     "console:organisers": ORGANISER_PAGE,
     "console:organiser-remove": POST_ONLY,
     "console:announcements": ORGANISER_PAGE,
+    # Messages to teams (evalhub/mailings; tests/mailings/test_permissions.py adds
+    # co-organisers, organisers of other tasks, staff and the POSTs). No such
+    # message: not found, for the organiser too.
+    "console:messages": ORGANISER_PAGE,
+    "console:message-create": ORGANISER_PAGE,
+    "console:message-detail": (302, 404, 404, 404),
+    "console:message-progress": (302, 404, 404, 404),
     "console:preview-participant": ORGANISER_PAGE,
     "console:preview-public": ORGANISER_PAGE,
     "console:preview-leaderboard": ORGANISER_PAGE,

@@ -11,6 +11,7 @@ from celery import shared_task
 from django.conf import settings
 
 from evalhub.competitions.services.boards import analyses, refreshes
+from evalhub.competitions.services.data import datasets
 from evalhub.competitions.services.runs import scoring, sweeper, validation
 
 
@@ -87,3 +88,14 @@ def sweep_submissions() -> dict[str, int]:
 def dispatch_refreshes() -> int:
     """Beat's tick: send the statistics and analyses refreshes that are due."""
     return refreshes.dispatch()
+
+
+@shared_task(
+    name="evalhub.competitions.jobs.reveal_due_test_sets",
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=150,
+)
+def reveal_due_test_sets() -> list[int]:
+    """Beat's tick: reveal the private test sets due at their phase's end."""
+    return datasets.reveal_due()

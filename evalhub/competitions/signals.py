@@ -13,6 +13,10 @@ submission_scored = Signal()
 #: Sent with ``submission_id`` once a run moved to ``failed`` (scorer, timeout,
 #: infrastructure; upload-time rejections are shown at once and are not sent).
 submission_failed = Signal()
+#: Sent with ``submission_id`` once a worker's full check of a large run file
+#: rejected it (``validating -> rejected``); a rejection at upload is shown at once
+#: and not sent.
+submission_rejected = Signal()
 #: Sent with ``registration_id`` when an organiser approved or rejected it.
 registration_decided = Signal()
 #: Sent with ``test_set_id`` when a private test set's scores became public.

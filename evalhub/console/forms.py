@@ -69,6 +69,17 @@ def _initial(spec: SettingSpec, value: object) -> object:
     return value
 
 
+#: The task's own fields the form shows in "The task" (the template's order).
+OWN_FIELDS = (
+    "title",
+    "requires_approval",
+    "state",
+    "submissions_paused",
+    "pause_message",
+    "max_team_size",
+)
+
+
 class TaskForm(forms.Form):
     """A task's own fields and its task type's settings. ``task_type`` fixes the
     type (the settings page; a task's type never changes once created); without it
@@ -97,6 +108,23 @@ class TaskForm(forms.Form):
         help_text="Draft: only organisers see the task. Published: everyone. "
         "Archived: shown, closed.",
     )
+    submissions_paused = forms.BooleanField(
+        required=False,
+        label="Pause submissions",
+        help_text="While ticked, no run is accepted (page, API and CLI alike).",
+    )
+    pause_message = forms.CharField(
+        max_length=300,
+        required=False,
+        help_text="Why, in plain text: every refused submission shows it.",
+    )
+    max_team_size = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        label="Most members per team",
+        help_text="Empty: no cap. Invitations and joins over it are refused.",
+    )
 
     def __init__(self, *args, task: SharedTask | None = None, **kwargs):  # noqa: ANN002, ANN003
         super().__init__(*args, **kwargs)
@@ -118,7 +146,7 @@ class TaskForm(forms.Form):
         if task is not None:
             del self.fields["task_type"]
             self.fields["slug"].disabled = True
-            for name in ("title", "slug", "description", "requires_approval", "state"):
+            for name in (*OWN_FIELDS, "slug", "description"):
                 self.initial[name] = getattr(task, name)
 
     @staticmethod

@@ -21,13 +21,23 @@ class TestSetForm(forms.ModelForm):
 
     class Meta:
         model = TestSet
-        fields = ["phase", "name", "slug", "visibility", "counts_for_ranking", "order"]
+        fields = [
+            "phase",
+            "name",
+            "slug",
+            "visibility",
+            "counts_for_ranking",
+            "reveal_at_phase_end",
+            "order",
+        ]
         help_texts = {
             "slug": "Letters, digits and hyphens; unique in the phase. Left empty: "
             "made from the name.",
             "visibility": "Private: scores hidden from everyone but the organisers "
             "(the runs' teams included) until you reveal them.",
             "counts_for_ranking": "Counted in the phase's overall ranking.",
+            "reveal_at_phase_end": "A private test set's scores become public, and "
+            "the teams are told by mail, when its phase closes.",
             "order": "Test sets are listed by this number.",
         }
 

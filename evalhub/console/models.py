@@ -6,12 +6,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from evalhub.competitions import markdown
 from evalhub.competitions.models import SharedTask
 
 
 class Announcement(models.Model):
     """A message from a task's organisers to every member of its approved teams
-    (delivered by the notifications app). Plain text."""
+    (delivered by the notifications app), plain text, on the task page; or a
+    message to teams (``evalhub.mailings``) posted there too, with its Markdown
+    ``body`` (mailed by that app, not announced again)."""
 
     task = models.ForeignKey(
         SharedTask, on_delete=models.CASCADE, related_name="announcements"
@@ -20,6 +23,11 @@ class Announcement(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
     )
     text = models.CharField(max_length=220)
+    #: Optional Markdown shown below ``text`` (an organisers' message to teams
+    #: posted on the task page), checked as a description is.
+    body = models.TextField(blank=True, validators=[markdown.validate])
+    #: ``body`` rendered and sanitised when saved: the task page prints it.
+    body_html = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -27,6 +35,10 @@ class Announcement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task.slug}: {self.text[:40]}"
+
+    def save(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        self.body_html = markdown.render(self.body) if self.body else ""
+        super().save(*args, **kwargs)
 
 
 class ArchiveExport(models.Model):

@@ -2,7 +2,8 @@
 boards and exports (``system_columns``), the complete-sheet rule of final runs
 (``final_choice_check``), the panels of the run and submit pages, the sheet's
 state on a team's "My runs" page (``run_states``), the organiser
-dashboard's link, the bundle's ``factsheet`` section and the demo's fact sheet."""
+dashboard's link, the bundle's ``factsheet`` section, the demo's fact sheet and
+the filters of the organisers' messages (teams without a fact sheet or a paper)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, SharedTask, Submission
+from evalhub.competitions.services import recipients
 from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.factsheets.models import Answer, PaperLink, Question
 from evalhub.factsheets.services import columns, demo, panels, questions, sheets
@@ -81,5 +83,22 @@ archive_parts.register(
             *Answer.objects.filter(question__task=task).order_by("pk"),
             *PaperLink.objects.filter(phase__task=task).order_by("pk"),
         ],
+    )
+)
+
+# The organisers' messages may go to the teams that still owe a fact sheet or a
+# paper (``competitions/services/recipients.py``).
+recipients.register(
+    recipients.TeamFilter(
+        "no-fact-sheet",
+        "No fact sheet (no question answered)",
+        lambda task, approved: approved.exclude(factsheet_answers__phase__task=task),
+    )
+)
+recipients.register(
+    recipients.TeamFilter(
+        "no-paper-link",
+        "No paper link",
+        lambda task, approved: approved.exclude(papers__phase__task=task),
     )
 )

@@ -47,6 +47,14 @@ def on_submission_failed(sender: object, submission_id: int, **kwargs: object) -
     events.run_failed(submission_id=submission_id)
 
 
+@receiver(competitions.submission_rejected, dispatch_uid="notify-run-rejected")
+@_best_effort
+def on_submission_rejected(
+    sender: object, submission_id: int, **kwargs: object
+) -> None:
+    events.run_rejected(submission_id=submission_id)
+
+
 @receiver(competitions.registration_decided, dispatch_uid="notify-registration")
 @_best_effort
 def on_registration_decided(

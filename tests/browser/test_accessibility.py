@@ -100,6 +100,8 @@ def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]
         ("console-factsheet", reverse("factsheets:question-list", args=[task.slug])),
         ("console-organisers", reverse("console:organisers", args=[task.slug])),
         ("console-announcements", reverse("console:announcements", args=[task.slug])),
+        ("console-messages", reverse("console:messages", args=[task.slug])),
+        ("console-message-new", reverse("console:message-create", args=[task.slug])),
         ("console-runs", reverse("console:runs", args=[task.slug])),
         ("console-after-campaign", reverse("console:after-campaign", args=[task.slug])),
         (

@@ -34,6 +34,7 @@ LABELS = [
     "Announcements",
     "Data terms",
     "Participants",
+    "Messages",  # served by the mailings app in the console's namespace
     "Runs",  # once the console's runs page exists (console:runs)
     "After the campaign",
     "Preview as a participant",
@@ -89,6 +90,8 @@ def test_every_console_page_has_the_same_navigation(
         reverse("factsheets:question-edit", args=[slug, question.pk]),
         reverse("console:organisers", args=[slug]),
         reverse("console:announcements", args=[slug]),
+        reverse("console:messages", args=[slug]),
+        reverse("console:message-create", args=[slug]),
         reverse("console:after-campaign", args=[slug]),
         reverse("console:data-terms", args=[slug]),
         reverse("console:participants", args=[slug]),

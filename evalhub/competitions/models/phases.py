@@ -83,6 +83,11 @@ class TestSet(models.Model):
         default=False, help_text="Private scores shown to everyone"
     )
     counts_for_ranking = models.BooleanField(default=True)
+    #: Opt-in: beat reveals the private scores once the phase has closed
+    #: (``services/data/datasets.reveal_due``), announced like a reveal by hand.
+    reveal_at_phase_end = models.BooleanField(
+        default=False, help_text="Reveal the private scores when the phase closes"
+    )
     gold_version = models.PositiveIntegerField(
         default=0,
         help_text="Version of the data the scores rest on: bumped by any change of "

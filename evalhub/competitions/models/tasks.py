@@ -51,6 +51,21 @@ class SharedTask(models.Model):
     gold_released = models.BooleanField(
         default=False, help_text="Per-item outcomes become public"
     )
+    #: Submissions paused by the organisers (``services/runs/submit.py`` refuses
+    #: every run, whatever the door, with ``pause_message``).
+    submissions_paused = models.BooleanField(
+        default=False, help_text="No run is accepted while ticked"
+    )
+    pause_message = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why submissions are paused (plain text, shown to teams)",
+    )
+    #: The most members a team registered for the task may have (None: no cap);
+    #: ``services/teams.refuse_over_cap`` is the rule, invitations and joins ask it.
+    max_team_size = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Most members per team (empty: no cap)"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

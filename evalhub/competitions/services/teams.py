@@ -18,6 +18,42 @@ class NotAllowed(Exception):
     """The user may not decide this registration."""
 
 
+class TeamTooLarge(Exception):
+    """A team would have more members than a task it is registered for allows
+    (``SharedTask.max_team_size``); the message says which task and its cap."""
+
+
+def refuse_over_cap(
+    *, team: Team, adding: int = 1, task: SharedTask | None = None
+) -> None:
+    """The one rule of team size caps: raise ``TeamTooLarge`` when ``team`` with
+    ``adding`` more members would be larger than the cap of a task it is registered
+    for (unless rejected), or of ``task`` it is registering for. Invitations, joins
+    and registrations ask it; call it holding the team's lock to close races."""
+    size = team.members.count() + adding
+    capped = SharedTask.objects.filter(max_team_size__isnull=False).filter(
+        pk__in=Registration.objects.filter(team=team)
+        .exclude(status=Registration.Status.REJECTED)
+        .values("task")
+    )
+    tasks = list(capped.filter(max_team_size__lt=size).order_by("max_team_size"))
+    if task is not None and task.max_team_size is not None:
+        if task.max_team_size < size:
+            tasks.insert(0, task)
+    if not tasks:
+        return
+    over = tasks[0]
+    if adding:
+        raise TeamTooLarge(
+            f"{over.title} allows at most {over.max_team_size} members per team and "
+            f"team {team.name} has {size - adding}: it cannot take another member."
+        )
+    raise TeamTooLarge(
+        f"{over.title} allows at most {over.max_team_size} members per team and "
+        f"team {team.name} has {size}: it cannot register until it is smaller."
+    )
+
+
 def create_team(*, name: str, user: object) -> Team:
     """A new team whose first member is ``user``. Raises TeamNameTaken."""
     name = name.strip()
@@ -40,13 +76,16 @@ def register(
     """Register ``team`` (or a new team led by ``user``) for ``task``; approved at once
     unless the task requires organiser approval. Raises
     ``roles.OrganiserCompetes`` when a member of the team organises the task (a new
-    team is then not created either), and ``gates.Refused`` when a feature app
-    says the user may not register yet (a profile field the task requires)."""
+    team is then not created either), ``TeamTooLarge`` when the team has more
+    members than the task allows, and ``gates.Refused`` when a feature app says the
+    user may not register yet (a profile field the task requires)."""
     gates.check(task=task, user=user, action=gates.REGISTER)
     with transaction.atomic():
         if team is None:
             team = create_team(name=new_team_name, user=user)
         roles.refuse_overlap(task=task, team=team, acting=user)
+        Team.objects.select_for_update().filter(pk=team.pk).first()
+        refuse_over_cap(team=team, adding=0, task=task)
         status = (
             Registration.Status.PENDING
             if task.requires_approval

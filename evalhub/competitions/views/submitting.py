@@ -75,6 +75,7 @@ def run_submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             "allowance": None if track_allowances else allowance,
             "track_allowances": track_allowances,
             "format_help": task.type.format_help,
+            "paused": submit.pause_notice(task),
             "upload_note": upload_limits.upload_note(task.type),
             "panels": systems.panels(phase_obj, request.user) if team else [],
         },

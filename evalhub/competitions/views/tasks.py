@@ -52,7 +52,7 @@ def task_register(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except teams.TeamNameTaken as exc:
             form.add_error("new_team", str(exc))
-        except roles.OrganiserCompetes as exc:
+        except (roles.OrganiserCompetes, teams.TeamTooLarge) as exc:
             form.add_error(None, str(exc))
         except gates.Refused as exc:
             messages.info(request, exc.refusal.message)

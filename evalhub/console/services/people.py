@@ -77,12 +77,18 @@ def hand_over(*, task: SharedTask, by: object, user_id: int) -> object:
     return new_owner
 
 
-def post_announcement(*, task: SharedTask, author: object, text: str) -> Announcement:
-    """Store an announcement and, after commit, tell the task's registered teams
-    (``signals.announcement_posted``)."""
+def post_announcement(
+    *, task: SharedTask, author: object, text: str, body: str = "", tell: bool = True
+) -> Announcement:
+    """Store an announcement (``body``: Markdown below its text) and, after
+    commit, tell the task's registered teams (``signals.announcement_posted``),
+    unless ``tell`` is false (its author mails them otherwise: a message to
+    teams)."""
     announcement = Announcement.objects.create(
-        task=task, author=author, text=text.strip()
+        task=task, author=author, text=text.strip()[:220], body=body
     )
+    if not tell:
+        return announcement
     transaction.on_commit(
         lambda: signals.announcement_posted.send(
             sender=Announcement, announcement_id=announcement.pk

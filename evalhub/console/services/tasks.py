@@ -10,7 +10,15 @@ from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services import roles
 
 #: The task's own fields the console's task form edits.
-FIELDS = ("title", "description", "requires_approval", "state")
+FIELDS = (
+    "title",
+    "description",
+    "requires_approval",
+    "state",
+    "submissions_paused",
+    "pause_message",
+    "max_team_size",
+)
 
 
 def may_preview_markdown(user: object) -> bool:

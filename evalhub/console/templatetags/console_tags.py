@@ -42,6 +42,7 @@ _NAV = (
     ("Announcements", "console:announcements", "task"),
     ("Data terms", "console:data-terms", "task"),
     ("Participants", "console:participants", "task"),
+    ("Messages", "console:messages", "task"),
     ("Runs", "console:runs", "task"),
     ("After the campaign", "console:after-campaign", "task"),
     ("Preview as a participant", "console:preview-participant", "task"),

@@ -78,6 +78,7 @@ def run_failed(*, submission_id: int) -> int:
         text=f"Run {sub.pk} ({sub.method_name}) on {task.title} / {phase.name} "
         f"failed ({sub.get_failure_category_display().lower()}).",
         link=sub.get_absolute_url(),
+        mail=True,
     )
     if sub.failure_category == Submission.Failure.INFRASTRUCTURE:
         n += notify(
@@ -88,6 +89,22 @@ def run_failed(*, submission_id: int) -> int:
             link=reverse("competitions:task-dashboard", args=[task.slug]),
         )
     return n
+
+
+def run_rejected(*, submission_id: int) -> int:
+    """A large run file the worker's full check rejected: its team is told on the
+    site and by mail (the problems are on the run page, for the team only)."""
+    sub = _run(submission_id)
+    if sub is None or sub.status != Submission.Status.REJECTED:
+        return 0
+    return notify(
+        recipients=_members(sub.team_id),
+        key=f"run:{sub.pk}:rejected",
+        text=f"Run {sub.pk} ({sub.method_name}) on {sub.phase.task.title} / "
+        f"{sub.phase.name} was rejected: the file did not pass its check.",
+        link=sub.get_absolute_url(),
+        mail=True,
+    )
 
 
 def registration_decided(*, registration_id: int) -> int:

@@ -1,5 +1,5 @@
 """Notification e-mails: the notifications of a few events (announcements, private
-results revealed, gold released) also go by e-mail to recipients with a verified
+results revealed, gold released, a run failed or rejected) also go by e-mail to recipients with a verified
 primary address who have not opted out (``MailOptOut``). The mail carries the
 notification's text (plain text, as on the site) and its link, nothing more: no
 score, no gold, as the texts never do."""
@@ -7,6 +7,7 @@ score, no gold, as the texts never do."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from allauth.account.models import EmailAddress
 from django.core.mail import EmailMessage, get_connection
@@ -29,6 +30,19 @@ def set_wants_mail(*, user: object, wanted: bool) -> None:
         MailOptOut.objects.get_or_create(user=user)
 
 
+def reachable(*, user_ids: Iterable[int]) -> dict[int, str]:
+    """The one rule of who gets the site's mails about tasks (notifications, the
+    organisers' messages): user id -> verified primary address, for the users of
+    ``user_ids`` who have one and have not opted out (``MailOptOut``)."""
+    users = set(user_ids)
+    opted_out = MailOptOut.objects.filter(user_id__in=users).values("user_id")
+    return dict(
+        EmailAddress.objects.filter(user_id__in=users, verified=True, primary=True)
+        .exclude(user_id__in=opted_out)
+        .values_list("user_id", "email")
+    )
+
+
 def _subject(text: str) -> str:
     """The whole text on one line: a notification is short (``notify`` keeps it
     under 300 characters, cut between words), and a subject cut mid-word reads as
@@ -40,6 +54,7 @@ def _subject(text: str) -> str:
 #: Why a mail's recipient receives it, by the first part of its event's key.
 _WHY = {
     "creator": "You receive this because site staff changed what your account may do.",
+    "run": "You receive this as a member of the run's team.",
 }
 _WHY_DEFAULT = "You receive this as a member of a team registered for the task."
 
@@ -63,19 +78,12 @@ def send_for(*, key: str) -> int:
     if not pending:
         return 0
     users = {user for _, user in pending}
-    addresses = dict(
-        EmailAddress.objects.filter(
-            user_id__in=users, verified=True, primary=True
-        ).values_list("user_id", "email")
-    )
-    opted_out = set(
-        MailOptOut.objects.filter(user_id__in=users).values_list("user_id", flat=True)
-    )
+    addresses = reachable(user_ids=users)
     messages = []
     for pk, user in pending:
         if Notification.objects.filter(pk=pk, mailed=False).update(mailed=True) != 1:
             continue  # another delivery of this job took it
-        if user in opted_out or user not in addresses:
+        if user not in addresses:
             continue
         notification = Notification.objects.get(pk=pk)
         messages.append(

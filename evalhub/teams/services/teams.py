@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import Registration, SharedTask, Submission, Team
 from evalhub.competitions.services import roles
+from evalhub.competitions.services import teams as registrations
 from evalhub.competitions.services.boards import access
 from evalhub.teams import signals
 from evalhub.teams.models import Invitation
@@ -138,6 +139,7 @@ def invite(*, team: Team, inviter: object, who: str) -> Invitation | None:
     (no account, several, already a member or already invited), see email_notice."""
     if not is_member(team=team, user=inviter):
         raise NotFound("Only members can invite to a team.")
+    _refuse_over_cap(team)
     who = who.strip()
     if not who:
         raise InvitationError("Give a username or the email of an existing account.")
@@ -189,6 +191,7 @@ def invite_link(*, team: Team, inviter: object) -> Invitation:
     """A one-time invitation link: the first user who accepts it joins."""
     if not is_member(team=team, user=inviter):
         raise NotFound("Only members can invite to a team.")
+    _refuse_over_cap(team)
     return Invitation.objects.create(team=team, inviter=inviter, invitee=None)
 
 
@@ -242,6 +245,9 @@ def accept(*, invitation: Invitation, user: object) -> Team:
             f"like {team.name}: leave {clash.team.name} first."
         )
     with transaction.atomic():
+        # Serialise joins: two invitations cannot both take the team's last place.
+        Team.objects.select_for_update().filter(pk=team.pk).first()
+        _refuse_over_cap(team)
         try:
             roles.refuse_overlap(team=team, user=user, acting=user)
         except roles.OrganiserCompetes as exc:
@@ -258,6 +264,14 @@ def accept(*, invitation: Invitation, user: object) -> Team:
             )
         )
     return team
+
+
+def _refuse_over_cap(team: Team) -> None:
+    """The core's size cap of the tasks the team is registered for."""
+    try:
+        registrations.refuse_over_cap(team=team, adding=1)
+    except registrations.TeamTooLarge as exc:
+        raise InvitationError(str(exc)) from None
 
 
 def decline(*, invitation: Invitation, user: object) -> None:

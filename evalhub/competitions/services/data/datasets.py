@@ -4,10 +4,12 @@ replace the stored file), revealing private scores, releasing the gold."""
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import SharedTask, TestSet, TestSetFile
@@ -138,6 +140,26 @@ def reveal(*, test_set: TestSet) -> None:
         transaction.on_commit(
             lambda: signals.test_set_revealed.send(sender=TestSet, test_set_id=pk)
         )
+
+
+def reveal_due(*, now: datetime | None = None) -> list[int]:
+    """Reveal the private test sets whose organisers opted in to a reveal when
+    their phase closes (``TestSet.reveal_at_phase_end``) and whose phase has
+    closed: exactly as a reveal by hand (``reveal``: boards, notifications and the
+    mail to the teams). Beat calls it (``jobs.reveal_due_test_sets``); a second
+    call finds nothing left. Returns the test sets revealed."""
+    due = TestSet.objects.filter(
+        reveal_at_phase_end=True,
+        revealed=False,
+        visibility=TestSet.Visibility.PRIVATE,
+        phase__closes_at__lte=now or timezone.now(),
+    ).order_by("pk")
+    done = []
+    for test_set in due:
+        with transaction.atomic():
+            reveal(test_set=test_set)
+        done.append(test_set.pk)
+    return done
 
 
 def _unrevealed_private(task_pk: object):  # noqa: ANN202

@@ -47,6 +47,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Max, QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
 
 from evalhub.competitions import queue, signals
@@ -152,17 +153,18 @@ def validated(pk: int) -> bool:
 
 
 def reject(pk: int, *, message: str, category: str = "format") -> bool:
-    """validating -> rejected, with every problem (not counted against limits)."""
-    return bool(
-        _move(
-            Submission.objects.filter(pk=pk),
-            (S.VALIDATING,),
-            S.REJECTED,
-            failure_category=category,
-            failure_message=message,
-            finished_at=timezone.now(),
-        )
+    """validating -> rejected (not counted against limits); the team is told."""
+    moved = _move(
+        Submission.objects.filter(pk=pk),
+        (S.VALIDATING,),
+        S.REJECTED,
+        failure_category=category,
+        failure_message=message,
+        finished_at=timezone.now(),
     )
+    if moved:
+        _send(signals.submission_rejected, pk)
+    return bool(moved)
 
 
 # --- scoring -----------------------------------------------------------------------
@@ -238,7 +240,7 @@ def finish(
                 finished_at=timezone.now(),
             ):
                 return "skipped"
-            _send_failed(pk)
+            _send(signals.submission_failed, pk)
             return "failed"
         run = mine.select_related("phase__task").first()
         if run is None:
@@ -268,10 +270,10 @@ def finish(
     return "scored"
 
 
-def _send_failed(pk: int) -> None:
+def _send(signal: Signal, pk: int) -> None:
     transaction.on_commit(
-        lambda: signals.submission_failed.send(sender=Submission, submission_id=pk),
-        robust=True,  # the failure is stored; a receiver's error must not drop others
+        lambda: signal.send(sender=Submission, submission_id=pk),
+        robust=True,  # the state is stored; a receiver's error must not drop others
     )
 
 
@@ -295,7 +297,7 @@ def lost_worker(sub: Submission, *, now: datetime) -> str:
             ),
             finished_at=now,
         ):
-            _send_failed(sub.pk)
+            _send(signals.submission_failed, sub.pk)
             return "failed"
         return ""
     moved = _move(

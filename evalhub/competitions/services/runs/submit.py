@@ -16,7 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.competitions import queue
-from evalhub.competitions.models import Phase, Registration, Submission, Team, Track
+from evalhub.competitions.models import (
+    Phase,
+    Registration,
+    SharedTask,
+    Submission,
+    Team,
+    Track,
+)
 from evalhub.competitions.services import gates, roles
 from evalhub.competitions.services.data import taskdata, tracks
 from evalhub.competitions.services.runs import lifecycle, validation
@@ -89,6 +96,17 @@ def approved_team(*, phase: Phase, user: object) -> Team | None:
         .first()
     )
     return reg.team if reg else None
+
+
+def pause_notice(task: SharedTask) -> str:
+    """What every door (page, API, CLI) answers while the organisers paused the
+    task's submissions; "" when they are not paused."""
+    if not task.submissions_paused:
+        return ""
+    why = " ".join(task.pause_message.split())
+    return "The organisers paused submissions to this task" + (
+        f": {why}" if why else "."
+    )
 
 
 def validate_run(*, phase: Phase, data: bytes, filename: str) -> bool:
@@ -164,6 +182,8 @@ def submit_run(
             gates.check(task=phase.task, user=user, action=gates.SUBMIT)
         except (roles.OrganiserCompetes, gates.Refused) as exc:
             raise SubmissionRefused(str(exc)) from None
+        if phase.task.submissions_paused:
+            raise SubmissionRefused(pause_notice(phase.task))
         if not phase.is_open(now):
             raise SubmissionRefused(
                 f"The {phase.name} phase is closed for submissions "

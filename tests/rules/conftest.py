@@ -1,0 +1,3 @@
+from __future__ import annotations
+
+from tests.api.fixtures import tokens  # noqa: F401
