@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from evalhub.competitions import signals
 from evalhub.competitions.models import Phase, SharedTask, Submission
-from evalhub.competitions.services import gates, rosters
+from evalhub.competitions.services import gates, recipients, rosters
 from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.participation.models import Acceptance, DataSettings, TermsVersion
 from evalhub.participation.services import profiles, roster, terms
@@ -87,5 +87,15 @@ archive_parts.register(
             *TermsVersion.objects.filter(task=task).order_by("number"),
             *Acceptance.objects.filter(version__task=task).order_by("pk"),
         ],
+    )
+)
+
+
+# The organisers' messages may go to the teams with a member who has not accepted
+# the terms in force (``competitions/services/recipients.py``; the roster's filter
+# asks the same rule, ``terms.missing``).
+recipients.register(
+    recipients.TeamFilter(
+        "terms-not-accepted", "Not accepted the current terms", terms.teams_missing
     )
 )

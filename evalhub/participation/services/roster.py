@@ -92,7 +92,7 @@ def _members(task: SharedTask, users) -> dict[int, Member]:  # noqa: ANN001
         .order_by("version__number")
     ):
         newest[a.user_id] = a
-    version = terms.current(task)
+    behind = terms.missing(task, ids)
     out = {}
     for u in users:
         profile, a = profiles.get(u.pk), newest.get(u.pk)
@@ -105,8 +105,7 @@ def _members(task: SharedTask, users) -> dict[int, Member]:  # noqa: ANN001
             orcid=linked.get(u.pk, ""),
             accepted=a.version.number if a else None,
             accepted_at=a.accepted_at if a else None,
-            accepted_current=version is None
-            or (a is not None and a.version_id == version.pk),
+            accepted_current=u.pk not in behind,
         )
     return out
 

@@ -140,6 +140,33 @@ def accepted(*, task: SharedTask, user: object) -> Acceptance | None:
     return Acceptance.objects.filter(version=version, user=user).first()
 
 
+def missing(task: SharedTask, user_ids: list[int]) -> set[int]:
+    """The accounts of ``user_ids`` that have not accepted the version in force
+    (none when the task has no terms): the one rule of "not accepted the current
+    terms", for the roster's column and filter and the messages' recipients."""
+    version = current(task)
+    if version is None:
+        return set()
+    done = set(
+        Acceptance.objects.filter(version=version, user_id__in=user_ids).values_list(
+            "user_id", flat=True
+        )
+    )
+    return set(user_ids) - done
+
+
+def teams_missing(task: SharedTask, teams) -> list[int]:  # noqa: ANN001
+    """The teams of ``teams`` (a queryset) with a member who has not accepted the
+    version in force (``missing``)."""
+    members = list(
+        Team.members.through.objects.filter(team__in=teams).values_list(
+            "team_id", "user_id"
+        )
+    )
+    behind = missing(task, [user_id for _, user_id in members])
+    return sorted({team_id for team_id, user_id in members if user_id in behind})
+
+
 def accept(*, task: SharedTask, user: object, number: int) -> Acceptance:
     """Record that ``user`` accepts version ``number`` (the one they read). Raises
     ``TermsInvalid`` when it is no longer the version in force."""
