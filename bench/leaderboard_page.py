@@ -35,7 +35,7 @@ from django.utils.safestring import mark_safe
 from evalhub.competitions.models import *
 from evalhub.competitions.services.boards import analyses, board_pages, boardcache, fragments, leaderboard
 from evalhub.competitions.services.data import taskdata
-from evalhub.competitions.services.runs import lifecycle, scoring, submit
+from evalhub.competitions.services.runs import lifecycle, stale, submit
 from evalhub.rankings.services import statistics as stats
 
 phase = Phase.objects.get(task__slug=TASK)
@@ -55,15 +55,14 @@ for i, user in enumerate(users):
         # Through the run's life owner, as the scoring job (without its plots).
         token = f"bench-{sub.pk}"
         assert lifecycle.claim(sub.pk, token)
-        read = lifecycle.versions_read(phase.pk)
+        read = stale.versions(test_sets)
         runs = task_type.parse_phase_run(body, "r.tsv", [c.inputs for c in contexts], settings)
-        def store(sub=sub, runs=runs):
-            for ts, ctx, run in zip(test_sets, contexts, runs):
-                report = task_type.score(run, taskdata.load_gold(ts), ctx.inputs, settings)
-                scoring.store_evaluation(submission=sub, test_set=ts, report=report, plots=())
-            return {"scorer_version": task_type.version, "warnings": []}
-        assert lifecycle.finish(sub.pk, token, phase_id=phase.pk, read=read,
-                                store=store) == "scored"
+        scored = [
+            (ts, task_type.score(run, taskdata.load_gold(ts), ctx.inputs, settings), ())
+            for ts, ctx, run in zip(test_sets, contexts, runs)
+        ]
+        assert lifecycle.finish(sub.pk, token, phase_id=phase.pk, read=read, scored=scored,
+                                fields={"scorer_version": task_type.version, "warnings": []}) == "scored"
 for ts in test_sets:
     stats.refresh(test_set_id=ts.pk)
     analyses.refresh(test_set_id=ts.pk)
