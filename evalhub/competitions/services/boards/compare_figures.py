@@ -23,6 +23,7 @@ from django.core.cache import cache
 
 from evalhub.competitions.models import Evaluation, TestSet
 from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.boards import figures as figures_area
 from tasks.common import plotting
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ class CompareFigure:
     key: str
     title: str
     has_narrow: bool
+    #: Its logarithmic twin's key ("" if none): linked, not shown as well.
+    log_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +106,25 @@ def figures(*, test_set: TestSet, run_ids: list[int]) -> Figures:
     if entry is None:
         _request(key, test_set.pk, run_ids)
         return Figures(tuple(run_ids), None)
-    return Figures(
-        tuple(run_ids),
-        tuple(
-            CompareFigure(k, f["title"], bool(f["svg_narrow"]))
-            for k, f in entry["figures"].items()
-        ),
-    )
+    return Figures(tuple(run_ids), _paired(entry["figures"]))
+
+
+def _paired(drawn: dict) -> tuple[CompareFigure, ...]:  # type: ignore[type-arg]
+    """The drawn figures in order, a log twin joined to its linear figure (as the
+    board's figure area pairs them, ``figures.base_title``)."""
+    linear: dict[str, str] = {}
+    logs: dict[str, str] = {}
+    for key, fig in drawn.items():
+        title, log = figures_area.base_title(fig["title"])
+        (logs if log else linear).setdefault(title, key)
+    out = []
+    for key, fig in drawn.items():
+        title, log = figures_area.base_title(fig["title"])
+        if log and title in linear:
+            continue  # linked from its linear figure
+        twin = "" if log else logs.get(title, "")
+        out.append(CompareFigure(key, fig["title"], bool(fig["svg_narrow"]), twin))
+    return tuple(out)
 
 
 def figure(*, test_set: TestSet, run_ids: list[int], key: str) -> dict | None:  # type: ignore[type-arg]
