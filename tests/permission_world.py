@@ -253,6 +253,9 @@ TABLE: dict[str, tuple[int, ...]] = {
     "factsheets:run-paper": (302, 200, 404, 404),  # the team's (after closing)
     # No runs chosen: the page explains how to choose 2 to 5.
     "competitions:runs-compare": (400, 400, 400, 400),
+    # A compare figure of no runs chosen: not found (the page's figures are tested
+    # role by role in tests/competitions/test_compare_figures.py).
+    "competitions:runs-compare-figure": GONE,
     # A private test set is not revealed: organisers only; their first request is
     # answered "being prepared" (202) while a worker draws the figures as PDF.
     "rankings:package": (404, 404, 404, 202),

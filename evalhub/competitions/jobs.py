@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from celery import shared_task
 from django.conf import settings
 
-from evalhub.competitions.services.boards import analyses, refreshes
+from evalhub.competitions.services.boards import analyses, compare_figures, refreshes
 from evalhub.competitions.services.data import datasets
 from evalhub.competitions.services.runs import scoring, sweeper, validation
 
@@ -68,6 +68,16 @@ def memory_limit(mebibytes: int) -> Iterator[None]:
 )
 def refresh_analyses(test_set_id: int) -> list[str]:
     return analyses.refresh(test_set_id=test_set_id)
+
+
+@shared_task(
+    name=compare_figures.DRAW_JOB,
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=150,
+)
+def draw_compare_figures(test_set_id: int, run_ids: list[int]) -> int:
+    return compare_figures.draw(test_set_id=test_set_id, run_ids=run_ids)
 
 
 @shared_task(

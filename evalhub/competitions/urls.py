@@ -71,6 +71,11 @@ urlpatterns = [
         boards.runs_compare,
         name="runs-compare",
     ),
+    path(
+        "tasks/<slug:slug>/<slug:phase>/compare/figures/<int:test_set>/<slug:key>.<str:ext>",
+        boards.runs_compare_figure,
+        name="runs-compare-figure",
+    ),
     path("runs/<int:pk>/", runs.run_detail, name="run-detail"),
     path("runs/<int:pk>/final/", runs.run_final, name="run-final"),
     path("runs/<int:pk>/visibility/", runs.run_visibility, name="run-visibility"),

@@ -1,6 +1,7 @@
 """Every figure drawn a second time for a phone's column, where the wide figure
 scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
-px, the column of a 390 px screen), legends below the plot in one column, tick
+px, the column of a 390 px screen), a row of more than two panels split into rows
+of two, legends below the plot in one column, tick
 labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
 (11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
 the table. The page shows it on small screens (``<picture>``), at least as wide as
@@ -25,6 +26,10 @@ MIN_FONT = 8.5
 #: Characters per line of a tick label, and of a legend entry (below the plot).
 NARROW_WRAP = 20
 LEGEND_WRAP = 40
+#: Panels side by side at most (a row of more is split into rows).
+ROW_PANELS = 2
+#: Inches per row of panels split into rows.
+ROW_HEIGHT = 2.3
 #: Inches per line of a legend moved below the plot.
 _LINE = 0.19
 
@@ -68,6 +73,67 @@ def _widen_for_tables(fig: Figure) -> None:
         fig.set_size_inches(width + (right - fig.bbox.x1) / fig.dpi + 0.15, height)
 
 
+def _row_grid(fig: Figure) -> int:
+    """How many panels ``fig`` has side by side in one row of equal cells (0 for
+    any other layout: one panel, panels in a column, a figure of its own grid)."""
+    specs = [ax.get_subplotspec() for ax in fig.axes]
+    if not specs or any(spec is None for spec in specs):
+        return 0
+    grid = specs[0].get_gridspec()
+    if any(spec.get_gridspec() is not grid for spec in specs):
+        return 0
+    if grid.nrows != 1 or any(len(spec.colspan) != 1 for spec in specs):
+        return 0
+    return grid.ncols
+
+
+def _place(fig: Figure, columns: list[int], per_row: int) -> int:
+    """The panels of a one-row figure (each axes' column in it) placed ``per_row``
+    to a row; returns how many rows they take."""
+    rows = -(-(max(columns) + 1) // per_row)
+    placed = fig.add_gridspec(rows, per_row)
+    for index, ax in enumerate(fig.axes):
+        column = columns[index]
+        ax.set_subplotspec(placed[column // per_row, column % per_row])
+        # A shared y axis is labelled at the left of each row only.
+        ax.yaxis.set_tick_params(labelleft=column % per_row == 0)
+    return rows
+
+
+def _crowded(fig: Figure) -> bool:
+    """Two x tick labels of one panel on top of each other (after layout)."""
+    lay_out(fig)
+    renderer = fig._get_renderer()  # noqa: SLF001
+    for ax in fig.axes:
+        boxes = sorted(
+            (
+                t.get_window_extent(renderer)
+                for t in ax.get_xticklabels()
+                if t.get_text()
+            ),
+            key=lambda box: box.x0,
+        )
+        if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:], strict=False)):
+            return True
+    return False
+
+
+def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> None:
+    """Panels side by side in one row (more than ``ROW_PANELS``, such as the MT
+    probe's run figure) are placed ``ROW_PANELS`` to a row, or one to a row when
+    their category labels would still print on top of each other; the figure
+    grows a row's height per row. Any other layout is left as it is."""
+    if _row_grid(fig) <= ROW_PANELS:
+        return
+    columns = [ax.get_subplotspec().colspan.start for ax in fig.axes]  # type: ignore[union-attr]
+    width, extra = size
+    for per_row in (ROW_PANELS, 1):
+        rows = _place(fig, columns, per_row)
+        fig.set_size_inches(width, ROW_HEIGHT * rows + extra)
+        if not _crowded(fig):
+            return
+
+
 def narrow_svg(fig: Figure) -> bytes:
     """``fig`` drawn for a phone's column, as SVG (changes ``fig``: call it
     last)."""
@@ -89,6 +155,7 @@ def narrow_svg(fig: Figure) -> bytes:
         min(width, NARROW_WIDTH), max(height * 0.85, 2.6) + lines * _LINE
     )
     protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
+    _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE))
     _widen_for_tables(fig)
     out = io.BytesIO()
     with laid_out(fig):

@@ -320,6 +320,10 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
                     linewidth=1.2,
                     color=(look := style(run.label, r_index)).colour,
                     linestyle=look.linestyle,
+                    marker=look.marker,
+                    markersize=4,
+                    # a few marks per line, each run's at other points
+                    markevery=(r_index % 4, max(1, len(curve.x) // 8)),
                 )
             if template.log_x:
                 ax.set_xscale("log")

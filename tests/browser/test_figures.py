@@ -1,6 +1,7 @@
 """Figures in a real browser (Debian's Chromium via Playwright), at 1280 and at
 390 px: the leaderboard of every demo task and of each track of the two-track demo,
-a run page and a comparison of two runs of every demo task, an overall ranking:
+a run page and a comparison of two runs of every demo task (its overlaid figures
+drawn as the worker does), an overall ranking:
 
 - every figure fills the column on a desktop, and a phone gets the figure drawn for
   its column (``<picture>``; one holding a table, wider, scrolls in its box);
@@ -11,8 +12,8 @@ a run page and a comparison of two runs of every demo task, an overall ranking:
   anywhere, on every figure (the log-x ones included);
 - a track's figures draw only its runs (their SVG legends and data CSV).
 
-With ``EVALHUB_SCREENSHOTS`` set, the figure area of each leaderboard is saved there
-as PNG at both widths."""
+With ``EVALHUB_SCREENSHOTS`` set, the figure area of each leaderboard, and each run
+page and comparison whole, are saved there as PNG at both widths."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from django.urls import reverse
 
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services import teams
-from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.boards import analyses, compare_figures
 from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
@@ -93,6 +94,10 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
         path = reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
         if task != tracked:
             first, second = Submission.objects.filter(phase=phase).order_by("pk")[:2]
+            for test_set in phase.test_sets.all():  # the worker's drawing
+                compare_figures.draw(
+                    test_set_id=test_set.pk, run_ids=[first.pk, second.pk]
+                )
             compare = reverse("competitions:runs-compare", args=[task.slug, phase.slug])
             out += [
                 (path, set(), set()),
@@ -174,6 +179,13 @@ def test_figures_read_well_at_1280_and_390(live_server, boards, browser, screens
                 slug = path.strip("/").split("/")[1] + path.partition("?track=")[2]
                 page.locator(".figure-area").first.screenshot(
                     path=str(screenshots / f"figures-{slug}-{name}.png")
+                )
+            else:  # a run page, a comparison: the page's figures
+                kind = "compare" if "/compare/" in path else "run"
+                slug = f"{kind}-{path.strip('/').split('/')[1]}"
+                page.screenshot(
+                    path=str(screenshots / f"figures-{slug}-{name}.png"),
+                    full_page=True,
                 )
     context.close()
     assert not problems_found, "\n".join(problems_found)

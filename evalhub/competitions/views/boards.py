@@ -19,6 +19,7 @@ from evalhub.competitions.services.boards import (
     tails,
 )
 from evalhub.competitions.services.data import tracks
+from evalhub.competitions.views.files import NARROW
 from evalhub.competitions.views.lookups import task_or_404
 from evalhub.competitions.views.lookups import track_or_404 as _track
 
@@ -140,3 +141,31 @@ def runs_compare(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         raise Http404("No such run.") from None
     status = 400 if context.get("error") else 200
     return render(request, "competitions/runs_compare.html", context, status=status)
+
+
+def runs_compare_figure(
+    request: HttpRequest, slug: str, phase: str, test_set: int, key: str, ext: str
+) -> HttpResponse:
+    """One overlaid figure of the compare page (``?runs=...`` as the page's), as SVG,
+    its phone version (``narrow.svg``) or its points as CSV."""
+    task = task_or_404(request, slug)
+    phase_obj = get_object_or_404(Phase, task=task, slug=phase)
+    if ext not in ("svg", NARROW, "csv"):
+        raise Http404("No such figure.")
+    try:
+        body, content_type = compare.figure(
+            phase=phase_obj,
+            run_ids=request.GET.getlist("runs"),
+            user=request.user,
+            test_set_id=test_set,
+            key=key,
+            form=ext,
+        )
+    except compare.NotFound:
+        raise Http404("No such figure.") from None
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'unsafe-inline'"
+    )
+    response["Cache-Control"] = "private, max-age=60"
+    return response

@@ -1,6 +1,7 @@
 """Compare 2 to 5 runs of a phase: their metrics per test set side by side (the best
 value of each quality metric marked by ``Metric.best``, the others' difference to it;
-counts such as nSys or FP are never "best") and their per-run plots. The leak
+counts such as nSys or FP are never "best") and one overlaid figure per kind
+(``compare_figures``) of the runs whose scores the viewer may see. The leak
 rules are those of the run pages (``services/boards/access.py``): a run the viewer may not
 see makes the page "not found", and a test set's scores appear only where
 ``visibility.visible`` lets the viewer see them (as on the run page)."""
@@ -9,10 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
-from evalhub.competitions.models import Artefact, Evaluation, Phase, Submission, TestSet
-from evalhub.competitions.services.boards import access, visibility
+from evalhub.competitions.models import Evaluation, Phase, Submission, TestSet
+from evalhub.competitions.services.boards import (
+    access,
+    compare_figures,
+    tables,
+    visibility,
+)
 from tasks.base import Metric
+from tasks.common.plotting import POINT_COLUMNS
 
 MIN_RUNS = 2
 MAX_RUNS = 5
@@ -38,20 +46,14 @@ class CompareRow:
 
 
 @dataclass(frozen=True, slots=True)
-class PlotRow:
-    key: str
-    title: str
-    plots: tuple[tuple[Submission, Artefact | None], ...]
-
-
-@dataclass(frozen=True, slots=True)
 class CompareTable:
     test_set: TestSet
     metrics: tuple[Metric, ...]
     #: Per metric: the shown values are not all equal (the column is highlighted).
     differs: tuple[bool, ...]
     rows: tuple[CompareRow, ...]
-    plots: tuple[PlotRow, ...]
+    #: The overlaid figures of the visible runs (None: no run visible).
+    figures: compare_figures.Figures | None
 
     @property
     def metrics_with_differs(self) -> tuple[tuple[Metric, bool], ...]:
@@ -86,6 +88,23 @@ def _parse(run_ids: Sequence[str]) -> list[int] | str:
     return ids
 
 
+def _visible(
+    test_set: TestSet,
+    runs: list[Submission],
+    user: object,
+    evaluations: dict[tuple[int, int], Evaluation],
+) -> dict[int, bool]:
+    """Run -> its scores on the test set are shown to the viewer (the table's
+    values and the figures alike)."""
+    seen = visibility.visible(viewer=user, test_set=test_set, runs=runs)
+    return {
+        run.pk: run.status == Submission.Status.SCORED
+        and (run.pk, test_set.pk) in evaluations
+        and run.pk in seen
+        for run in runs
+    }
+
+
 def _delta(metric: Metric, value: float, best: float) -> str:
     diff = value - best
     if metric.count:
@@ -101,13 +120,8 @@ def _table(
 ) -> CompareTable:
     metrics = tuple(test_set.phase.task.type.metrics)
     values: dict[int, dict[str, float | None]] = {}
-    visible: dict[int, bool] = {}
-    seen = visibility.visible(viewer=user, test_set=test_set, runs=runs)
+    visible = _visible(test_set, runs, user, evaluations)
     for run in runs:
-        ev = evaluations.get((run.pk, test_set.pk))
-        visible[run.pk] = (
-            run.status == Submission.Status.SCORED and ev is not None and run.pk in seen
-        )
         values[run.pk] = (
             {
                 s.metric: s.value
@@ -140,29 +154,16 @@ def _table(
             )
             cells.append(Cell(text=m.format(value), best=is_best, delta=delta))
         rows.append(CompareRow(run=run, visible=visible[run.pk], cells=tuple(cells)))
-    plot_rows: dict[str, dict[int, Artefact]] = {}
-    titles: dict[str, str] = {}
-    for run in runs:
-        ev = evaluations.get((run.pk, test_set.pk))
-        if not visible[run.pk] or ev is None:
-            continue
-        for art in ev.artefacts.all():
-            plot_rows.setdefault(art.key, {})[run.pk] = art
-            titles.setdefault(art.key, art.title)
-    plots = tuple(
-        PlotRow(
-            key=key,
-            title=titles[key],
-            plots=tuple((r, by_run.get(r.pk)) for r in runs if visible[r.pk]),
-        )
-        for key, by_run in plot_rows.items()
+    drawn = [r.pk for r in runs if visible[r.pk]]
+    figures = (
+        compare_figures.figures(test_set=test_set, run_ids=drawn) if drawn else None
     )
     return CompareTable(
         test_set=test_set,
         metrics=metrics,
         differs=tuple(differs),
         rows=tuple(rows),
-        plots=plots,
+        figures=figures,
     )
 
 
@@ -179,6 +180,7 @@ def compare_page(
         "tables": (),
         "runs": (),
         "error": "",
+        "runs_query": "",
         "min_runs": MIN_RUNS,
         "max_runs": MAX_RUNS,
     }
@@ -186,6 +188,20 @@ def compare_page(
     if isinstance(ids, str):
         context["error"] = ids
         return context
+    runs, evaluations = _runs(phase, ids, user)
+    context["runs"] = tuple(runs)
+    context["runs_query"] = urlencode([("runs", pk) for pk in ids])
+    context["tables"] = tuple(
+        _table(ts, runs, user, evaluations) for ts in phase.test_sets.all()
+    )
+    return context
+
+
+def _runs(
+    phase: Phase, ids: list[int], user: object
+) -> tuple[list[Submission], dict[tuple[int, int], Evaluation]]:
+    """The runs in the order asked and their evaluations; NotFound for a run outside
+    the phase or hidden from the viewer."""
     found = (
         Submission.objects.filter(phase=phase, pk__in=ids)
         .select_related("team", "phase__task")
@@ -197,12 +213,42 @@ def compare_page(
         raise NotFound
     evaluations = {
         (ev.submission_id, ev.test_set_id): ev
-        for ev in Evaluation.objects.filter(submission__in=runs).prefetch_related(
-            "artefacts"
+        for ev in Evaluation.objects.filter(submission__in=runs).only(
+            "pk", "submission_id", "test_set_id"
         )
     }
-    context["runs"] = tuple(runs)
-    context["tables"] = tuple(
-        _table(ts, runs, user, evaluations) for ts in phase.test_sets.all()
+    return runs, evaluations
+
+
+def figure(
+    *,
+    phase: Phase,
+    run_ids: Sequence[str],
+    user: object,
+    test_set_id: int,
+    key: str,
+    form: str,
+) -> tuple[bytes, str]:
+    """One overlaid figure of the compare page, drawn over the runs whose scores on
+    the test set the viewer may see: its SVG (``form`` "svg"), phone SVG
+    ("narrow.svg") or points ("csv"), with its content type. NotFound if it is not
+    drawn (yet) or the choice is not one the page accepts."""
+    ids = _parse(run_ids)
+    test_set = phase.test_sets.select_related("phase__task").filter(pk=test_set_id)
+    if isinstance(ids, str) or not test_set:
+        raise NotFound
+    runs, evaluations = _runs(phase, ids, user)
+    visible = _visible(test_set[0], runs, user, evaluations)
+    shown = [r.pk for r in runs if visible[r.pk]]
+    drawn = (
+        compare_figures.figure(test_set=test_set[0], run_ids=shown, key=key)
+        if shown
+        else None
     )
-    return context
+    if drawn is None:
+        raise NotFound
+    if form == "csv":
+        body = tables.csv_text(POINT_COLUMNS, drawn["points"])
+        return body.encode(), "text/csv; charset=utf-8"
+    svg = drawn["svg_narrow"] if form == "narrow.svg" else b""
+    return svg or drawn["svg"], "image/svg+xml"

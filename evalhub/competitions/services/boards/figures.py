@@ -45,7 +45,8 @@ class FigureGroup:
         return len(self.figures) == 2
 
 
-def _base_title(title: str) -> tuple[str, bool]:
+def base_title(title: str) -> tuple[str, bool]:
+    """A figure's title without its log suffix, and whether it had one."""
     for suffix in LOG_SUFFIXES:
         if suffix in title:
             return title.replace(suffix, "", 1), True
@@ -57,7 +58,7 @@ def groups(plots: Iterable[TaskArtefact]) -> list[FigureGroup]:
     to its linear figure (by title without the log suffix) when both are there."""
     by_title: dict[str, list[Figure]] = {}
     for artefact in plots:
-        title, log = _base_title(artefact.title)
+        title, log = base_title(artefact.title)
         figure = Figure(
             artefact,
             log,
