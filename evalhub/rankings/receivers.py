@@ -20,6 +20,7 @@ from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
+    ranking,
     refreshes,
     visibility,
 )
@@ -110,6 +111,7 @@ def connect() -> None:
     signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
     signals.dashboard_panels.connect(_statistics_progress, dispatch_uid="rk-progress")
     visibility.register_score_gate(ladder.LadderGate())
+    ranking.register(ranking_settings.choice)
     core_settings.register(
         ranking_settings.SECTION,
         core_settings.Section(

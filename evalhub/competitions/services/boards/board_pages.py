@@ -27,6 +27,7 @@ from evalhub.competitions.services.boards import (
     home,
     leaderboard,
     own_rows,
+    ranking,
     refreshes,
     selection,
     systems,
@@ -131,7 +132,7 @@ def leaderboard_page(
         # never in it; so are a long board's own rows past the first ones put in
         # (``own_rows``, ``tails``).
         "boards_html": own_rows.mark(html, user),
-        "primary": task.type.metric(task.type.primary_metric),
+        "primary": ranking.metric(phase),
         "finals": selection.finals_apply(phase),
         "has_private": any(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
@@ -158,7 +159,7 @@ def boards_fragment(
     of every track, each row marked with its track); part of the fragment's key,
     as is ``every_row`` (long boards: every row, or the first ones, ``tails``)."""
     task = phase.task
-    primary = task.type.metric(task.type.primary_metric)
+    primary = ranking.metric(phase)
     # Everything the fragment may show a viewer is decided by these flags (the leak
     # rules of services/boards/access.py); viewers with the same flags share one fragment.
     audience = (
