@@ -9,7 +9,13 @@ organiser.py``), with the token of one of the task's organisers:
 - ``evalhub runs pull --task T [--phase P] [--status S] [--run ID ...] DIR``: every
   run's file into ``DIR/<phase>/`` and ``DIR/runs.json`` (every run with every
   score); files already there with the same sha256 are kept; ``--zip`` saves the
-  phase's archive (run files and ``manifest.csv``) instead.
+  phase's archive (run files and ``manifest.csv``) instead;
+- ``evalhub ranking show --task T --phase P``: the phase's ranking settings (the
+  metric that ranks, the board's columns, the overall ranking's method, the Ladder,
+  the bootstrap); ``evalhub ranking set --task T --phase P KEY=VALUE ...`` changes
+  those named (``metric=p_at_100``, ``columns=ap,f1``, ``overall=average_rank``,
+  ``ladder=true``; an empty value is the task type's choice) and prints the
+  settings in force; every problem is printed and nothing is stored.
 
 Exit status: 0 done, 1 not stored (declined), 2 rejected (every problem with file and
 line), 3 refused, unauthorised or unreachable.
@@ -34,7 +40,9 @@ from evalhub.cli_shared import (
     print_problems,
 )
 
-COMMANDS = ("task", "gold", "runs")
+COMMANDS = ("task", "gold", "runs", "ranking")
+#: Settings whose value is text (the others are read as JSON: true, 1.5, 1000).
+_TEXT_SETTINGS = ("metric", "overall")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -90,12 +98,85 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     pull.add_argument("folder", type=Path, help="where the files go")
 
+    ranking = commands.add_parser(
+        "ranking", help="organisers: a phase's ranking settings"
+    )
+    actions = ranking.add_subparsers(dest="action", required=True)
+    show = actions.add_parser("show", help="print a phase's ranking settings")
+    change = actions.add_parser(
+        "set",
+        help="change a phase's ranking settings",
+        description="Change the settings named (the others kept): the boards, "
+        "statistics, Ladder decisions, figures and package of the phase are "
+        "computed again by a worker.",
+    )
+    for sub in (show, change):
+        add_connection(sub)
+        sub.add_argument("--task", required=True, help="task slug")
+        sub.add_argument("--phase", required=True, help="phase slug")
+        sub.add_argument("--json", action="store_true", help="print them as JSON")
+    change.add_argument(
+        "settings",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="e.g. metric=p_at_100 columns=p_at_100,ap,f1 overall=average_rank "
+        "ladder=true (an empty value: the task type's choice)",
+    )
+
 
 def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     """One organiser command; ApiError and OSError are the caller's to report."""
-    return {"task": _task_push, "gold": _gold_push, "runs": _runs_pull}[args.command](
-        api, args
-    )
+    return {
+        "task": _task_push,
+        "gold": _gold_push,
+        "runs": _runs_pull,
+        "ranking": _ranking,
+    }[args.command](api, args)
+
+
+def _ranking(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    where = {"task": args.task, "phase": args.phase, "section": "ranking"}
+    if args.action == "show":
+        response = api.phase_settings(**where)
+    else:
+        values = _setting_values(args.settings)
+        if isinstance(values, str):
+            print(f"error: {values}", file=sys.stderr)
+            return EXIT_REFUSED
+        response = api.change_phase_settings(**where, values=values)
+    if response.status == 404:
+        print(f"error: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REFUSED
+    if response.status == 422:
+        print(f"rejected: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REJECTED
+    settings = response.payload
+    if args.json:
+        print(json.dumps(settings, indent=2, ensure_ascii=False))
+    else:
+        for key, value in settings.items():
+            shown = ",".join(value) if isinstance(value, list) else value
+            print(f"{key}: {json.dumps(shown) if shown in ('', None) else shown}")
+    return EXIT_OK
+
+
+def _setting_values(specs: list[str]) -> dict[str, object] | str:
+    """``KEY=VALUE`` arguments as the API's values, or what is wrong."""
+    values: dict[str, object] = {}
+    for spec in specs:
+        key, sep, text = spec.partition("=")
+        if not sep or not key:
+            return f"{spec!r}: expected KEY=VALUE"
+        if key == "columns":
+            values[key] = [c.strip() for c in text.split(",") if c.strip()]
+        elif key in _TEXT_SETTINGS:
+            values[key] = text
+        else:
+            try:
+                values[key] = json.loads(text)
+            except ValueError:
+                values[key] = text
+    return values
 
 
 def _task_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001

@@ -57,8 +57,10 @@ class PhaseRanking(models.Model):
     )
     #: The board's columns in order (metric keys); empty for the task type's.
     columns = models.JSONField(default=list, blank=True)
+    #: How the overall ranking combines the test sets ("" is the mean too: a
+    #: form that does not send it keeps the default).
     overall = models.CharField(
-        max_length=20, choices=Overall.choices, default=Overall.MEAN
+        max_length=20, choices=Overall.choices, default=Overall.MEAN, blank=True
     )
 
     def __str__(self) -> str:
@@ -68,6 +70,8 @@ class PhaseRanking(models.Model):
         """The metric and columns the task type allows (the page, the bundle, the
         organiser API and the admin refuse the same)."""
         super().clean()
+        if self.phase_id is None:
+            return  # the form reports the missing phase
         task_type = self.phase.task.type
         problems: dict[str, list[str]] = {}
         rankable = task_type.rankable_metrics()

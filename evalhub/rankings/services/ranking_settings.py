@@ -50,6 +50,11 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
+#: The choices a bundle leaves out while they are the task type's (a bundle that
+#: says nothing of them keeps the task type's metric, columns and the mean).
+_CHOICE_DEFAULTS: dict[str, object] = {"metric": "", "columns": [], "overall": "mean"}
+
+
 def current(*, phase: Phase) -> PhaseRanking:
     """The phase's settings (the defaults, unsaved, when it has none)."""
     return PhaseRanking.for_phase(phase)
@@ -139,7 +144,13 @@ def export_section(*, task: SharedTask) -> dict[str, dict[str, object]] | None:
     them; ``None`` when no phase does."""
     rows = PhaseRanking.objects.filter(phase__task=task).select_related("phase")
     section = {
-        row.phase.slug: {name: getattr(row, name) for name in FIELDS} for row in rows
+        row.phase.slug: {
+            name: getattr(row, name)
+            for name in FIELDS
+            if name not in _CHOICE_DEFAULTS
+            or getattr(row, name) != _CHOICE_DEFAULTS[name]
+        }
+        for row in rows
     }
     return section or None
 
