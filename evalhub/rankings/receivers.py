@@ -81,9 +81,9 @@ def _settings_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None
 def _statistics_progress(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
     """Test sets whose statistics are being recomputed run by run (new gold or
     settings): how far the worker is."""
-    from evalhub.rankings.services import runstats
+    from evalhub.rankings.services import progress
 
-    busy = runstats.progress(task=task)
+    busy = progress.progress(task=task)
     return ("rankings/statistics_progress.html", {"rows": busy}) if busy else None
 
 

@@ -381,27 +381,3 @@ class _Progress:
 
     def finished(self) -> None:
         self.rows.filter(progress_total__gt=0).update(progress_done=0, progress_total=0)
-
-
-@dataclass(frozen=True)
-class Progress:
-    test_set: str
-    done: int
-    total: int
-
-    @property
-    def percent(self) -> int:
-        return 100 * self.done // self.total if self.total else 0
-
-
-def progress(*, task: object) -> list[Progress]:
-    """The task's test sets whose statistics a worker is recomputing, with how
-    many steps of how many are done (two per run: its share, then its pairs)."""
-    return [
-        Progress(name, done, total)
-        for name, done, total in TestSetStatistics.objects.filter(
-            test_set__phase__task=task, progress_total__gt=0
-        )
-        .order_by("test_set__phase__pk", "test_set__pk")
-        .values_list("test_set__name", "progress_done", "progress_total")
-    ]

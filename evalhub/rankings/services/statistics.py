@@ -182,7 +182,6 @@ def compute(
     (``runstats``: only runs new since the last refresh are computed, with their
     pairs). Bands test each run against its band's leader; the full matrix of a
     board is read on request (:func:`with_pairs`)."""
-    task_type = test_set.phase.task.type
     metric = ranking_rule.metric(test_set.phase)
     higher = metric.higher_is_better
     if shares is None:
@@ -249,7 +248,7 @@ def compute(
         "metric": metric.key,
         "higher_is_better": higher,
         "n_items": shares.n_items,
-        "unit": rs.bands.unit_json(task_type.unit),
+        "unit": rs.bands.unit_json(test_set.phase.task.type.unit),
         "smallest_p": rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         "samples": ranking.bootstrap_samples,
         "seed": ranking.seed,
@@ -260,8 +259,7 @@ def compute(
             "enabled": ranking.ladder,
             "applies": applies,
             "margin": ranking.ladder_margin,
-            # Decisions under another metric are not used (``LadderGate``).
-            "metric": metric.key,
+            "metric": metric.key,  # decisions under another are not used
             "gold_version": test_set.gold_version,
             "shown": released,  # type: ignore[dict-item]
             "steps": steps,

@@ -91,11 +91,15 @@ def metric(phase: Phase) -> Metric:
 
 
 def ordered_metrics(phase: Phase, ranking: Ranking | None = None) -> tuple[str, ...]:
-    """Every metric key of the task type, the board's columns first in their
-    order, then the others in the task type's order."""
+    """Every metric key of the task type: with the organisers' columns, those
+    first in their order, then the others in the task type's order; with the task
+    type's, its own metric order (the board shows the default columns in place)."""
     chosen = of(phase) if ranking is None else ranking
-    rest = [m.key for m in phase.task.type.metrics if m.key not in chosen.columns]
-    return (*chosen.columns, *rest)
+    task_type = phase.task.type
+    keys = tuple(m.key for m in task_type.metrics)
+    if chosen.columns == task_type.default_metrics():
+        return keys
+    return (*chosen.columns, *(k for k in keys if k not in chosen.columns))
 
 
 def ranked_by(phase: Phase) -> str:
