@@ -37,8 +37,14 @@ HELP = {
 
 
 class RankingForm(forms.ModelForm):
-    metric = forms.ChoiceField(required=False)
-    columns = forms.CharField(required=False)
+    # Declared here (a choice of the task type's rankable metrics, keys as text):
+    # their label and help are set here too, Meta's apply to generated fields only.
+    metric = forms.ChoiceField(
+        required=False,
+        label=ranking_settings.LABELS["metric"],
+        help_text=HELP["metric"],
+    )
+    columns = forms.CharField(required=False, label=ranking_settings.LABELS["columns"])
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

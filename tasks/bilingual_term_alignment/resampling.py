@@ -13,15 +13,18 @@ Unit (``TaskType.unit``): the gold pair, each a term of AP's mean. The source te
 stored evaluations do not have; the interval and both paired tests resample gold pairs.
 
 The other metrics a phase may be ranked by (``TaskType.rankable``) rest on the same
-unit, each gold pair with ``hit`` = 1 when the run ranked it (within the cut-off):
+unit, each gold pair with ``hit`` = 1 when the run ranked it (within the cut-off);
+the run's wrong pairs (within the cut-off) are a fixed offset, never resampled, as
+TermoMeter's unmatched output terms (so a swap of gold pairs between two runs keeps
+each precision at most 1):
 
-- P@k (``p_at_100``, ``p_at_1000``; R-precision with k = |G|): rows ``[hit_k, 0]``,
-  offset ``[0, k]`` (formula ``ratio``): P@k = #{g: r_g <= k} / k;
-- F1: rows ``[hit, 0, hit, 1]``, offset ``[0, nSys, 0, 0]`` (formula ``f_measure``):
-  P = TP / nSys, R = TP / |G|, as the scorer's set F1.
+- P@k (``p_at_100``, ``p_at_1000``; R-precision with k = |G|): rows ``[hit_k,
+  hit_k]``, offset ``[0, k - TP_k]`` (formula ``ratio``): P@k = TP_k / k;
+- F1: rows ``[hit, hit, hit, 1]``, offset ``[0, FP, 0, 0]`` (formula
+  ``f_measure``): P = TP / (TP + FP) = TP / nSys, R = TP / |G|, the scorer's set F1.
 
-Example: ranks [1, 3, -1], k = 2 -> rows [1, 0], [0, 0], [0, 0], offset [0, 2]:
-P@2 = 1/2.
+Example: ranks [1, 3, 150, -1], k = 100 -> rows [1, 1], [1, 1], [0, 0], [0, 0],
+offset [0, 98]: P@100 = 2 / 100.
 """
 
 from __future__ import annotations
@@ -56,19 +59,20 @@ def item_stats(
     if metric in CUT_OFFS:
         k = CUT_OFFS[metric] or len(r)
         hit = ((r > 0) & (r <= k)).astype(np.float64)
-        values = np.column_stack([hit, np.zeros(len(r))])
-        return ItemStats(keys=keys, values=values, formula="ratio", offset=(0.0, k))
+        values = np.column_stack([hit, hit])
+        offset = (0.0, float(k - hit.sum()))
+        return ItemStats(keys=keys, values=values, formula="ratio", offset=offset)
     if metric == "f1":
         n_sys = (payload or {}).get("n_sys")
         if not isinstance(n_sys, int):
             return None
         hit = (r > 0).astype(np.float64)
-        values = np.column_stack([hit, np.zeros(len(r)), hit, np.ones(len(r))])
+        values = np.column_stack([hit, hit, hit, np.ones(len(r))])
         return ItemStats(
             keys=keys,
             values=values,
             formula="f_measure",
-            offset=(0.0, float(n_sys), 0.0, 0.0),
+            offset=(0.0, float(n_sys - hit.sum()), 0.0, 0.0),
         )
     if metric != "ap":
         return None

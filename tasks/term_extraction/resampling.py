@@ -14,15 +14,16 @@ Unit (``TaskType.unit``): the gold term, one pertinence each in TP and TR; the
 unmatched output terms are the offset and are never resampled.
 
 The exact-match F1 (``f1``, TermEval 2020's measure; a phase may rank by it,
-``TaskType.rankable``) rests on the same unit: each gold term's row is ``[hit_g, 0,
+``TaskType.rankable``) rests on the same unit: each gold term's row is ``[hit_g, hit_g,
 hit_g, 1]`` (hit_g = 1 when an output term is the gold term itself, distance 0),
-offset ``[0, |O|, 0, 0]``: P = sum hit / |O|, R = sum hit / |R|. The rows are
+offset ``[0, |O| - |O ∩ R|, 0, 0]`` (the output terms that are no gold term, fixed
+as TermoMeter's unmatched ones): P = sum hit / |O|, R = sum hit / |R|. The rows are
 checked against the scorer's count of exact matches (``n_correct``): where they
 differ (the ``termeval`` mode compares the written forms, which the stored outcome
 does not hold), the run has no statistics for it.
 
-Example: O = {a, b, c, d}, R = {a, b, x}: rows [1, 0, 1, 1], [1, 0, 1, 1],
-[0, 0, 0, 1], offset [0, 4, 0, 0] -> P = 1/2, R = 2/3, F1 = 4/7.
+Example: O = {a, b, c, d}, R = {a, b, x}: rows [1, 1, 1, 1], [1, 1, 1, 1],
+[0, 0, 0, 1], offset [0, 2, 0, 0] -> P = 1/2, R = 2/3, F1 = 4/7.
 """
 
 from __future__ import annotations
@@ -96,13 +97,13 @@ def _exact(detail: Mapping[str, JSON], payload: Mapping[str, JSON]) -> ItemStats
         return None
     rows.sort(key=lambda row: (row[0], row[1]))
     values = np.array(
-        [[hit, 0.0, hit, 1.0] for _, _, hit in rows], dtype=np.float64
+        [[hit, hit, hit, 1.0] for _, _, hit in rows], dtype=np.float64
     ).reshape(-1, 4)
     return ItemStats(
         keys=tuple(f"{line}\t{term}" for line, term, _ in rows),
         values=values,
         formula="f_measure",
-        offset=(0.0, float(n_output), 0.0, 0.0),
+        offset=(0.0, float(n_output - n_correct), 0.0, 0.0),
     )
 
 

@@ -53,3 +53,40 @@ def test_worked_examples() -> None:
     assert exact is not None and exact.value() == pytest.approx(4 / 7)
     # The stored outcome disagrees with the scorer's count: no statistics.
     assert term_stats(detail, {"n_output": 4, "n_correct": 1}, "f1") is None
+
+
+@pytest.mark.parametrize("slug", ["bilingual_term_alignment", "term_extraction"])
+def test_a_swap_of_units_keeps_every_metric_a_share(slug: str) -> None:
+    """The paired tests give one run another run's rows (its units' outcomes) over
+    its own offset: each rankable metric must stay between 0 and 1 then (a fixed
+    denominator, e.g. nSys or k, would let a precision pass 1 and the test lose
+    its power)."""
+    from tasks.common.resampling import apply_formula
+
+    tt = registry.get(slug)
+    reports = [r for _, _, r in demo_reports(slug)]
+    for key in tt.rankable_metrics():
+        stats = [tt.item_statistics(r, key) for r in reports]
+        stats = [s for s in stats if s is not None]
+        for a in stats:
+            for b in stats:
+                if a.keys != b.keys:
+                    continue
+                swapped = apply_formula(a.formula, b.values.sum(axis=0) + a.offset)
+                assert 0.0 <= float(swapped) <= 1.0 + 1e-12, (key, float(swapped))
+
+
+def test_a_short_run_given_a_long_run_s_hits_stays_a_share() -> None:
+    from tasks.common.resampling import apply_formula
+
+    short = {"gold_ranks": [1, -1, -1, -1]}  # one pair ranked, correct
+    long = {"gold_ranks": [1, 2, 3, 4]}
+    for key, payloads in (
+        ("f1", ({"n_sys": 1}, {"n_sys": 4})),
+        ("p_at_100", ({}, {})),
+    ):
+        a = bucc_stats(short, payloads[0], key)
+        b = bucc_stats(long, payloads[1], key)
+        assert a is not None and b is not None
+        swapped = float(apply_formula(a.formula, b.values.sum(axis=0) + a.offset))
+        assert 0.0 <= swapped <= 1.0, (key, swapped)
