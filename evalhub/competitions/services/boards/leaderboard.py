@@ -312,5 +312,5 @@ def compute(
         legend=cached.legend,
         coverage_rule=cells.rule(test_set) if any(r.coverage for r in rows) else "",
         shown_keys=chosen.columns,
-        ranked_by=ranking.ranked_by(test_set.phase),
+        ranked_by=ranking.ranked_by(test_set.phase, chosen),
     )

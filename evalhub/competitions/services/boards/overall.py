@@ -61,7 +61,7 @@ class Overall:
 
 def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overall:
     chosen = ranking.of(phase)
-    metric = ranking.metric(phase)
+    metric = phase.task.type.metric(chosen.metric)
     counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
     visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
     runs = Submission.objects.filter(
@@ -148,7 +148,7 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
         score_label=f"Mean rank by {metric.label}"
         if by_rank
         else f"Mean {metric.label}",
-        ranked_by=ranking.ranked_by(phase)
+        ranked_by=ranking.ranked_by(phase, chosen)
         + (
             " Overall: the average of each run's rank on the test sets (lower is better)."
             if by_rank

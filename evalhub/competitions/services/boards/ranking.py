@@ -102,9 +102,9 @@ def ordered_metrics(phase: Phase, ranking: Ranking | None = None) -> tuple[str, 
     return (*chosen.columns, *(k for k in keys if k not in chosen.columns))
 
 
-def ranked_by(phase: Phase) -> str:
+def ranked_by(phase: Phase, ranking: Ranking | None = None) -> str:
     """The sentence each board and export states: which metric ranks it."""
-    chosen = of(phase)
+    chosen = of(phase) if ranking is None else ranking
     task_type = phase.task.type
     found = task_type.metric(chosen.metric)
     way = "higher is better" if found.higher_is_better else "lower is better"
