@@ -3,7 +3,7 @@ set (intervals, pairwise p-values, rank bands, Ladder steps), written by the wor
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -70,9 +70,10 @@ class PhaseRanking(models.Model):
         """The metric and columns the task type allows (the page, the bundle, the
         organiser API and the admin refuse the same)."""
         super().clean()
-        if self.phase_id is None:
-            return  # the form reports the missing phase
-        task_type = self.phase.task.type
+        try:
+            task_type = self.phase.task.type
+        except ObjectDoesNotExist:
+            return  # no phase yet (a form's missing one, an archive being read)
         problems: dict[str, list[str]] = {}
         rankable = task_type.rankable_metrics()
         if self.metric and self.metric not in rankable:
