@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -66,17 +67,11 @@ def _json_order(client, phase) -> tuple[list[int], dict]:  # noqa: ANN001
 
 
 def _overall_order(client, phase) -> tuple[list[int], str]:  # noqa: ANN001
+    """The overall ranking page's runs in page order (its run links), and the page."""
     url = reverse("competitions:ranking-detail", args=[phase.task.slug, phase.slug])
     page = client.get(url).content.decode()
-    return [int(r[1]) for r in csv.reader(io.StringIO(_overall_csv(page)))], page
-
-
-def _overall_csv(page: str) -> str:
-    """The overall ranking's run ids in page order, read from the run links."""
-    import re
-
     ids = re.findall(r'href="/runs/(\d+)/"', page)
-    return "\n".join(f"x,{pk}" for pk in dict.fromkeys(ids))
+    return [int(pk) for pk in dict.fromkeys(ids)], page
 
 
 def _package(client, phase) -> dict:  # noqa: ANN001
@@ -103,6 +98,11 @@ def _public_table(package: dict) -> dict:
     )
 
 
+def _teams(table: dict) -> list[str]:
+    """The package table's systems' teams, in table order."""
+    return [s["name"].split(" (")[0] for s in table["systems"]]
+
+
 def test_a_chosen_metric_reorders_board_overall_ranking_and_package(  # noqa: PLR0913
     client, world, task, phase, test_set, organiser, django_capture_on_commit_callbacks
 ):
@@ -113,14 +113,8 @@ def test_a_chosen_metric_reorders_board_overall_ranking_and_package(  # noqa: PL
     order, board = _json_order(client, phase)
     assert order == by_ap and board["primary_metric"] == "ap"
     assert _overall_order(client, phase)[0] == by_ap
-    assert [
-        s["name"].split(" (")[0]
-        for s in _public_table(_package(client, phase))["systems"]
-    ] == [  # noqa: E501
-        "Team dictionary",
-        "Team roots",
-        "Team top",
-    ]
+    table = _public_table(_package(client, phase))
+    assert _teams(table) == ["Team dictionary", "Team roots", "Team top"]
 
     # The organiser ranks by F1 on the console's page: a refresh like any other.
     url = reverse("console:ranking", args=[task.slug, phase.slug])
@@ -157,11 +151,7 @@ def test_a_chosen_metric_reorders_board_overall_ranking_and_package(  # noqa: PL
         "p_at_100",
         "ap",
     ]
-    assert [s["name"].split(" (")[0] for s in table["systems"]] == [
-        "Team top",
-        "Team dictionary",
-        "Team roots",
-    ]
+    assert _teams(table) == ["Team top", "Team dictionary", "Team roots"]
     assert "ranked by: F1 (f1)" in package["readme"]
     assert "--metric f1 --columns f1,p_at_100,ap" in package["readme"]
     assert "ranked by F1" in package["table"]
