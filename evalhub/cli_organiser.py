@@ -15,6 +15,12 @@ organiser.py``), with the token of one of the task's organisers:
   [--json]``: the roster (teams, members and their verified addresses, terms
   accepted, runs, final runs, fact sheet, paper), as the console's Participants
   page filters it; ``--csv`` saves its CSV.
+- ``evalhub ranking show --task T --phase P``: the phase's ranking settings (the
+  metric that ranks, the board's columns, the overall ranking's method, the Ladder,
+  the bootstrap); ``evalhub ranking set --task T --phase P KEY=VALUE ...`` changes
+  those named (``metric=p_at_100``, ``columns=ap,f1``, ``overall=average_rank``,
+  ``ladder=true``; an empty value is the task type's choice) and prints the
+  settings in force; every problem is printed and nothing is stored.
 
 Exit status: 0 done, 1 not stored (declined), 2 rejected (every problem with file and
 line), 3 refused, unauthorised or unreachable.
@@ -37,10 +43,11 @@ from evalhub.cli_shared import (
     add_connection,
     print_problems,
     safe_name,
+    setting_values,
 )
 
 #: ``gold`` is the deprecated alias of ``test-data`` (``docs/changelog.md``).
-COMMANDS = ("task", "test-data", "gold", "runs", "participants")
+COMMANDS = ("task", "test-data", "gold", "runs", "participants", "ranking")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -115,6 +122,31 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     roster.add_argument("--csv", type=Path, default=None, help="save as CSV here")
     roster.add_argument("--json", action="store_true", help="print it as JSON")
 
+    ranking = commands.add_parser(
+        "ranking", help="organisers: a phase's ranking settings"
+    )
+    actions = ranking.add_subparsers(dest="action", required=True)
+    show = actions.add_parser("show", help="print a phase's ranking settings")
+    change = actions.add_parser(
+        "set",
+        help="change a phase's ranking settings",
+        description="Change the settings named (the others kept): the boards, "
+        "statistics, Ladder decisions, figures and package of the phase are "
+        "computed again by a worker.",
+    )
+    for sub in (show, change):
+        add_connection(sub)
+        sub.add_argument("--task", required=True, help="task slug")
+        sub.add_argument("--phase", required=True, help="phase slug")
+        sub.add_argument("--json", action="store_true", help="print them as JSON")
+    change.add_argument(
+        "settings",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="e.g. metric=p_at_100 columns=p_at_100,ap,f1 overall=average_rank "
+        "ladder=true (an empty value: the task type's choice)",
+    )
+
 
 def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
     """One organiser command; ApiError and OSError are the caller's to report."""
@@ -123,8 +155,39 @@ def run(api, args: argparse.Namespace) -> int:  # noqa: ANN001
             "note: `evalhub gold push` is deprecated; use `evalhub test-data push`",
             file=sys.stderr,
         )
-    commands = {"task": _task_push, "runs": _runs_pull, "participants": _participants}
+    commands = {
+        "task": _task_push,
+        "runs": _runs_pull,
+        "participants": _participants,
+        "ranking": _ranking,
+    }
     return commands.get(args.command, _test_data_push)(api, args)
+
+
+def _ranking(api, args: argparse.Namespace) -> int:  # noqa: ANN001
+    where = {"task": args.task, "phase": args.phase, "section": "ranking"}
+    if args.action == "show":
+        response = api.phase_settings(**where)
+    else:
+        values = setting_values(args.settings, text_keys=("metric", "overall"))
+        if isinstance(values, str):
+            print(f"error: {values}", file=sys.stderr)
+            return EXIT_REFUSED
+        response = api.change_phase_settings(**where, values=values)
+    if response.status == 404:
+        print(f"error: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REFUSED
+    if response.status == 422:
+        print(f"rejected: {response.payload.get('detail')}", file=sys.stderr)
+        return EXIT_REJECTED
+    settings = response.payload
+    if args.json:
+        print(json.dumps(settings, indent=2, ensure_ascii=False))
+    else:
+        for key, value in settings.items():
+            shown = ",".join(value) if isinstance(value, list) else value
+            print(f"{key}: {json.dumps(shown) if shown in ('', None) else shown}")
+    return EXIT_OK
 
 
 def _task_push(api, args: argparse.Namespace) -> int:  # noqa: ANN001

@@ -7,6 +7,7 @@ module's users, so it stays light."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 
@@ -79,3 +80,26 @@ class ProgressBar:
                 self.done = True
             print(("\r" if self.tty else "") + line, end=end, file=self.stream)
             self.stream.flush()
+
+
+def setting_values(
+    specs: list[str], *, text_keys: tuple[str, ...] = ()
+) -> dict[str, object] | str:
+    """``KEY=VALUE`` arguments as the API's values, or what is wrong: ``columns``
+    a comma-separated list, the keys of ``text_keys`` text, the others JSON where they
+    parse (``true``, ``1.5``, ``1000``), else text."""
+    values: dict[str, object] = {}
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key:
+            return f"{spec!r}: expected KEY=VALUE"
+        if key == "columns":
+            values[key] = [c.strip() for c in value.split(",") if c.strip()]
+        elif key in text_keys:
+            values[key] = value
+        else:
+            try:
+                values[key] = json.loads(value)
+            except ValueError:
+                values[key] = value
+    return values

@@ -237,6 +237,27 @@ class Client:
         path = f"{_test_data_path(task, phase, test_set)}/{quote(token)}"
         _expect(self.request("DELETE", path), 204)
 
+    def phase_settings(self, *, task: str, phase: str, section: str) -> Response:
+        """A section of a phase's settings (organisers): 200, or 404."""
+        return _expect(
+            self.request("GET", _settings_path(task, phase, section)), 200, 404
+        )
+
+    def change_phase_settings(
+        self, *, task: str, phase: str, section: str, values: dict[str, object]
+    ) -> Response:
+        """Change the named settings (the others kept): 200 with the settings in
+        force, or 422 with every problem (nothing stored), or 404."""
+        data = json.dumps(values).encode("utf-8")
+        response = self.request(
+            "PUT",
+            _settings_path(task, phase, section),
+            body=iter([data]),
+            length=len(data),
+            headers={"Content-Type": "application/json"},
+        )
+        return _expect(response, 200, 404, 422)
+
     def task_runs(
         self, *, task: str, phase: str = "", status: str = "", track: str = ""
     ) -> dict[str, object]:
@@ -344,6 +365,10 @@ def _test_data_path(task: str, phase: str, test_set: str) -> str:
         f"/api/tasks/{quote(task)}/phases/{quote(phase)}/testsets/"
         f"{quote(test_set)}/test-data"
     )
+
+
+def _settings_path(task: str, phase: str, section: str) -> str:
+    return f"/api/tasks/{quote(task)}/phases/{quote(phase)}/settings/{quote(section)}"
 
 
 def _payload(raw: bytes) -> dict[str, object]:

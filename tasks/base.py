@@ -105,6 +105,12 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
     #: the paper reports), so that the table fits a laptop screen; readers reveal
     #: the rest. Empty (the default): every metric.
     board_metrics: ClassVar[tuple[str, ...]] = ()
+    #: Metric keys besides the primary one that an organiser may rank a phase by
+    #: (``rankable_metrics``); each is a quality metric the scorer computes and
+    #: that :meth:`item_statistics` recomputes on a resample, so the intervals,
+    #: bands and the Ladder rest on the metric that ranks. Its direction is its
+    #: ``Metric.higher_is_better``.
+    rankable: ClassVar[tuple[str, ...]] = ()
     #: The unit the primary metric treats as independent: the bootstrap interval,
     #: the paired bootstrap and the randomisation test all resample it
     #: (:mod:`tasks.common.resampling.bands`).
@@ -231,9 +237,12 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
         """Task-level analysis across runs; None when the task type has none."""
         return None
 
-    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
-        """Per-gold-item statistics from which the primary metric is recomputed on
-        a resample (confidence intervals, paired tests, Ladder; see
+    def item_statistics(
+        self, report: ScoreReport, metric: str | None = None
+    ) -> ItemStats | None:
+        """Per-unit statistics from which ``metric`` (one of
+        :meth:`rankable_metrics`; None: the primary metric) is recomputed on a
+        resample (confidence intervals, paired tests, Ladder; see
         :mod:`tasks.common.resampling`). Reads ``report.detail`` (and payload), so it
         also works on a stored evaluation. None when the task type has none or the
         metric is undefined."""
@@ -282,6 +291,12 @@ class TaskType(abc.ABC, Generic[SettingsT, InputsT, GoldT, RunT]):
             if m.key == key:
                 return m
         raise KeyError(key)
+
+    def rankable_metrics(self) -> tuple[str, ...]:
+        """The metric keys a phase may be ranked by: the primary metric first, then
+        the declared ``rankable`` ones in the task type's metric order."""
+        keys = [m.key for m in self.metrics if m.key in self.rankable]
+        return (self.primary_metric, *(k for k in keys if k != self.primary_metric))
 
     def default_metrics(self) -> tuple[str, ...]:
         """The metric keys a leaderboard and a paper's table show by default: the

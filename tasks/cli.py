@@ -183,6 +183,18 @@ def _add_compare_options(parser: argparse.ArgumentParser) -> None:
         help="system name of each run, in --run order (default: file names)",
     )
     parser.add_argument(
+        "--metric",
+        default="",
+        help="the metric that ranks (one the task type declares rankable; "
+        "default: its primary metric), as a phase's ranking settings choose it",
+    )
+    parser.add_argument(
+        "--columns",
+        default="",
+        help="the table's metric columns in order, comma-separated (default: the "
+        "task type's), as a phase's ranking settings choose them",
+    )
+    parser.add_argument(
         "--title",
         default="",
         help="what the tables are of, named in their captions (e.g. 'test set "

@@ -122,6 +122,23 @@ def write_plots(render, directory: Path) -> list[Path]:  # noqa: ANN001
     return written
 
 
+def _known_metrics(task_type, args: argparse.Namespace) -> bool:  # noqa: ANN001
+    """``--metric`` ranks this task type and ``--columns`` names its metrics (else
+    the error is printed)."""
+    from tasks.common import compare as overview
+
+    try:
+        overview.metrics_head(
+            task_type,
+            metric=args.metric or None,
+            columns=[c for c in args.columns.split(",") if c] or None,
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def compare(args: argparse.Namespace) -> int:
     from tasks.common import compare as overview
     from tasks.common import tables
@@ -139,6 +156,8 @@ def compare(args: argparse.Namespace) -> int:
     if len(runs) < 2:
         print("error: --run: compare needs two or more runs", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if not _known_metrics(task_type, args):
+        return EXIT_BAD_INPUT
     systems = []
     try:
         settings = task_type.cli_settings(args)
@@ -155,6 +174,8 @@ def compare(args: argparse.Namespace) -> int:
         seed=args.seed,
         alpha=args.alpha,
         gold_version=args.gold_version,
+        metric=args.metric or None,
+        columns=[c for c in args.columns.split(",") if c] or None,
     )
     for key in ("title", "label"):
         if getattr(args, key):

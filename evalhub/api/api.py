@@ -80,6 +80,9 @@ class PhaseOut(Schema):
     limits_per_track: bool = False
     #: An evaluation after the campaign: ranked apart, not an official result.
     after_campaign: bool = False
+    #: The key of the metric that ranks the phase's boards (the task's
+    #: ``primary_metric`` unless the organisers chose another).
+    ranking_metric: str = ""
     #: The phase's tracks; a run must name one of them (``track``) when any.
     tracks: list[TrackOut] = []
     test_sets: list[TestSetOut]
@@ -133,7 +136,10 @@ class BoardOut(Schema):
     test_set: str
     #: The track this board ranks (None: the phase has no tracks).
     track: str | None = None
+    #: The metric that ranks this board (the phase's ranking metric).
     primary_metric: str
+    #: Which metric ranks it, as a sentence ("Ranked by F1 (f1; ...).").
+    ranked_by: str = ""
     #: The bootstrap statistics' signature ("" until computed).
     signature: str = ""
     #: What the bands mean (unit, n, rule, correction, comparisons per band), or

@@ -3,6 +3,7 @@ set (intervals, pairwise p-values, rank bands, Ladder steps), written by the wor
 
 from __future__ import annotations
 
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -12,8 +13,13 @@ from tasks.common import resampling
 
 
 class PhaseRanking(models.Model):
-    """How a phase's leaderboards are qualified. A phase without a row uses the
-    defaults (no Ladder, 1,000 bootstrap samples, seed 0, alpha 0.05)."""
+    """How a phase's leaderboards are ranked and qualified. A phase without a row
+    uses the defaults (the task type's metric and columns, the mean over test sets,
+    no Ladder, 1,000 bootstrap samples, seed 0, alpha 0.05)."""
+
+    class Overall(models.TextChoices):
+        MEAN = "mean", "Mean of the ranking metric"
+        AVERAGE_RANK = "average_rank", "Average rank"
 
     phase = models.OneToOneField(
         Phase, on_delete=models.CASCADE, related_name="ranking"
@@ -40,9 +46,58 @@ class PhaseRanking(models.Model):
         validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
         help_text="Significance level of the rank bands.",
     )
+    #: The metric that ranks (one the task type declares rankable); "" for the
+    #: task type's primary metric.
+    metric = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The metric that ranks the boards, the overall ranking and the "
+        "Ladder (empty: the task type's).",
+    )
+    #: The board's columns in order (metric keys); empty for the task type's.
+    columns = models.JSONField(default=list, blank=True)
+    #: How the overall ranking combines the test sets ("" is the mean too: a
+    #: form that does not send it keeps the default).
+    overall = models.CharField(
+        max_length=20, choices=Overall.choices, default=Overall.MEAN, blank=True
+    )
 
     def __str__(self) -> str:
         return f"ranking of {self.phase}"
+
+    def clean(self) -> None:
+        """The metric and columns the task type allows (the page, the bundle, the
+        organiser API and the admin refuse the same)."""
+        super().clean()
+        try:
+            task_type = self.phase.task.type
+        except ObjectDoesNotExist:
+            return  # no phase yet (a form's missing one, an archive being read)
+        problems: dict[str, list[str]] = {}
+        rankable = task_type.rankable_metrics()
+        if self.metric and self.metric not in rankable:
+            problems["metric"] = [
+                f"{self.metric!r} is not a metric this task type ranks by; "
+                f"rankable: {', '.join(rankable)}"
+            ]
+        known = [m.key for m in task_type.metrics]
+        columns = self.columns
+        if not isinstance(columns, list) or not all(
+            isinstance(c, str) for c in columns
+        ):
+            problems["columns"] = ["must be a list of metric keys"]
+        else:
+            unknown = [c for c in columns if c not in known]
+            if unknown:
+                problems["columns"] = [
+                    f"unknown metric {', '.join(map(repr, unknown))}; "
+                    f"known: {', '.join(known)}"
+                ]
+            elif len(set(columns)) != len(columns):
+                problems["columns"] = ["a metric is listed twice"]
+        if problems:
+            raise ValidationError(problems)
 
     @classmethod
     def for_phase(cls, phase: Phase) -> PhaseRanking:

@@ -20,6 +20,7 @@ from evalhub.competitions.services.archive import parts as archive_parts
 from evalhub.competitions.services.boards import (
     boardcache,
     leaderboard,
+    ranking,
     refreshes,
     visibility,
 )
@@ -80,9 +81,9 @@ def _settings_links(*, task: SharedTask, **_: object) -> tuple[str, list] | None
 def _statistics_progress(*, task: SharedTask, **_: object) -> tuple[str, dict] | None:  # type: ignore[type-arg]
     """Test sets whose statistics are being recomputed run by run (new gold or
     settings): how far the worker is."""
-    from evalhub.rankings.services import runstats
+    from evalhub.rankings.services import progress
 
-    busy = runstats.progress(task=task)
+    busy = progress.progress(task=task)
     return ("rankings/statistics_progress.html", {"rows": busy}) if busy else None
 
 
@@ -110,6 +111,7 @@ def connect() -> None:
     signals.dashboard_links.connect(_settings_links, dispatch_uid="rk-settings")
     signals.dashboard_panels.connect(_statistics_progress, dispatch_uid="rk-progress")
     visibility.register_score_gate(ladder.LadderGate())
+    ranking.register(ranking_settings.choice)
     core_settings.register(
         ranking_settings.SECTION,
         core_settings.Section(

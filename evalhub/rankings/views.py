@@ -180,6 +180,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "form": form,
         "saved": ranking.pk is not None,
         "computed": ranking_settings.computed(phase=phase_obj),
+        "ranked_by": ranking_settings.ranked_by(phase=phase_obj),
     }
     status = 422 if form.errors else 200
     return render(request, "rankings/phase_ranking.html", context, status=status)

@@ -97,6 +97,12 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
     )
     primary_metric: ClassVar[str] = "ap"
     board_metrics: ClassVar[tuple[str, ...]] = ("ap", "f1", "p_at_100", "map_source")
+    rankable: ClassVar[tuple[str, ...]] = (
+        "f1",
+        "p_at_100",
+        "p_at_1000",
+        "r_precision",
+    )
     #: Resampling unit (AP is a mean over the gold pairs (each found pair's precision at its rank)).
     unit = Unit("gold pair", "gold pairs")
     format_help: ClassVar[str] = FORMAT_HELP
@@ -208,11 +214,16 @@ class BilingualTermAlignment(TaskType[Settings, Inputs, Gold, Run]):
             detail=_detail(run, gold, hit_ranks, settings.detail_candidates),
         )
 
-    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
-        """Per-gold-pair AP statistics (see :mod:`.resampling`)."""
+    def item_statistics(
+        self, report: ScoreReport, metric: str | None = None
+    ) -> ItemStats | None:
+        """Per-gold-pair statistics of AP, or of another rankable metric (see
+        :mod:`.resampling`)."""
         from . import resampling
 
-        return resampling.item_stats(report.detail)
+        return resampling.item_stats(
+            report.detail, report.payload, metric or self.primary_metric
+        )
 
     # ---- plots and analysis ------------------------------------------------------
     def plots(self, report: ScoreReport, settings: Settings) -> tuple[Plot, ...]:

@@ -1,6 +1,7 @@
 """The overview of several runs on one gold, as the platform's significance page
 computes it (``evalhub.rankings.services.statistics.compute``), for ``evalhub
-compare``: every metric, the primary metric's bootstrap interval, pairwise paired
+compare``: every metric, the ranking metric's (the primary one, or ``--metric``)
+bootstrap interval, pairwise paired
 bootstrap and approximate-randomisation p-values, rank bands, and the signature line.
 
 Order: best first on the primary metric, ties in the order the runs were given (the
@@ -18,11 +19,30 @@ from tasks.common import resampling as rs
 from tasks.reports import JSON, ScoreReport
 
 
-def metrics_head(task_type) -> dict[str, JSON]:  # noqa: ANN001  (a tasks.base.TaskType)
-    """What a comparison table says of the task type's metrics (the primary one,
-    every metric, the table's default columns): the same for ``evalhub compare`` and
-    the platform's overview-paper package."""
-    primary = task_type.primary_metric
+def metrics_head(
+    task_type,  # noqa: ANN001  (a tasks.base.TaskType)
+    *,
+    metric: str | None = None,
+    columns: Sequence[str] | None = None,
+) -> dict[str, JSON]:
+    """What a comparison table says of the task type's metrics (the one that
+    ranks, every metric, the table's default columns): the same for ``evalhub
+    compare`` and the platform's overview-paper package. ``metric`` (one of
+    ``rankable_metrics``) and ``columns`` (metric keys, in order): a phase's
+    choice; None: the task type's."""
+    primary = metric or task_type.primary_metric
+    if primary not in task_type.rankable_metrics():
+        raise ValueError(
+            f"metric {primary!r} does not rank {task_type.slug}; "
+            f"rankable: {', '.join(task_type.rankable_metrics())}"
+        )
+    table = list(columns) if columns else list(task_type.default_metrics())
+    known = {m.key for m in task_type.metrics}
+    unknown = [key for key in table if key not in known]
+    if unknown:
+        raise ValueError(f"unknown metric {', '.join(unknown)}")
+    if primary not in table:
+        table.insert(0, primary)
     return {
         "task_type": task_type.slug,
         "metric": primary,
@@ -38,7 +58,7 @@ def metrics_head(task_type) -> dict[str, JSON]:  # noqa: ANN001  (a tasks.base.T
             }
             for m in task_type.metrics
         ],
-        "table_metrics": list(task_type.default_metrics()),
+        "table_metrics": table,  # type: ignore[dict-item]
     }
 
 
@@ -91,8 +111,12 @@ def overview(
     seed: int = rs.DEFAULT_SEED,
     alpha: float = rs.DEFAULT_ALPHA,
     gold_version: int = 1,
+    metric: str | None = None,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, JSON]:
-    primary = task_type.primary_metric
+    """``metric``, ``columns``: see :func:`metrics_head` (what a phase ranks by)."""
+    head = metrics_head(task_type, metric=metric, columns=columns)
+    primary = str(head["metric"])
     higher = task_type.metric(primary).higher_is_better
 
     def sort_key(i: int) -> tuple[float, int]:
@@ -101,7 +125,7 @@ def overview(
         return (-v, i)
 
     order = sorted(range(len(systems)), key=sort_key)
-    stats = [task_type.item_statistics(systems[i].report) for i in order]
+    stats = [task_type.item_statistics(systems[i].report, primary) for i in order]
     usable = all(s is not None for s in stats) and len({s.keys for s in stats}) == 1
     intervals: list[rs.Interval | None] = [None] * len(order)
     bands: list[int | None] = list(range(1, len(order) + 1))
@@ -151,7 +175,7 @@ def overview(
             }
         )
     return {
-        **metrics_head(task_type),
+        **head,
         "n_items": n,
         "unit": rs.bands.unit_json(task_type.unit),
         "powered": powered,

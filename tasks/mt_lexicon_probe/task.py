@@ -243,10 +243,14 @@ class MtLexiconProbe(TaskType[MtLexiconProbeSettings, ProbeSet, Gold, Run]):
             memory_conflicts=len(memory.conflicts) if memory else 0,
         )
 
-    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+    def item_statistics(
+        self, report: ScoreReport, metric: str | None = None
+    ) -> ItemStats | None:
         """Per-probe statistics (see :mod:`tasks.mt_lexicon_probe.resampling`)."""
         from tasks.mt_lexicon_probe import resampling
 
+        if metric not in (None, self.primary_metric):
+            return None
         return resampling.item_stats(report.detail, report.payload)
 
     def coverage(self, payload: Mapping[str, JSON]) -> tuple[int, int] | None:

@@ -27,10 +27,14 @@ FIELDS = ("correct", "proposed", "correct_reference", "reference")
 
 
 def item_stats(
-    detail: Mapping[str, JSON], payload: Mapping[str, JSON]
+    detail: Mapping[str, JSON], payload: Mapping[str, JSON], metric: str = "f1"
 ) -> ItemStats | None:
+    """The per-document statistics of ``metric``: ``f1`` (at the primary
+    granularity) or ``<level>_f1`` (at that level: the same rows, its counts)."""
     documents = detail.get("documents")
-    level = payload.get("primary_granularity")
+    level = payload.get("primary_granularity") if metric == "f1" else None
+    if metric.endswith("_f1") and metric != "mean_f1":
+        level = metric.removesuffix("_f1")
     if not isinstance(documents, list) or not isinstance(level, str):
         return None
     keys: list[str] = []

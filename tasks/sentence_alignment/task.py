@@ -121,6 +121,8 @@ class SentenceAlignment(
     metrics = _metrics()
     primary_metric = "f1"
     board_metrics = ("f1", "mean_f1", "alignment_f1", "word_f1", "char_f1")
+    #: ARCADE ranked by Sent and Char: the F1 at every level may rank a phase.
+    rankable = tuple(f"{level}_f1" for level in LEVELS)
     #: Resampling unit (the bisegments of one document are not independent (ARCADE scores texts)).
     unit = Unit("document", "documents")
     format_help = FORMAT_HELP
@@ -233,11 +235,15 @@ class SentenceAlignment(
             metrics=metrics, payload=payload, warnings=warnings, detail=detail
         )
 
-    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
+    def item_statistics(
+        self, report: ScoreReport, metric: str | None = None
+    ) -> ItemStats | None:
         """Per-document F1 counts (see :mod:`tasks.sentence_alignment.resampling`)."""
         from tasks.sentence_alignment import resampling
 
-        return resampling.item_stats(report.detail, report.payload)
+        return resampling.item_stats(
+            report.detail, report.payload, metric or self.primary_metric
+        )
 
     def plots(
         self, report: ScoreReport, settings: SentenceAlignmentSettings

@@ -92,6 +92,8 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     )
     primary_metric = "term_f1"
     board_metrics = ("term_f1", "term_precision", "term_recall", "f1")
+    #: The exact-match F1 (TermEval 2020's measure) may rank a phase too.
+    rankable = ("f1",)
     #: Resampling unit (TermoMeter's TP and TR sum one pertinence per gold term).
     unit = Unit("gold term", "gold terms")
     format_help = FORMAT_HELP
@@ -189,11 +191,16 @@ class TermExtraction(TaskType[TermExtractionSettings, Corpus, GoldList, RunList]
     ) -> ScoreReport:
         return score_run(run, gold, settings)
 
-    def item_statistics(self, report: ScoreReport) -> ItemStats | None:
-        """Per-gold-term TF statistics (see :mod:`tasks.term_extraction.resampling`)."""
+    def item_statistics(
+        self, report: ScoreReport, metric: str | None = None
+    ) -> ItemStats | None:
+        """Per-gold-term statistics of TF or the exact-match F1 (see
+        :mod:`tasks.term_extraction.resampling`)."""
         from tasks.term_extraction import resampling
 
-        return resampling.item_stats(report.detail)
+        return resampling.item_stats(
+            report.detail, report.payload, metric or self.primary_metric
+        )
 
     def plots(
         self, report: ScoreReport, settings: TermExtractionSettings

@@ -72,3 +72,54 @@ def test_organisers_read_and_change_the_ranking_settings(
         )
         == REFUSED
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_evalhub_ranking_show_and_set(live_server, task, phase, test_set, organiser):
+    """``evalhub ranking show`` / ``set`` against a live server with an organise
+    token: the choice is stored, every problem printed, nothing stored then."""
+    import os
+    import subprocess
+    import sys
+
+    from evalhub.api.services import tokens as token_service
+    from evalhub.rankings.models import PhaseRanking
+    from tests.paths import REPO_ROOT
+
+    token = token_service.create(
+        user=organiser, name="cli", scope="organise", tasks=[task]
+    )
+    env = {**os.environ, "EVALHUB_TOKEN": token.secret}
+    where = ["--url", live_server.url, "--task", task.slug, "--phase", phase.slug]
+
+    def evalhub(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "evalhub.cli", "ranking", *args],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    shown = evalhub("show", *where)
+    assert shown.returncode == 0, shown.stderr
+    assert 'metric: ""' in shown.stdout and "overall: mean" in shown.stdout
+    changed = evalhub(
+        "set", *where, "metric=p_at_100", "columns=p_at_100,ap", "overall=average_rank"
+    )
+    assert changed.returncode == 0, changed.stderr
+    assert "metric: p_at_100" in changed.stdout
+    assert "columns: p_at_100,ap" in changed.stdout
+    row = PhaseRanking.objects.get(phase=phase)
+    assert (row.metric, row.columns, row.overall) == (
+        "p_at_100",
+        ["p_at_100", "ap"],
+        "average_rank",
+    )
+    as_json = evalhub("show", *where, "--json")
+    assert json.loads(as_json.stdout)["metric"] == "p_at_100"
+    refused = evalhub("set", *where, "metric=map_source", "seed=x")
+    assert refused.returncode == 2
+    assert "map_source" in refused.stderr or "seed" in refused.stderr
+    assert PhaseRanking.objects.get(phase=phase).metric == "p_at_100"

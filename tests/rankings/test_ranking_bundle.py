@@ -139,3 +139,66 @@ def test_bad_values_name_their_line_and_create_nothing(
     assert problem.startswith(f"task.yaml, line {start + 3}: ranking: evaluation: ")
     assert "ladder_margin" in problem and "greater than or equal to 0" in problem
     assert not SharedTask.objects.exists()
+
+
+CHOICE = """\
+ranking:
+  evaluation:
+    metric: f1
+    columns: [f1, p_at_100, ap]
+    overall: average_rank
+"""
+
+
+def test_the_ranking_metric_columns_and_overall_method_round_trip(
+    client, organiser, demo_files, isolated_storage
+):
+    client.force_login(organiser)
+    bundle = zip_bytes({"task.yaml": (MANIFEST + CHOICE).encode(), **demo_files})
+    assert _post(client, bundle).status_code == 302
+    chosen = {"metric": "f1", "columns": ["f1", "p_at_100", "ap"]}
+    chosen["overall"] = "average_rank"
+    row = PhaseRanking.objects.get(phase__task__slug="bundled")
+    assert {k: getattr(row, k) for k in chosen} == chosen
+
+    exported = client.get(reverse("competitions:bundle-export", args=["bundled"]))
+    body = (
+        b"".join(exported.streaming_content) if exported.streaming else exported.content
+    )
+    manifest = yaml.safe_load(zipfile.ZipFile(io.BytesIO(body)).read("task.yaml"))
+    assert {k: manifest["ranking"]["evaluation"][k] for k in chosen} == chosen
+
+    SharedTask.objects.get(slug="bundled").delete()
+    assert _post(client, body).status_code == 302
+    row = PhaseRanking.objects.get(phase__task__slug="bundled")
+    assert {k: getattr(row, k) for k in chosen} == chosen
+    # The boards rank by it (the one rule reads the stored choice).
+    from evalhub.competitions.services.boards import ranking
+
+    assert ranking.of(row.phase) == ranking.Ranking(
+        metric="f1", columns=("f1", "p_at_100", "ap"), overall="average_rank"
+    )
+
+
+def test_a_metric_that_does_not_rank_is_refused_with_its_line(
+    client, organiser, demo_files, isolated_storage
+):
+    client.force_login(organiser)
+    bad = CHOICE.replace("metric: f1", "metric: map_source").replace(
+        "p_at_100, ap", "p_at_100, nope"
+    )
+    response = _post(
+        client, zip_bytes({"task.yaml": (MANIFEST + bad).encode(), **demo_files})
+    )
+    assert response.status_code == 422
+    problems = [str(p) for p in response.context["problems"]]
+    start = MANIFEST.count("\n") + 1
+    assert any(
+        p.startswith(f"task.yaml, line {start + 2}: ") and "map_source" in p
+        for p in problems
+    ), problems
+    assert any(
+        p.startswith(f"task.yaml, line {start + 3}: ") and "'nope'" in p
+        for p in problems
+    ), problems
+    assert not SharedTask.objects.exists()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from evalhub.annotations.models import Judgement
 from evalhub.annotations.services import access, judgements, systems
 from evalhub.competitions.models import Score, SharedTask, TestSet
+from evalhub.competitions.services.boards import ranking
 from tasks.mt_lexicon_probe.annotation import (
     ProbeGroup,
     group_translations,
@@ -174,10 +175,10 @@ def annotation_page(
 
 
 def scores(*, test_set: TestSet, user: object) -> dict[str, object]:
-    """Each system's primary metric and pending count (the live part of the page);
-    the metric only where ``user`` may see the test set's scores."""
-    task_type = test_set.phase.task.type
-    primary = task_type.primary_metric
+    """Each system's ranking metric (``ranking.of``) and pending count (the live
+    part of the page); the metric only where ``user`` may see the test set's
+    scores."""
+    primary = ranking.of(test_set.phase).metric
     rows = []
     subs = systems.scored_runs(test_set)
     visible = access.can_see_scores(user, test_set)
@@ -202,7 +203,7 @@ def scores(*, test_set: TestSet, user: object) -> dict[str, object]:
     return {
         "test_set": test_set,
         "system_scores": rows,
-        "primary_label": task_type.metric(primary).label,
+        "primary_label": test_set.phase.task.type.metric(primary).label,
         "scores_hidden": not visible,
         "n_judgements": Judgement.objects.filter(test_set=test_set).count(),
     }

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from evalhub.competitions.models import Phase, SharedTask, Submission
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import access
+from evalhub.competitions.services.boards import access, ranking
 from evalhub.competitions.services.runs import submit
 
 
@@ -55,6 +55,7 @@ def task_detail(*, task: SharedTask, user: object) -> dict[str, object]:
                 "total_limit": phase.total_limit,
                 "limits_per_track": phase.limits_per_track,
                 "after_campaign": phase.after_campaign,
+                "ranking_metric": ranking.of(phase).metric,
                 "tracks": [
                     {"slug": t.slug, "name": t.name, "description": t.description}
                     for t in phase.tracks.all()

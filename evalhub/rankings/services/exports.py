@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from evalhub.competitions.models import Submission, TestSet
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access, tables
+from evalhub.competitions.services.boards import ranking as ranking_rule
 from evalhub.competitions.services.boards.tables import latex_escape
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics
@@ -60,7 +61,7 @@ def significance(
     # A run hidden since the matrix was computed (until the worker recomputes it)
     # is left out for those who may not see it.
     keep = [i for i, pk in enumerate(runs) if access.can_see_run(user, subs[pk])]
-    metric = task.type.metric(task.type.primary_metric)
+    metric = ranking_rule.metric(test_set.phase)
     n = int(data.get("n_items") or 0)
     alpha = data.get("alpha", 0.05)
     powered = bool(matrix.get("powered", True))

@@ -29,8 +29,11 @@ Guarantees (stated in ``docs/internals/boards.md``, *Rankings you can trust*, an
   original's. Submitting a withheld campaign run again after the campaign
   therefore releases nothing it did not beat. New gold on the copy starts a new
   history: its scores say nothing about the campaign's test data.
-- Decisions are stored with the gold version and margin they were made under
-  (``TestSetStatistics.data["ladder"]``) and are only used while both still hold;
+- **It ranks by the phase's ranking metric** (``boards/ranking.of``: the task
+  type's primary metric unless the organisers chose another): values and per-unit
+  losses are that metric's (``runstats``).
+- Decisions are stored with the gold version, margin and metric they were made
+  under (``TestSetStatistics.data["ladder"]``) and are only used while all hold;
   a run scored since the last refresh is not released until the refresh decides.
 """
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evalhub.competitions.models import Evaluation, Submission, TestSet, Track
+from evalhub.competitions.services.boards import ranking as ranking_rule
 from evalhub.competitions.services.boards.selection import team_key
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import runstats
@@ -177,9 +181,13 @@ class LadderGate:
             .first()
         ) or {}
         ladder = data.get("ladder", {})
+        # Decisions stored before the metric was recorded were the primary's.
+        primary = test_set.phase.task.type.primary_metric
         if (
             ladder.get("gold_version") != test_set.gold_version
             or ladder.get("margin") != ranking.ladder_margin
+            or ladder.get("metric", primary) != ranking_rule.of(test_set.phase).metric
         ):
-            return {}  # decided under other gold or margin: nothing until replayed
+            # Decided under other gold, margin or metric: nothing until replayed.
+            return {}
         return {k: int(v) for k, v in ladder.get("shown", {}).items()}

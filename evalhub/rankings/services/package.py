@@ -32,6 +32,7 @@ from django.core.cache import cache
 from evalhub.competitions.models import Phase, Submission, TestSet
 from evalhub.competitions.services import orcid, roles
 from evalhub.competitions.services.boards import access, figure_pdfs, systems
+from evalhub.competitions.services.boards import ranking as ranking_rule
 from evalhub.rankings.models import PhaseRanking
 from evalhub.rankings.services import boards, charts, statistics
 from evalhub.rankings.services.boards import BoardKey
@@ -143,8 +144,9 @@ def board_table(key: BoardKey) -> BoardTable:
                 "rank": row.rank,
             }
         )
+    chosen = ranking_rule.of(test_set.phase)
     table: dict[str, JSON] = {
-        **compare.metrics_head(task_type),
+        **compare.metrics_head(task_type, metric=chosen.metric, columns=chosen.columns),
         "n_items": data.get("n_items", 0),
         "unit": rs.bands.unit_json(statistics.unit_of(data)),
         "powered": bool(matrix.get("powered", True)),  # type: ignore[union-attr]
@@ -204,9 +206,7 @@ def _figures(
     if chart is charts.NOT_DRAWN:
         raise Preparing
     if chart is not None and not set(chart.runs) & hidden:
-        metric = test_set.phase.task.type.metric(
-            test_set.phase.task.type.primary_metric
-        )
+        metric = ranking_rule.metric(test_set.phase)
         caption = (
             f"{metric.label} of each system on test set {test_set.name} "
             f"({len(chart.runs)} systems), with its paired-bootstrap "

@@ -45,7 +45,8 @@ With the gold and the run files, `evalhub compare` prints the same table
 
   evalhub compare TASK_TYPE --gold GOLD [inputs] --run A B ... \\
       --name "team (method)" ... --gold-version N --samples B --seed S \\
-      --alpha ALPHA --title TITLE --label LABEL --format latex
+      --alpha ALPHA --metric M --columns C --title TITLE --label LABEL \\
+      --format latex
 
 giving the runs in submission order (ties are broken by it). The options of
 each board are below.
@@ -89,13 +90,15 @@ def _board(board: BoardTable) -> list[str]:
         + (", ".join(versions) or "-"),
         f"  gold version: {test_set.gold_version}; resampling unit: "
         f"{rs.bands.unit_from(table.get('unit')).count(int(table['n_items']))}",
-        f"  primary metric: {table['metric_label']} ({table['metric']}); "
+        f"  ranked by: {table['metric_label']} ({table['metric']}); "
         f"bootstrap samples {table['samples']}, seed {table['seed']}, "
         f"alpha {table['alpha']}",
         f"  systems: {len(board.runs)}; offline: evalhub compare "
         f"{table['task_type']} ... --gold-version {test_set.gold_version} "
         f"--samples {table['samples']} --seed {table['seed']} "
-        f"--alpha {table['alpha']} --title {shlex.quote(str(table['title']))} "
+        f"--alpha {table['alpha']} --metric {table['metric']} "
+        f"--columns {','.join(table['table_metrics'])} "  # type: ignore[arg-type]
+        f"--title {shlex.quote(str(table['title']))} "
         f"--label {table['label']} --format latex",
     ]
     if table.get("bands_legend"):

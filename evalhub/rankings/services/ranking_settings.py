@@ -1,6 +1,11 @@
-"""A phase's ranking settings (``PhaseRanking``): changed by its organisers on the
-console's ranking page and carried by task bundles (``ranking:``, keyed by phase
-slug). The allowed values are the model's validators, the one rule both use.
+"""A phase's ranking settings (``PhaseRanking``): the metric that ranks, the
+board's columns and their order, the overall ranking's method, the Ladder and the
+bootstrap; changed by its organisers on the console's ranking page, the organiser
+API and ``evalhub ranking set``, and carried by task bundles (``ranking:``, keyed
+by phase slug). The allowed values are the model's validators and ``clean`` (the
+metrics the task type declares rankable), the one rule all of them use; what
+the core's consumers rank by is read through ``boards/ranking.of``, which
+:func:`choice` answers.
 
 Saving goes through the model's ``post_save`` (``rankings/receivers``): the phase's
 boards are invalidated and every test set's statistics (intervals, rank bands,
@@ -16,10 +21,14 @@ from django.core.exceptions import ValidationError
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
 from evalhub.competitions.services import phase_settings as core_settings
+from evalhub.competitions.services.boards import ranking
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 
 #: The settings, in the order the page and the bundle list them, with their labels.
 LABELS = {
+    "metric": "Ranking metric",
+    "columns": "Board columns",
+    "overall": "Overall ranking",
     "ladder": "Ladder",
     "ladder_margin": "Ladder margin",
     "bootstrap_samples": "Bootstrap samples",
@@ -30,6 +39,9 @@ FIELDS = tuple(LABELS)
 SECTION = "ranking"
 _NUMBER = (int, float)
 _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "metric": ((str,), "a metric key (empty: the task type's)"),
+    "columns": ((list,), "a list of metric keys (empty: the task type's)"),
+    "overall": ((str,), "mean or average_rank"),
     "ladder": ((bool,), "true or false"),
     "ladder_margin": (_NUMBER, "a number"),
     "bootstrap_samples": ((int,), "a whole number"),
@@ -38,9 +50,30 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
+#: The choices a bundle leaves out while they are the task type's (a bundle that
+#: says nothing of them keeps the task type's metric, columns and the mean).
+_CHOICE_DEFAULTS: dict[str, object] = {"metric": "", "columns": [], "overall": "mean"}
+
+
 def current(*, phase: Phase) -> PhaseRanking:
     """The phase's settings (the defaults, unsaved, when it has none)."""
     return PhaseRanking.for_phase(phase)
+
+
+def choice(phase: Phase) -> dict[str, object] | None:
+    """What the core's ``boards/ranking.of`` reads: the phase's stored metric,
+    columns and overall method (None without a row: the task type's)."""
+    found = (
+        PhaseRanking.objects.filter(phase=phase)
+        .values("metric", "columns", "overall")
+        .first()
+    )
+    return found
+
+
+def ranked_by(*, phase: Phase) -> str:
+    """The sentence the boards state (``boards/ranking.ranked_by``)."""
+    return ranking.ranked_by(phase)
 
 
 def computed(*, phase: Phase) -> list[tuple[TestSet, TestSetStatistics | None]]:
@@ -111,7 +144,13 @@ def export_section(*, task: SharedTask) -> dict[str, dict[str, object]] | None:
     them; ``None`` when no phase does."""
     rows = PhaseRanking.objects.filter(phase__task=task).select_related("phase")
     section = {
-        row.phase.slug: {name: getattr(row, name) for name in FIELDS} for row in rows
+        row.phase.slug: {
+            name: getattr(row, name)
+            for name in FIELDS
+            if name not in _CHOICE_DEFAULTS
+            or getattr(row, name) != _CHOICE_DEFAULTS[name]
+        }
+        for row in rows
     }
     return section or None
 
@@ -168,6 +207,8 @@ def _read(slug: str, node: object) -> tuple[dict[str, object], list[tuple[int, s
             continue
         kinds, wanted = _KINDS[key]
         value = item.value
+        if isinstance(value, list):  # the columns: plain keys
+            value = [getattr(v, "value", v) for v in value]
         wrong_kind = not isinstance(value, kinds) or (
             isinstance(value, bool) and bool not in kinds
         )

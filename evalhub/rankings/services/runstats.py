@@ -34,6 +34,7 @@ from django.db import transaction
 
 from evalhub.competitions import logs
 from evalhub.competitions.models import Evaluation, Submission, TestSet
+from evalhub.competitions.services.boards import ranking as boards_ranking
 from evalhub.rankings.models import (
     PairStatistics,
     PhaseRanking,
@@ -80,8 +81,23 @@ class Shares:
 
 
 def settings_key(test_set: TestSet, ranking: PhaseRanking) -> str:
-    """Gold version and settings behind a stored pair."""
-    return f"g{test_set.gold_version}:b{ranking.bootstrap_samples}:s{ranking.seed}"
+    """Gold version and settings behind a stored pair: the metric that ranks too,
+    when the organisers chose another than the task type's (``boards/ranking``)."""
+    key = f"g{test_set.gold_version}:b{ranking.bootstrap_samples}:s{ranking.seed}"
+    tag = metric_tag(test_set)
+    return f"{key}:m{tag}" if tag else key
+
+
+def ranking_metric(test_set: TestSet) -> str:
+    """The key of the metric the statistics are computed over (``ranking.of``)."""
+    return boards_ranking.of(test_set.phase).metric
+
+
+def metric_tag(test_set: TestSet) -> str:
+    """The ranking metric's key where it is not the task type's primary ("" else,
+    so the shares stored before the choice existed stay valid)."""
+    metric = ranking_metric(test_set)
+    return "" if metric == test_set.phase.task.type.primary_metric else metric
 
 
 def _run_key(ev: tuple[int, int, str, object], settings: str) -> str:
@@ -177,8 +193,11 @@ def _arrays(formula: rs.Formula, row: Sequence[object]) -> rs.RunArrays:
     )
 
 
-def _fingerprint(stats: rs.ItemStats) -> str:
-    digest = hashlib.sha256("\x1f".join(stats.keys).encode("utf-8")).hexdigest()[:32]
+def _fingerprint(stats: rs.ItemStats, tag: str = "") -> str:
+    """The gold items, formula and (``tag``) metric of a share: two shares are
+    compared only when they are equal."""
+    text = "\x1f".join(stats.keys) + (f"\x1e{tag}" if tag else "")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
     return f"{stats.formula}:{stats.n}:{stats.values.shape[1]}:{digest}"
 
 
@@ -195,17 +214,18 @@ def _compute_missing(
     :func:`shares`)."""
     settings = settings_key(test_set, ranking)
     task_type = test_set.phase.task.type
+    metric, tag = ranking_metric(test_set), metric_tag(test_set)
     for start in range(0, len(missing), BATCH):
         batch = missing[start : start + BATCH]
         evs = Evaluation.objects.in_bulk([ev[0] for ev in batch])
         found: dict[str, list[tuple[int, rs.ItemStats]]] = {}
         unusable: list[int] = []
         for ev_pk, sub_pk, _, _ in batch:
-            stats = run_stats(task_type, evs[ev_pk])
+            stats = run_stats(task_type, evs[ev_pk], metric)
             if stats is None:
                 unusable.append(sub_pk)
             else:
-                found.setdefault(_fingerprint(stats), []).append((sub_pk, stats))
+                found.setdefault(_fingerprint(stats, tag), []).append((sub_pk, stats))
         made = [RunStatistics(submission_id=pk, items="") for pk in unusable]
         for items, group in found.items():
             arrays = rs.run_arrays(
@@ -253,13 +273,16 @@ def _row(
     )
 
 
-def run_stats(task_type: TaskType, ev: Evaluation) -> rs.ItemStats | None:
-    """One run's per-item statistics, or None when the run cannot take part: its
-    metric is undefined (e.g. nothing judged yet: no interval, no band until it is)
+def run_stats(
+    task_type: TaskType, ev: Evaluation, metric: str | None = None
+) -> rs.ItemStats | None:
+    """One run's per-item statistics of ``metric`` (None: the primary; the
+    phase's ranking metric, ``ranking_metric``), or None when the run cannot take
+    part: its metric is undefined (e.g. nothing judged yet: no interval, no band until it is)
     or its stored outcome cannot be read. Logged; the other runs are unaffected."""
     report = ScoreReport(metrics={}, payload=ev.payload, detail=ev.detail)
     try:
-        stats = task_type.item_statistics(report)
+        stats = task_type.item_statistics(report, metric)
         value = None if stats is None else stats.value()
     except logs.FATAL:
         raise
@@ -358,27 +381,3 @@ class _Progress:
 
     def finished(self) -> None:
         self.rows.filter(progress_total__gt=0).update(progress_done=0, progress_total=0)
-
-
-@dataclass(frozen=True)
-class Progress:
-    test_set: str
-    done: int
-    total: int
-
-    @property
-    def percent(self) -> int:
-        return 100 * self.done // self.total if self.total else 0
-
-
-def progress(*, task: object) -> list[Progress]:
-    """The task's test sets whose statistics a worker is recomputing, with how
-    many steps of how many are done (two per run: its share, then its pairs)."""
-    return [
-        Progress(name, done, total)
-        for name, done, total in TestSetStatistics.objects.filter(
-            test_set__phase__task=task, progress_total__gt=0
-        )
-        .order_by("test_set__phase__pk", "test_set__pk")
-        .values_list("test_set__name", "progress_done", "progress_total")
-    ]

@@ -23,6 +23,7 @@ from evalhub.competitions.services.boards import (
     visibility,
 )
 from evalhub.competitions.services.boards import coverage as cells
+from evalhub.competitions.services.boards import ranking as ranking_rule
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import ladder, pairs, runstats
@@ -51,8 +52,7 @@ def cached(*, test_set: TestSet, track_id: int | None = None) -> leaderboard.Sta
         return leaderboard.Statistics()
     data = row.data
     matrix = matrix_of(data, track_id)
-    task_type = test_set.phase.task.type
-    metric = task_type.metric(task_type.primary_metric)
+    metric = ranking_rule.metric(test_set.phase)
     n = int(data.get("n_items") or 0)
     return leaderboard.Statistics(
         signature=row.signature,
@@ -153,7 +153,7 @@ def signature(test_set: TestSet, ranking: PhaseRanking, n: int | None = None) ->
     return line(
         slug=task_type.slug,
         version=task_type.version,
-        metric=task_type.primary_metric,
+        metric=ranking_rule.of(test_set.phase).metric,
         gold_version=test_set.gold_version,
         samples=ranking.bootstrap_samples,
         seed=ranking.seed,
@@ -182,8 +182,8 @@ def compute(
     (``runstats``: only runs new since the last refresh are computed, with their
     pairs). Bands test each run against its band's leader; the full matrix of a
     board is read on request (:func:`with_pairs`)."""
-    task_type = test_set.phase.task.type
-    higher = task_type.metric(task_type.primary_metric).higher_is_better
+    metric = ranking_rule.metric(test_set.phase)
+    higher = metric.higher_is_better
     if shares is None:
         shares = runstats.shares(test_set=test_set, ranking=ranking)
     arrays = shares.arrays
@@ -245,10 +245,10 @@ def compute(
         }
 
     return {
-        "metric": task_type.primary_metric,
+        "metric": metric.key,
         "higher_is_better": higher,
         "n_items": shares.n_items,
-        "unit": rs.bands.unit_json(task_type.unit),
+        "unit": rs.bands.unit_json(test_set.phase.task.type.unit),
         "smallest_p": rs.bands.smallest_p(shares.n_items, ranking.bootstrap_samples),
         "samples": ranking.bootstrap_samples,
         "seed": ranking.seed,
@@ -259,6 +259,7 @@ def compute(
             "enabled": ranking.ladder,
             "applies": applies,
             "margin": ranking.ladder_margin,
+            "metric": metric.key,  # decisions under another are not used
             "gold_version": test_set.gold_version,
             "shown": released,  # type: ignore[dict-item]
             "steps": steps,
@@ -387,7 +388,7 @@ def compare_runs(
     one = rs.pair_tests(a, [b], exact=shares.exact)
     return {
         "test_set": test_set.slug,
-        "metric": task.type.primary_metric,
+        "metric": ranking_rule.of(test_set.phase).metric,
         "run_a": run_a,
         "run_b": run_b,
         "value_a": a.value,

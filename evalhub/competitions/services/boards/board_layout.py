@@ -1,5 +1,5 @@
 """How a leaderboard table is laid out for reading: which metric columns show by
-default (the task type's ``board_metrics``; the reader reveals the rest), each
+default (the phase's columns, ``ranking.Ranking.columns``; the reader reveals the rest), each
 column's name and explanation, and the ranked rows apart from the baselines.
 Pure presentation of a board the caller may already show: nothing here reads
 scores the board does not hold."""
@@ -43,7 +43,7 @@ def default_metrics(task_type: TaskType) -> tuple[str, ...]:
 
 
 def layout(*, task_type: TaskType, board: leaderboard.Board) -> Layout:
-    shown = set(default_metrics(task_type))
+    shown = set(board.shown_keys or default_metrics(task_type))
     columns = []
     for key in board.metric_keys:
         metric = task_type.metric(key)

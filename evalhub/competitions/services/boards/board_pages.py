@@ -27,6 +27,7 @@ from evalhub.competitions.services.boards import (
     home,
     leaderboard,
     own_rows,
+    ranking,
     refreshes,
     selection,
     systems,
@@ -34,6 +35,7 @@ from evalhub.competitions.services.boards import (
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.precompiled import Precompiled, fields, instance
+from tasks.base import Metric
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ def leaderboard_page(
         # never in it; so are a long board's own rows past the first ones put in
         # (``own_rows``, ``tails``).
         "boards_html": own_rows.mark(html, user),
-        "primary": task.type.metric(task.type.primary_metric),
+        "primary": _ranking_metric(phase, test_sets),
         "finals": selection.finals_apply(phase),
         "has_private": any(
             ts.visibility == TestSet.Visibility.PRIVATE for ts in test_sets
@@ -140,6 +142,16 @@ def leaderboard_page(
         # The link preview's and meta description's leader, read once per page.
         "leader": home.phase_leader(phase, test_sets),
     }
+
+
+def _ranking_metric(phase: Phase, test_sets: list[TestSet]) -> Metric:
+    """The metric that ranks the phase (``ranking.of``), as its first board was
+    drawn with it: read from the board cache (under the versions a change of the
+    ranking bumps), so a cached page asks the database nothing more."""
+    if not test_sets:
+        return ranking.metric(phase)
+    _, key = leaderboard.leading_row(test_set=test_sets[0])
+    return phase.task.type.metric(key)
 
 
 def boards_fragment(
@@ -158,7 +170,6 @@ def boards_fragment(
     of every track, each row marked with its track); part of the fragment's key,
     as is ``every_row`` (long boards: every row, or the first ones, ``tails``)."""
     task = phase.task
-    primary = task.type.metric(task.type.primary_metric)
     # Everything the fragment may show a viewer is decided by these flags (the leak
     # rules of services/boards/access.py); viewers with the same flags share one fragment.
     audience = (
@@ -176,7 +187,7 @@ def boards_fragment(
                 "boards": _board_views(
                     phase, test_sets, user, *audience, track=track, every_row=every_row
                 ),
-                "primary": primary,
+                "primary": ranking.metric(phase),
                 **tails.numbers(),
                 "track": track,
                 # Every figure address of a track's board names the track.

@@ -25,8 +25,8 @@ from evalhub.competitions.models import (
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
-    board_layout,
     leaderboard,
+    ranking,
     refreshes,
     systems,
     tables,
@@ -78,10 +78,12 @@ def leaderboard_json(*, phase: Phase, user: object, track: Track | None = None) 
 def leaderboard_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
     """One row per (test set, track, ranked run), ranks within the track (the
     ``track`` column only in a phase with tracks); metric values as stored (full
-    precision)."""
+    precision), in the board's column order; ``ranked_by``: the key of the metric
+    that ranks (``ranking.of``)."""
     boards = visible_track_boards(phase=phase, user=user, track=track)
     with_tracks = any(t is not None for _, t, _ in boards)
-    metric_keys = [m.key for m in phase.task.type.metrics]
+    metric_keys = list(ranking.ordered_metrics(phase))
+    ranked_by = ranking.of(phase).metric
     # Feature apps' per-system columns (fact-sheet answers, papers) as this viewer
     # may see them: user text, neutralised against formulas like every cell.
     columns = systems.system_columns(phase, user)
@@ -99,6 +101,7 @@ def leaderboard_csv(*, phase: Phase, user: object, track: Track | None = None) -
         ]
         + metric_keys
         + extra
+        + ["ranked_by"]
     )
     rows = []
     for ts, t, board in boards:
@@ -122,6 +125,7 @@ def leaderboard_csv(*, phase: Phase, user: object, track: Track | None = None) -
                 ]
                 + ["" if values.get(k) is None else values[k] for k in metric_keys]
                 + [answers[k] for k in extra]
+                + [ranked_by]
             )
     return tables.csv_text(header, rows)
 
@@ -133,12 +137,12 @@ def _latex_number(metric: Metric, value: float | None) -> str:
 
 
 def latex_metrics(phase: Phase, *, all_columns: bool = False) -> list[Metric]:
-    """The metric columns of the LaTeX export: the board's default columns (the
-    task type's ``default_metrics``), or every metric on request."""
+    """The metric columns of the LaTeX export: the board's default columns in
+    their order (``ranking.of(phase).columns``), or every metric on request."""
     task_type = phase.task.type
     if all_columns:
-        return list(task_type.metrics)
-    return [task_type.metric(key) for key in board_layout.default_metrics(task_type)]
+        return [task_type.metric(key) for key in ranking.ordered_metrics(phase)]
+    return [task_type.metric(key) for key in ranking.of(phase).columns]
 
 
 def leaderboard_latex(
@@ -186,7 +190,8 @@ def leaderboard_latex(
             caption=f"{latex_escape(phase.task.title)}, "
             f"{latex_escape(phase.name)}: {latex_escape(ts.name)}"
             + ("" if t is None else f", {latex_escape(t.name)} track")
-            + ". Bold: the best value of each quality metric (counts are not "
+            + f". {latex_escape(board.ranked_by)}"
+            + " Bold: the best value of each quality metric (counts are not "
             "ranked).",
             label=f"tab:{_label(phase.task.slug)}-{_label(phase.slug)}-{_label(ts.slug)}"
             + ("" if t is None else f"-{_label(t.slug)}"),
@@ -350,6 +355,7 @@ def leaderboard_export(*, phase, user: object, track=None) -> dict[str, object]:
                     "test_set": ts.slug,
                     "track": None if t is None else t.slug,
                     "primary_metric": board.primary_metric,
+                    "ranked_by": board.ranked_by,
                     "signature": board.signature,
                     "bands": board.legend,
                     "coverage_rule": board.coverage_rule,

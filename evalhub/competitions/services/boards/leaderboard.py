@@ -1,5 +1,6 @@
-"""Leaderboards: the best scored run per team on a test set by the task's primary
-metric (ties between a team's runs: the earlier one), standard competition ranking
+"""Leaderboards: the best scored run per team on a test set by the phase's ranking
+metric (``services/boards/ranking.py``: the task type's primary metric unless the
+organisers chose another) (ties between a team's runs: the earlier one), standard competition ranking
 (1, 2, 2, 4). Computed once per change and cached under the test set's board version
 (``services/boards/boardcache.py``); which runs a board ranks is decided in
 ``services/boards/selection.py``, and what the public may see of a score (hidden runs,
@@ -24,7 +25,7 @@ from django.core.cache import cache
 
 from evalhub.competitions.models import TestSet, Track
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import boardcache, visibility
+from evalhub.competitions.services.boards import boardcache, ranking, visibility
 from evalhub.competitions.services.boards import coverage as cells
 from evalhub.competitions.services.boards.selection import scored_runs, select
 
@@ -39,7 +40,7 @@ class Row:
     method_name: str
     submitted_at: datetime
     is_baseline: bool
-    #: (metric key, value, formatted) in the task type's metric order
+    #: (metric key, value, formatted) in the board's column order
     metrics: tuple[tuple[str, float | None, str], ...]
     primary: float | None
     #: Bootstrap interval of the primary metric ("" until computed).
@@ -82,6 +83,10 @@ class Board:
     legend: str = ""
     #: The rule ranking a mean over fewer cells, when a row is marked ("" else).
     coverage_rule: str = ""
+    #: The metric keys shown by default, in order (``ranking.Ranking.columns``).
+    shown_keys: tuple[str, ...] = ()
+    #: Which metric ranks the board (``ranking.ranked_by``).
+    ranked_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,7 @@ def statistics_of(test_set: TestSet, track_id: int | None = None) -> Statistics:
 
 #: Part of a cached board's key: changed with ``Row``'s fields, so that a process of
 #: a new release never reads a board pickled by an older one.
-ROW_LAYOUT = "r4"
+ROW_LAYOUT = "r5"
 
 
 def board(
@@ -229,8 +234,9 @@ def compute(
     *, test_set: TestSet, include_hidden: bool = False, track: Track | None = None
 ) -> Board:
     task_type = test_set.phase.task.type
-    metric_keys = tuple(m.key for m in task_type.metrics)
-    primary = task_type.primary_metric
+    chosen = ranking.of(test_set.phase)
+    metric_keys = ranking.ordered_metrics(test_set.phase, chosen)
+    primary = chosen.metric
     track_id = None if track is None else track.pk
 
     cached = statistics_of(test_set, track_id)
@@ -269,7 +275,7 @@ def compute(
                 is_baseline=sub.is_baseline,
                 metrics=tuple(
                     (m.key, values[pk].get(m.key), m.format(values[pk].get(m.key)))
-                    for m in task_type.metrics
+                    for m in map(task_type.metric, metric_keys)
                 ),
                 primary=value,
                 interval="" if interval is None else interval[2],
@@ -296,7 +302,7 @@ def compute(
     return Board(
         test_set_id=test_set.pk,
         metric_keys=metric_keys,
-        metric_labels=tuple(m.label for m in task_type.metrics),
+        metric_labels=tuple(task_type.metric(k).label for k in metric_keys),
         primary_metric=primary,
         rows=tuple(rows),
         ladder=released is not None,
@@ -305,4 +311,6 @@ def compute(
         track="" if track is None else track.slug,
         legend=cached.legend,
         coverage_rule=cells.rule(test_set) if any(r.coverage for r in rows) else "",
+        shown_keys=chosen.columns,
+        ranked_by=ranking.ranked_by(test_set.phase, chosen),
     )

@@ -1,5 +1,8 @@
-"""The overall ranking of a phase: each run's primary metric averaged over the test
-sets the organiser marks as counted (ARCADE's overall ranking left TECH out), best run
+"""The overall ranking of a phase: each run's ranking metric (``ranking.of``)
+combined over the test sets the organiser marks as counted (ARCADE's overall
+ranking left TECH out) by the phase's method: its mean, or its average rank
+(``docs/rankings.md``, "Overall ranking": each listed run's competition rank on
+each test set among the listed runs, averaged; lower is better), best run
 per team (or, in a phase with final runs, each team's final runs: the leaderboards'
 rule in ``selection.ranked_runs``), competition ranking. Only test sets whose scores the
 viewer may see are averaged, and the page says which; a run is ranked only if the
@@ -13,6 +16,7 @@ is marked and ranked after every mean over more, by the boards' one rule
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -20,6 +24,7 @@ from fractions import Fraction
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
 from evalhub.competitions.services.boards import (
     access,
+    ranking,
     selection,
     tables,
     team_colours,
@@ -35,6 +40,8 @@ class OverallRow:
     submission_id: int
     method_name: str
     submitted_at: datetime
+    #: What ranks the row: the mean of the metric, or the mean rank
+    #: (``Overall.method``).
     mean: float
     per_test_set: tuple[str, ...]  # formatted values in ``Overall.test_sets`` order
     values: tuple[float, ...] = ()  # the same values, unformatted
@@ -54,11 +61,17 @@ class Overall:
     track: Track | None = None
     #: The coverage rule's sentence when a row is marked ("" otherwise).
     coverage_rule: str = ""
+    #: ``ranking.MEAN`` or ``ranking.AVERAGE_RANK``.
+    method: str = ranking.MEAN
+    #: What ``OverallRow.mean`` is ("Mean TF", "Mean rank by TF").
+    score_label: str = ""
+    #: Which metric ranks it, and how (``ranking.ranked_by`` and the method).
+    ranked_by: str = ""
 
 
 def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overall:
-    task_type = phase.task.type
-    metric = task_type.metric(task_type.primary_metric)
+    chosen = ranking.of(phase)
+    metric = phase.task.type.metric(chosen.metric)
     counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
     visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
     runs = Submission.objects.filter(
@@ -109,6 +122,19 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
         )
         if pk in means
     ]
+    if chosen.overall == ranking.AVERAGE_RANK:
+        means = mean_ranks(
+            {pk: [values[pk][ts.pk] for ts in visible] for pk in ranked},  # type: ignore[misc]
+            higher_is_better=metric.higher_is_better,
+        )
+        ranked.sort(
+            key=lambda pk: (
+                -cells.share(coverage, pk),
+                means[pk],
+                subs[pk].created_at,
+                pk,
+            )
+        )
     rows: list[OverallRow] = []
     previous: tuple[Fraction, float] | None = None
     rank = 0
@@ -135,6 +161,7 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
             )
         )
     marked = any(r.coverage for r in rows)
+    by_rank = chosen.overall == ranking.AVERAGE_RANK
     return Overall(
         metric_label=metric.label,
         test_sets=visible,
@@ -142,7 +169,42 @@ def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overal
         rows=tuple(rows),
         track=track,
         coverage_rule=cells.rule(visible[0]) if marked else "",
+        method=chosen.overall,
+        score_label=f"Mean rank by {metric.label}"
+        if by_rank
+        else f"Mean {metric.label}",
+        ranked_by=ranking.ranked_by(phase, chosen)
+        + (
+            " Overall: the average of each run's rank on the test sets (lower is better)."
+            if by_rank
+            else " Overall: the mean of the metric over the test sets."
+        ),
     )
+
+
+def mean_ranks(
+    values: dict[int, list[float]], *, higher_is_better: bool
+) -> dict[int, float]:
+    """Each run's mean over the test sets (the lists' positions) of its
+    competition rank among ``values``' runs on that test set (1 + the number of
+    runs strictly better: tied values share the best rank, "1, 2, 2, 4").
+
+    Example: runs a, b, c with values [0.9, 0.1], [0.5, 0.5], [0.1, 0.9] (higher
+    is better) have ranks [1, 3], [2, 2], [3, 1]: mean ranks 2.0, 2.0, 2.0.
+    """
+    runs = list(values)
+    width = len(next(iter(values.values()), []))
+    totals = dict.fromkeys(runs, 0.0)
+    for i in range(width):
+        column = sorted(values[pk][i] for pk in runs)
+        for pk in runs:
+            mine = values[pk][i]
+            if higher_is_better:
+                better = len(column) - bisect.bisect_right(column, mine)
+            else:
+                better = bisect.bisect_left(column, mine)
+            totals[pk] += 1 + better
+    return {pk: totals[pk] / width for pk in runs} if width else totals
 
 
 def overall_plot(
@@ -181,7 +243,7 @@ def overall_plot(
     for y, r in enumerate(rows):
         ax.text(r.mean, y, f" {r.mean:.4f}", va="center", fontsize="small")
     ax.set_xlabel(
-        f"{board.metric_label}, mean over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
+        f"{board.score_label} over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
     )
     ax.set_title(
         "Overall ranking" + (f", {board.track.name} track" if board.track else "")
@@ -195,14 +257,27 @@ def overall_plot(
 
 def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
     """The overall ranking as CSV (the chart's data): one row per ranked run, its
-    mean and its value on each averaged test set, at full precision."""
+    mean (of the metric, or of its ranks: ``ranked_by``) and its value on each
+    averaged test set, at full precision; ``ranked_by``: the metric's key and
+    the method (``ranking.Ranking``)."""
     board = overall(phase=phase, user=user, track=track)
     header = ["rank", "run", "team", "method", "track", "mean"]
     header += [ts.name for ts in board.test_sets]
     header += ["coverage"] if board.coverage_rule else []
+    header += ["ranked_by"]
+    how = f"{ranking.of(phase).metric}:{board.method}"
     rows = [
-        [r.rank, r.submission_id, r.team, r.method_name, r.track, r.mean, *r.values]
-        + ([r.coverage] if board.coverage_rule else [])
+        [
+            r.rank,
+            r.submission_id,
+            r.team,
+            r.method_name,
+            r.track,
+            r.mean,
+            *r.values,
+            *([r.coverage] if board.coverage_rule else []),
+            how,
+        ]
         for r in board.rows
     ]
     return tables.csv_text(header, rows)

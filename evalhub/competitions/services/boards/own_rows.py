@@ -36,6 +36,7 @@ from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
     leaderboard,
+    ranking,
     tails,
     visibility,
 )
@@ -160,9 +161,9 @@ def own_runs_page(*, task: SharedTask, user: object) -> dict[str, object]:
     registrations = list(
         Registration.objects.filter(task=task, team_id__in=teams).select_related("team")
     )
-    metric = task.type.metric(task.type.primary_metric)
     phases = []
     for phase in task.phases.prefetch_related("test_sets"):
+        metric = ranking.metric(phase)
         runs = list(
             Submission.objects.filter(phase=phase, team_id__in=teams)
             .select_related("team", "track", "phase__task")

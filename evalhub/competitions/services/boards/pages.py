@@ -18,7 +18,7 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import access, own_rows, systems
+from evalhub.competitions.services.boards import access, own_rows, ranking, systems
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import finals, submit
 
@@ -161,7 +161,7 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         else None,
         "show_private": private_ok,
         "is_organiser": roles.is_organiser(user, task),
-        "primary_metric": task_type.primary_metric,
+        "primary_metric": ranking.of(submission.phase).metric,
         # Called by the template only where shown (not by the polled status part).
         "panels": functools.partial(systems.panels, submission.phase, user, submission),
     }

@@ -7,10 +7,12 @@ statistics worker, the overall ranking and every export):
   on the public board: hiding never puts another run in its place);
 - private test sets of a phase with ``max_final_runs`` > 0: each team's chosen final
   runs; a team that chose none is ranked by its run with the best *public* score
-  (the primary metric averaged over the phase's public test sets, counting only
+  (the ranking metric averaged over the phase's public test sets, counting only
   scores the public may see, so the fallback never reveals a score the Ladder
   withholds; without public test sets, its latest run); with ``max_final_runs`` = 0
   the best run per team;
+- "best" is by the phase's ranking metric (``ranking.of``: the task type's primary
+  metric unless the organisers chose another), in its direction;
 - the runs a board may rank at all are those whose scores its audience may see
   (``visibility.visible``: ``PUBLIC`` or ``ORGANISERS``): hidden runs and the runs
   the gate withholds are left out of the public board as if they did not exist
@@ -33,7 +35,7 @@ from typing import Any
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet
 from evalhub.competitions.services.boards import coverage as cells
-from evalhub.competitions.services.boards import visibility
+from evalhub.competitions.services.boards import ranking, visibility
 
 
 def team_key(team_id: int, is_baseline: bool, track_id: int | None = None) -> str:
@@ -85,12 +87,12 @@ def finals_apply(phase: Phase) -> bool:
 def public_scores(
     phase: Phase, runs: Mapping[int, Submission]
 ) -> dict[int, float | None]:
-    """Each run's public score: the primary metric averaged over the phase's public
+    """Each run's public score: the ranking metric averaged over the phase's public
     test sets, signed so that higher is better; None when a value is missing or
     not visible to the public (``visibility.visible``) on one of them."""
-    task_type = phase.task.type
-    primary = task_type.primary_metric
-    sign = 1.0 if task_type.metric(primary).higher_is_better else -1.0
+    metric = ranking.metric(phase)
+    primary = metric.key
+    sign = 1.0 if metric.higher_is_better else -1.0
     public = list(
         phase.test_sets.filter(visibility=TestSet.Visibility.PUBLIC).select_related(
             "phase__task"
@@ -184,9 +186,8 @@ def select(
     ``released`` (a score gate applies): the released run per competitor, shown
     when it is among ``subs`` (scored, and visible to the board's audience).
     ``coverage``: ``cells.coverage_of(test_set, subs)`` if the caller has it."""
-    task_type = test_set.phase.task.type
-    primary = task_type.primary_metric
-    higher = task_type.metric(primary).higher_is_better
+    metric = ranking.metric(test_set.phase)
+    primary, higher = metric.key, metric.higher_is_better
     if coverage is None:
         coverage = cells.coverage_of(test_set, subs)
 

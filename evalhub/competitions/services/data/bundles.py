@@ -47,6 +47,9 @@ create a task without a shell and to move or archive one.
         on_leaderboard: true
     ranking:                      # a phase's ranking settings (the rankings app)
       evaluation:                 # phase slug
+        metric: f1                # one the task type ranks by; empty: its primary
+        columns: [f1, ap]         # the board's columns in order; empty: the type's
+        overall: mean             # mean or average_rank
         ladder: true
         ladder_margin: 1.0        # 0 to 10 standard errors
         bootstrap_samples: 1000   # 100 to 20,000
