@@ -21,6 +21,7 @@ from evalhub.competitions.services.boards import (
     overall,
     visibility,
 )
+from evalhub.competitions.services.boards import ranking as ranking_rule
 
 #: Rows an embed lists; the others are on the full leaderboard.
 MAX_ROWS = 30
@@ -80,7 +81,7 @@ def of_test_set(*, phase: Phase, test_set: TestSet, track: Track | None) -> Show
         "url": url + _track_query(track),
         "as_of": timezone.now(),
     }
-    primary = task.type.metric(task.type.primary_metric)
+    primary = ranking_rule.metric(phase)
     if not access.can_see_scores(visibility.PUBLIC, test_set):
         return Shown(
             **base,
@@ -125,6 +126,7 @@ def of_overall(*, phase: Phase, track: Track | None) -> Shown:
     """The phase's public overall ranking in ``track`` (None: every track)."""
     task = phase.task
     ranking = overall.overall(phase=phase, user=visibility.PUBLIC, track=track)
+    score = ranking.score_label or f"Mean {ranking.metric_label}"
     url = reverse("competitions:ranking-detail", args=[task.slug, phase.slug])
     rows = tuple(
         Row(
@@ -146,9 +148,9 @@ def of_overall(*, phase: Phase, track: Track | None) -> Shown:
         phase=phase.name,
         board="Overall ranking",
         track="" if track is None else track.name,
-        metric=f"mean {ranking.metric_label}",
+        metric=score[:1].lower() + score[1:],
         columns=(
-            f"Mean {ranking.metric_label}",
+            score,
             *(ts.name for ts in ranking.test_sets),
         ),
         rows=rows[:MAX_ROWS],
@@ -156,7 +158,11 @@ def of_overall(*, phase: Phase, track: Track | None) -> Shown:
         note=note,
         leader=None
         if first is None
-        else Leader(first.team, first.method_name, f"mean {first.mean:.4f}"),
+        else Leader(
+            first.team,
+            first.method_name,
+            f"{score[:1].lower() + score[1:]} {first.mean:.4f}",
+        ),
         url=url + _track_query(track),
         as_of=timezone.now(),
     )
