@@ -251,7 +251,7 @@
     }
   };
   var watch = function (root) {
-    root.querySelectorAll(".scroll").forEach(function (box) {
+    root.querySelectorAll(".scroll, .analysis").forEach(function (box) {
       if (box.dataset.scrollWatched || !box.querySelector("table")) return;
       box.dataset.scrollWatched = "1";
       var observer = new ResizeObserver(function () { check(box); });

@@ -74,19 +74,26 @@ LAYOUT = """() => {
     out.push(`${name(el)} hides ${hidden}px sideways`
       + (/auto|scroll/.test(s.overflowX) ? ' (a scroller with no hint)' : ' (cut)'));
   }
+  const broken = [];
   for (const cell of document.querySelectorAll('th, td')) {
     if (!shown(cell)) continue;
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node; (node = walker.nextNode());) {
-      for (const m of node.data.matchAll(/[^\\s\\u2013\\u2014/-]{2,16}/g)) {
-        const range = document.createRange();
-        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
-        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-        if (lines.size > 1) { out.push(`"${m[0]}" broken over ${lines.size} lines in ${name(cell)}`); break; }
+      // A word of up to 20 characters (a long token, e.g. a signature, may
+      // break anywhere), in its parts between hyphens and slashes.
+      for (const w of node.data.matchAll(/\\S{2,20}(?!\\S)/g)) {
+        if (w.index > 0 && /\\S/.test(node.data[w.index - 1])) continue;
+        for (const m of w[0].matchAll(/[^\\u2013\\u2014/-]{2,}/g)) {
+          const range = document.createRange();
+          const at = w.index + m.index;
+          range.setStart(node, at); range.setEnd(node, at + m[0].length);
+          const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+          if (lines.size > 1) broken.push(`"${m[0]}" broken over ${lines.size} lines in ${name(cell)}`);
+        }
       }
     }
   }
-  return out;
+  return out.concat(broken.slice(0, 5));
 }"""
 
 #: Every text of the page smaller than the minimum as displayed.
