@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -109,8 +110,12 @@ def test_every_page_passes_axe_fits_and_reads(
     page.set_default_timeout(30_000)
     problems: list[str] = []
     visited: list[str] = []
-    for n, (name, url) in enumerate(page_audit.crawl(page, live_server.url)):
+    seen: Counter[str] = Counter()
+    for name, url in page_audit.crawl(page, live_server.url):
         visited.append(url)
+        seen[name] += 1
+        shot = re.sub(r"[^\w]+", "-", name.rpartition(":")[2]).strip("-")
+        shot += f"-{seen[name]}" if seen[name] > 1 else ""
         for size_name, size in SIZES:
             if size_name != "desktop":
                 page.set_viewport_size(size)
@@ -119,10 +124,9 @@ def test_every_page_passes_axe_fits_and_reads(
             problems += page_audit.audit(
                 page, lambda p: axe.run(p, options=page_audit.AXE_OPTIONS), where
             )
-            if shots:
-                slug = re.sub(r"[^\w]+", "-", name)
+            if shots:  # <role>-<URL name>[-<n-th of its pattern>]-<size>.png
                 page.screenshot(
-                    path=str(screenshots / f"{role}-{n:03d}-{slug}-{size_name}.png"),
+                    path=str(screenshots / f"{role}-{shot}-{size_name}.png"),
                     full_page=True,
                 )
         page.set_viewport_size(SIZES[0][1])
