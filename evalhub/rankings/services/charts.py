@@ -138,7 +138,13 @@ def draw(shown: ChartInput) -> Plot:
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
     plot = plotting.render("primary-intervals", f"{label} ± CI", fig)
-    return dataclasses.replace(plot, svg_narrow=narrow_chart.narrow_svg(shown))
+    narrow = narrow_chart.narrow_svg(
+        rows,
+        metric_label=label,
+        confidence=shown.confidence,
+        cut=shown.cut,
+    )
+    return dataclasses.replace(plot, svg_narrow=narrow)
 
 
 def save_charts(

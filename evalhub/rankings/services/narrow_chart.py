@@ -5,22 +5,26 @@ phone figures' minimum (``tasks.common.narrow``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from tasks.common import narrow, plotting
-from tasks.common.figure_text import wrapped
-
-if TYPE_CHECKING:
-    from evalhub.rankings.services.charts import ChartInput
+from collections.abc import Sequence
 
 #: Characters per line of a run's name above its interval.
 NAME_WRAP = 38
 
 
-def narrow_svg(shown: ChartInput) -> bytes:
+def narrow_svg(
+    rows: Sequence[tuple[str, float, float, float, str, str]],
+    *,
+    metric_label: str,
+    confidence: float,
+    cut: bool,
+) -> bytes:
+    """``rows``: as the chart's (``charts.ChartInput.rows``), best first."""
+    # Imported when drawn: the web processes import this module, never draw.
     from matplotlib.transforms import blended_transform_factory
 
-    rows = shown.rows
+    from tasks.common import narrow, plotting
+    from tasks.common.figure_text import wrapped
+
     names = [wrapped(row[0], NAME_WRAP) for row in rows]
     steps = [1.0 + 0.45 * name.count("\n") for name in names]
     # The whole height before ``narrow.narrow_svg`` takes 85 % of it.
@@ -59,9 +63,9 @@ def narrow_svg(shown: ChartInput) -> bytes:
     ax.set_yticks([])
     ax.set_ylim(-0.6, ys[0] + steps[0] + 0.2)
     ax.tick_params(axis="x", labelsize=narrow.MIN_FONT)
-    ax.set_xlabel(f"{shown.metric_label}, {shown.confidence:.0%} interval")
-    title = f"{shown.metric_label} with confidence intervals"
-    if shown.cut:
+    ax.set_xlabel(f"{metric_label}, {confidence:.0%} interval")
+    title = f"{metric_label} with confidence intervals"
+    if cut:
         title += f"\nthe board's first {len(rows)} runs"
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="x", alpha=0.3)
