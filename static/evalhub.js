@@ -228,3 +228,37 @@
     show();
   });
 })();
+
+// A table wider than its scroll box says so: a hint just before the box ("scroll
+// sideways"), shown while the box hides columns (the window's width, the
+// "every column" toggle); the box can be scrolled with the keyboard.
+(function () {
+  "use strict";
+  if (!window.ResizeObserver) return;
+  var check = function (box) {
+    var hint = box.previousElementSibling;
+    if (!hint || !hint.classList.contains("scroll-hint")) {
+      hint = document.createElement("p");
+      hint.className = "scroll-hint";
+      hint.textContent = "Wider than the screen: scroll the table sideways for more columns →";
+      box.parentNode.insertBefore(hint, box);
+    }
+    hint.hidden = box.scrollWidth <= box.clientWidth + 1;
+    if (!hint.hidden && !box.hasAttribute("tabindex")) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", "Scrollable table");
+    }
+  };
+  var watch = function (root) {
+    root.querySelectorAll(".scroll, .analysis").forEach(function (box) {
+      if (box.dataset.scrollWatched || !box.querySelector("table")) return;
+      box.dataset.scrollWatched = "1";
+      var observer = new ResizeObserver(function () { check(box); });
+      observer.observe(box);
+      Array.prototype.forEach.call(box.children, function (c) { observer.observe(c); });
+    });
+  };
+  watch(document);
+  document.body.addEventListener("htmx:afterSettle", function (e) { watch(e.target); });
+})();

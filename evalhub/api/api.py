@@ -16,7 +16,7 @@ from datetime import datetime
 from django.conf import settings
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import File, Form, NinjaAPI, Schema, Status
+from ninja import Field, File, Form, NinjaAPI, Schema, Status, Swagger
 from ninja.files import UploadedFile
 
 from evalhub.api import after_campaign, files, organiser, participants, scopes
@@ -34,6 +34,9 @@ api = NinjaAPI(
     urls_namespace="api:api-v1",
     auth=OptionalTokenAuth(scopes.READ),
     description=__doc__,
+    # An operation's path is text, not a link inside its toggle button (nested
+    # controls: the accessibility suite); templates/ninja/swagger.html styles it.
+    docs=Swagger(settings={"deepLinking": False}),
 )
 api.add_router("", organiser.router)
 api.add_router("", after_campaign.router)

@@ -120,7 +120,8 @@ def test_a_token_expires_and_its_last_use_is_shown(client, participant, team, ph
     token = ApiToken.objects.get()
     assert token.expires_at > timezone.now() + timedelta(days=6)
     client.force_login(participant)
-    assert b"<td>never</td>" in client.get(reverse("api:token-list")).content
+    never = b'<td data-label="Last used">never</td>'
+    assert never in client.get(reverse("api:token-list")).content
     client.logout()
     assert client.get(RUNS, **auth(secret)).status_code == 200
     token.refresh_from_db()

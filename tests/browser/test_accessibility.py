@@ -1,185 +1,142 @@
-"""Accessibility and phone audit of the main pages in a real browser (Debian's
-Chromium driven by Playwright): axe-core (WCAG 2.x A/AA rules, colour contrast
-included) finds no serious or critical violation on any of them, for the public, a
-participant and an organiser; on a phone-sized screen no page scrolls sideways (wide
-tables scroll inside their own box). Screenshots of every page at both sizes go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder): look at them."""
+"""Accessibility and phone audit of every page a role reaches, in a real browser
+(Debian's Chromium driven by Playwright), on the seeded demo site (the demo tasks
+with their runs scored and their statistics computed, the two-track demo too).
+
+For each role — a visitor, a participant with a team and runs, an organiser of
+the demo tasks (not staff), a staff member — the pages are found by crawling from
+the home page (tests/page_audit.py: same-site links, GET only, no logout, no
+downloads, at most two pages per URL pattern), not listed by hand. Each page, at
+1280 and at 390 px: axe-core (WCAG 2.x A/AA, colour contrast included) finds no
+serious or critical violation; nothing is wider than the screen except a table in
+a box that says it scrolls; every text, a figure's as displayed included, is at
+least 11 px. With $EVALHUB_SCREENSHOTS set, every page is saved there at both
+sizes: look at them."""
 
 from __future__ import annotations
 
+import os
+import re
+from collections import Counter
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from django.urls import reverse
+from django.test import Client
 
-from evalhub.competitions.services import teams
+from evalhub.api.services import tokens
+from evalhub.competitions.models import SharedTask, Submission
+from evalhub.competitions.services.boards import analyses
+from evalhub.competitions.services.data import demo
+from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
-from tests.rankings.helpers import scored
+from tests import page_audit
+from tests.browser.test_public_pages import demo_tasks  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
+SIZES = (
+    ("desktop", {"width": 1280, "height": 900}),
+    ("phone", {"width": 390, "height": 844}),
+)
+
+#: Pages whose figures another piece of work owns (issue 43 items 7 and 10),
+#: by URL name: crawled and audited like every page, but what they alone fail
+#: marks the test xfail (as strict=False: it passes once they pass). The compare
+#: page is reached through a form, not a link; the MT-probe run figure is on
+#: run pages of the MT-probe demo, which the crawl's two run pages are not.
+OTHERS = {
+    "competitions:runs-compare": "the compare page (its figures: issue 43 item 7)",
 }
 
 
-def _compare_url(phase, run, others) -> str:  # noqa: ANN001
-    query = "&".join(f"runs={r.pk}" for r in [run, *others])
-    return reverse("competitions:runs-compare", args=[phase.task.slug, phase.slug]) + (
-        "?" + query
+@pytest.fixture
+def demo_site(demo_tasks, django_user_model):  # noqa: ANN001, ANN201, F811
+    """The seeded demo site and one user per role: (role, user or None)."""
+    tasks, runs = demo_tasks
+    tracked = demo.seed_tracks_demo()
+    for sub in Submission.objects.filter(phase__task=tracked):
+        scoring.score_submission(submission_id=sub.pk)
+    for test_set in tracked.phases.get().test_sets.all():
+        jobs.refresh_statistics(test_set.pk)
+        analyses.refresh(test_set_id=test_set.pk)
+    organiser = django_user_model.objects.create_user("org", "org@example.org")
+    for task in SharedTask.objects.all():
+        task.organisers.add(organiser)
+    staff = django_user_model.objects.create_user(
+        "staff", "staff@example.org", is_staff=True
     )
-
-
-def _pages(task, phase, test_set, run, others) -> dict[str, list[tuple[str, str]]]:  # noqa: ANN001
-    """role -> [(name, path)]"""
-    public = [
-        ("task-list", reverse("competitions:task-list")),
-        ("task", reverse("competitions:task-detail", args=[task.slug])),
-        (
-            "leaderboard",
-            reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug]),
-        ),
-        (
-            "ranking",
-            reverse("competitions:ranking-detail", args=[task.slug, phase.slug]),
-        ),
-        ("run", reverse("competitions:run-detail", args=[run.pk])),
-        ("significance", f"/rankings/testsets/{test_set.pk}/significance/"),
-        ("team", reverse("teams:team-detail", args=[run.team_id])),
-        ("compare", _compare_url(phase, run, others)),
-        ("login", reverse("account_login")),
-        ("signup", reverse("account_signup")),
-    ]
-    participant = [
-        ("register", reverse("competitions:task-register", args=[task.slug])),
-        ("submit", reverse("competitions:run-submit", args=[task.slug, phase.slug])),
-        ("run-own", reverse("competitions:run-detail", args=[run.pk])),
-        ("tokens", reverse("api:token-list")),
-        ("teams", reverse("teams:team-list")),
-        ("notifications", reverse("notifications:notification-list")),
-    ]
-    organiser = [
-        ("dashboard", reverse("competitions:task-dashboard", args=[task.slug])),
-        ("rescoring", reverse("competitions:task-rescoring", args=[task.slug])),
-        ("bundle", reverse("competitions:bundle-import")),
-        (
-            "baseline",
-            reverse("competitions:baseline-create", args=[task.slug, phase.slug]),
-        ),
-        (
-            "run-items",
-            reverse("competitions:run-item-detail", args=[run.pk, test_set.pk]),
-        ),
-        ("console-testsets", reverse("console:testsets", args=[task.slug])),
-        ("console-testset-add", reverse("console:testset-create", args=[task.slug])),
-        (
-            "console-files",
-            reverse("console:testset-files", args=[task.slug, test_set.pk]),
-        ),
-        (
-            "console-visibility",
-            reverse("console:testset-visibility", args=[task.slug, test_set.pk]),
-        ),
-        ("console-gold-release", reverse("console:gold-release", args=[task.slug])),
-        # Every page of the console's navigation, and the staff's page.
-        ("console-new-task", reverse("console:task-create")),
-        ("console-settings", reverse("console:task-settings", args=[task.slug])),
-        ("console-phases", reverse("console:phases", args=[task.slug])),
-        ("console-phase-add", reverse("console:phase-create", args=[task.slug])),
-        (
-            "console-phase",
-            reverse("console:phase-edit", args=[task.slug, phase.slug]),
-        ),
-        (
-            "console-tracks",
-            reverse("console:track-list", args=[task.slug, phase.slug]),
-        ),
-        ("console-ranking", reverse("console:ranking", args=[task.slug, phase.slug])),
-        ("console-factsheet", reverse("factsheets:question-list", args=[task.slug])),
-        ("console-organisers", reverse("console:organisers", args=[task.slug])),
-        ("console-announcements", reverse("console:announcements", args=[task.slug])),
-        ("console-messages", reverse("console:messages", args=[task.slug])),
-        ("console-message-new", reverse("console:message-create", args=[task.slug])),
-        ("console-runs", reverse("console:runs", args=[task.slug])),
-        ("console-after-campaign", reverse("console:after-campaign", args=[task.slug])),
-        (
-            "console-preview-participant",
-            reverse("console:preview-participant", args=[task.slug]),
-        ),
-        ("console-preview-public", reverse("console:preview-public", args=[task.slug])),
-        ("staff-creators", reverse("competitions:creator-list")),
-    ]
-    return {"anonymous": public, "participant": participant, "organiser": organiser}
-
-
-def _serious(results) -> list[str]:  # noqa: ANN001
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — "
-        + "; ".join(n["target"][0] for n in v["nodes"][:5])
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
-def test_main_pages_pass_axe_and_fit_a_phone(
-    live_server,
-    task,
-    phase,
-    test_set,
-    participant,
-    team,
-    bucc_demo,
-    django_user_model,
-    screenshots,
-    browser,
-):  # noqa: ANN001
-    run = scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
-    others = []
-    for i, (_, method, files) in enumerate(bucc_demo.runs[1:], start=1):
-        user = django_user_model.objects.create_user(f"rival{i}")
-        teams.register(task=task, user=user, new_team_name=f"Rival {i}")
-        others.append(scored(phase, user, files["test"], method))
-    jobs.refresh_statistics(test_set.pk)
-
-    axe = Axe()
-    problems: list[str] = []
-    credentials = {
-        "participant": ("alice", "pw-alice-1"),
-        "organiser": ("org", "pw-organiser-1"),
+    # Each signed-in role holds an API token: the tokens page lists it.
+    participant = runs[0].submitter
+    tokens.create(user=participant, name="laptop", expires_at=None)
+    tokens.create(
+        user=organiser,
+        name="task pushes from the CI of the organisers",
+        scope="organise",
+        tasks=SharedTask.objects.all(),
+    )
+    tokens.create(user=staff, name="read", scope="read")
+    return {
+        "anonymous": None,
+        "participant": participant,
+        "organiser": organiser,
+        "staff": staff,
     }
-    for role, pages in _pages(task, phase, test_set, run, others).items():
-        context = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Paris")
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        if role in credentials:
-            username, password = credentials[role]
-            page.goto(live_server.url + reverse("account_login"))
-            page.get_by_label("Username").fill(username)
-            page.get_by_label("Password").fill(password)
-            page.get_by_role("button", name="Log in").click()
-            page.get_by_text("Signed in as").wait_for()
-        for name, path in pages:
-            for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+
+
+def _sign_in(context, base: str, user) -> None:  # noqa: ANN001
+    if user is None:
+        return
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"]
+    context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": base}])
+
+
+def _known(problem: str) -> str | None:
+    """Whose work a problem is, when it is another piece of work's."""
+    for name, reason in OTHERS.items():
+        if problem.startswith(name + " "):
+            return reason
+    return None
+
+
+@pytest.mark.parametrize("role", ["anonymous", "participant", "organiser", "staff"])
+def test_every_page_passes_axe_fits_and_reads(
+    role, live_server, demo_site, browser, screenshots
+):  # noqa: ANN001
+    user = demo_site[role]
+    shots = bool(os.environ.get("EVALHUB_SCREENSHOTS"))
+    axe = Axe()
+    context = browser.new_context(viewport=SIZES[0][1], timezone_id="Europe/Paris")
+    _sign_in(context, live_server.url, user)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    problems: list[str] = []
+    visited: list[str] = []
+    seen: Counter[str] = Counter()
+    for name, url in page_audit.crawl(page, live_server.url):
+        visited.append(url)
+        seen[name] += 1
+        shot = re.sub(r"[^\w]+", "-", name.rpartition(":")[2]).strip("-")
+        shot += f"-{seen[name]}" if seen[name] > 1 else ""
+        for size_name, size in SIZES:
+            if size_name != "desktop":
                 page.set_viewport_size(size)
-                response = page.goto(live_server.url + path)
-                assert response is not None and response.status == 200, (role, path)
+                page.goto(url)
+            where = f"{name} {url.removeprefix(live_server.url)} ({size_name})"
+            problems += page_audit.audit(
+                page, lambda p: axe.run(p, options=page_audit.AXE_OPTIONS), where
+            )
+            if shots:  # <role>-<URL name>[-<n-th of its pattern>]-<size>.png
                 page.screenshot(
-                    path=str(screenshots / f"{role}-{name}-{size_name}.png"),
+                    path=str(screenshots / f"{role}-{shot}-{size_name}.png"),
                     full_page=True,
                 )
-                where = f"{role} {path} ({size_name})"
-                problems += [
-                    f"{where}: {p}"
-                    for p in _serious(axe.run(page, options=AXE_OPTIONS))
-                ]
-                overflow = page.evaluate(
-                    "document.documentElement.scrollWidth - window.innerWidth"
-                )
-                if overflow > 1:
-                    problems.append(
-                        f"{where}: the page scrolls sideways by {overflow}px"
-                    )
-        context.close()
-    assert not problems, "\n".join(problems)
+        page.set_viewport_size(SIZES[0][1])
+    context.close()
+    (screenshots / f"crawl-{role}.txt").write_text("\n".join(visited) + "\n")
+    assert len(visited) > 5, visited
+    mine = [p for p in problems if _known(p) is None]
+    assert not mine, f"{len(mine)} problems:\n" + "\n".join(mine)
+    others = sorted({_known(p) for p in problems} - {None})
+    if others:
+        pytest.xfail("fails only on pages other work owns: " + "; ".join(others))

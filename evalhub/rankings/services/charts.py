@@ -25,6 +25,7 @@ from evalhub.competitions.models import Submission, TestSet, Track
 from evalhub.competitions.services.boards import access, tables, tails, team_colours
 from evalhub.competitions.services.data import tracks
 from evalhub.rankings.models import TestSetStatistics, TrackChart
+from evalhub.rankings.services import narrow_chart
 from tasks.base import Plot
 from tasks.common import plotting
 
@@ -136,7 +137,14 @@ def draw(shown: ChartInput) -> Plot:
         title += f"\nthe board's first {len(rows)} runs (all: data CSV)"
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
-    return plotting.render("primary-intervals", f"{label} ± CI", fig)
+    plot = plotting.render("primary-intervals", f"{label} ± CI", fig)
+    narrow = narrow_chart.narrow_svg(
+        rows,
+        metric_label=label,
+        confidence=shown.confidence,
+        cut=shown.cut,
+    )
+    return dataclasses.replace(plot, svg_narrow=narrow)
 
 
 def save_charts(
