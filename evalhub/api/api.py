@@ -16,7 +16,7 @@ from datetime import datetime
 from django.conf import settings
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Field, File, Form, NinjaAPI, Schema, Status, Swagger
+from ninja import File, Form, NinjaAPI, Schema, Status, Swagger
 from ninja.files import UploadedFile
 
 from evalhub.api import after_campaign, files, organiser, participants, scopes
