@@ -27,6 +27,9 @@ from django.urls import Resolver404, resolve
 
 PER_PATTERN = 2
 MIN_PX = 11
+#: The two widths every page is checked at.
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 AXE_OPTIONS = {
     "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
     "resultTypes": ["violations"],
@@ -205,12 +208,7 @@ def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
     page.evaluate(
         "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
     )
-    found = [
-        f"{v['id']} ({v['impact']}): {v['help']} — "
-        + "; ".join(n["target"][0] for n in v["nodes"][:5])
-        for v in axe(page).response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
+    found = serious(axe(page))
     found += page.evaluate(LAYOUT)
     found += page.evaluate(SMALL_TEXT, MIN_PX)
     imgs = page.locator("main img")
@@ -234,3 +232,13 @@ def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
             if not text["inside"]:
                 found.append(f"{figure['src']}: {text['text']!r} cut off")
     return [f"{where}: {p}" for p in found]
+
+
+def serious(results) -> list[str]:  # noqa: ANN001
+    """axe-core's serious and critical violations, each with up to five elements."""
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — "
+        + "; ".join(n["target"][0] for n in v["nodes"][:5])
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]

@@ -13,7 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evalhub.console.models import ArchiveExport
-from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
+from tests.page_audit import serious as _serious
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

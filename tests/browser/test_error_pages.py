@@ -12,9 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from tests.browser.test_accessibility import DESKTOP
 from tests.browser.test_task_creators import _check
 from tests.browsers import log_in
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from evalhub.competitions.services import teams
 from evalhub.rankings import jobs
-from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
+from tests.page_audit import serious as _serious
 from tests.rankings.helpers import scored
 from tests.rankings.test_ranking_metric import _runs
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
 from tests.browsers import log_in
+from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
+from tests.page_audit import serious as _serious
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

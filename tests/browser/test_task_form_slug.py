@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.browser.test_accessibility import DESKTOP
 from tests.browsers import log_in
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

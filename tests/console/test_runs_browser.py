@@ -37,7 +37,8 @@ def test_runs_page_hide_a_run_at_desktop_and_phone_width(
 ):
     from axe_playwright_python.sync_playwright import Axe
 
-    from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+    from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
+    from tests.page_audit import serious as _serious
 
     base, axe, problems = live_server.url, Axe(), []
     ours = runs[0]

@@ -98,7 +98,8 @@ def test_console_pages_pass_axe_and_fit_a_phone(
     from axe_playwright_python.sync_playwright import Axe
 
     from evalhub.console.services import people
-    from tests.browser.test_accessibility import AXE_OPTIONS, PHONE, _serious
+    from tests.page_audit import AXE_OPTIONS, PHONE
+    from tests.page_audit import serious as _serious
 
     base, slug = live_server.url, task.slug
     paths = {

@@ -22,8 +22,9 @@ from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from evalhub.competitions.services import roles
-from tests.browser.test_accessibility import AXE_OPTIONS, _serious
 from tests.browsers import log_in
+from tests.page_audit import AXE_OPTIONS
+from tests.page_audit import serious as _serious
 from tests.paths import shared_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -23,8 +23,8 @@ from django.utils import timezone
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.rankings.models import PhaseRanking
 from tests.accounts.test_browser import _mail_link
-from tests.browser.test_accessibility import DESKTOP
 from tests.browsers import log_in
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

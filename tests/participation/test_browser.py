@@ -10,7 +10,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from tests.browser.test_accessibility import AXE_OPTIONS, DESKTOP, PHONE, _serious
+from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
+from tests.page_audit import serious as _serious
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
