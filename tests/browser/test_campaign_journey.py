@@ -66,7 +66,7 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
     task,
     phase,
     test_set,
-    scored,
+    submit_run,
     demo_run,
     tmp_path,
     screenshots,
@@ -75,7 +75,12 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
     from allauth.account.models import EmailAddress
     from allauth.socialaccount.models import SocialAccount
 
+    from evalhub.competitions import jobs
+
     # Alpha (alice) has chosen a final run; Mallory's (mallory) has none.
+    scored = submit_run(demo_run)
+    jobs.score_submission(scored.pk)
+    scored.refresh_from_db()
     finals.set_final(submission=scored, user=participant, final=True)
     for user in (participant, *other_team.members.all()):
         EmailAddress.objects.create(
