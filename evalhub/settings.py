@@ -383,19 +383,4 @@ SECURE_REFERRER_POLICY = "same-origin"
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SECURE else "http"
 X_FRAME_OPTIONS = "DENY"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
-    },
-    "filters": {"quiet_ticks": {"()": "evalhub.logfilters.QuietTicks"}},
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["quiet_ticks"],
-        }
-    },
-    "root": {"handlers": ["console"], "level": env_str("EVALHUB_LOG_LEVEL", "INFO")},
-}
+LOGGING = settings_blocks.logging(env_str("EVALHUB_LOG_LEVEL", "INFO"))

@@ -186,3 +186,24 @@ def social_accounts() -> dict[str, object]:
         "SOCIALACCOUNT_AUTO_SIGNUP": True,
         "SOCIALACCOUNT_STORE_TOKENS": False,
     }
+
+
+def logging(level: str) -> dict[str, object]:
+    """Every log line to standard error, plain, at ``level`` (the workers' routine
+    ticks kept quiet: ``evalhub.logfilters.QuietTicks``)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+        },
+        "filters": {"quiet_ticks": {"()": "evalhub.logfilters.QuietTicks"}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "plain",
+                "filters": ["quiet_ticks"],
+            }
+        },
+        "root": {"handlers": ["console"], "level": level},
+    }

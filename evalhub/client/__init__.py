@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import mimetypes
 import os
 import time
 import uuid
@@ -14,6 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
+
+from evalhub.client import multipart
 
 CHUNK = 64 * 1024
 TERMINAL_STATES = frozenset({"scored", "failed", "rejected"})
@@ -108,9 +109,12 @@ class Client:
         streamed from disk; ``progress(sent, total)`` counts the files' bytes."""
         boundary = f"evalhub-{uuid.uuid4().hex}"
         head = b"".join(
-            _field(boundary, name, value) for name, value in (fields or {}).items()
+            multipart.field(boundary, name, value)
+            for name, value in (fields or {}).items()
         )
-        parts = [(_file_head(boundary, name, file), file) for name, file in files]
+        parts = [
+            (multipart.file_head(boundary, name, file), file) for name, file in files
+        ]
         tail = f"--{boundary}--\r\n".encode()
         total = sum(file.stat().st_size for _, file in files)
         length = len(head) + len(tail)
@@ -384,28 +388,6 @@ def _expect(response: Response, *statuses: int) -> Response:
     if response.status not in statuses:
         raise ApiError(response.status, response.payload)
     return response
-
-
-def _file_head(boundary: str, name: str, path: Path) -> bytes:
-    content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    return (
-        f"--{boundary}\r\n"
-        f'Content-Disposition: form-data; name="{_quote_name(name)}"; '
-        f'filename="{_quote_name(path.name)}"\r\n'
-        f"Content-Type: {content_type}\r\n\r\n"
-    ).encode()
-
-
-def _field(boundary: str, name: str, value: str) -> bytes:
-    return (
-        f"--{boundary}\r\n"
-        f'Content-Disposition: form-data; name="{name}"\r\n\r\n'
-        f"{value}\r\n"
-    ).encode()
-
-
-def _quote_name(name: str) -> str:
-    return name.replace("\\", "_").replace('"', "_").replace("\r", "").replace("\n", "")
 
 
 def token_from_env(explicit: str | None) -> str | None:
