@@ -7,8 +7,8 @@ Each request goes through the WSGI application gunicorn serves
 gunicorn builds it; ``time.process_time()`` around ``--requests`` requests after
 ``--warmup`` untimed ones gives CPU milliseconds per request, which do not depend on
 how busy the machine is (its noise remains: repeat and compare runs of one
-machine). ``--profile`` adds cProfile's top functions (by own time) of the
-anonymous page.
+machine). ``--profile anonymous`` (or ``signed-in``, ``run``) adds cProfile's top
+functions (by own CPU time) of that endpoint.
 
 Run: ``.venv/bin/python bench/request_cpu.py`` (SQLite) or with ``--database-url
 postgres://postgres@127.0.0.1:5432/postgres`` (throwaway database and private
@@ -88,11 +88,14 @@ out = {"anonymous board": cpu(board, "", N, WARMUP),
 if PROFILE:
     prof = cProfile.Profile(time.process_time)
     prof.enable()
-    for _ in range(N):
-        get(board, "")
+    path, cookie = {"anonymous": (board, ""), "signed-in": (board, signed_in),
+                    "run": (f"/runs/{run.pk}/", signed_in)}[PROFILE]
+    for _ in range(N // 2):
+        get(path, cookie)
     prof.disable()
     text = io.StringIO()
     pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(30)
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
     out["profile"] = text.getvalue()
 open(OUT, "w").write(json.dumps(out))
 """
@@ -103,7 +106,7 @@ def main() -> None:
     parser.add_argument("--database-url", default="")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=50)
-    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--profile", choices=("anonymous", "signed-in", "run"))
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
     with Stack(database_url=args.database_url) as stack:
@@ -113,7 +116,7 @@ def main() -> None:
         code = (
             f"TASK = {TASK!r}\nRUN = {str(stack.tmp / 'run.tsv')!r}\n"
             f"OUT = {str(out_file)!r}\nN = {args.requests}\n"
-            f"WARMUP = {args.warmup}\nPROFILE = {args.profile}\n" + MEASURE
+            f"WARMUP = {args.warmup}\nPROFILE = {args.profile!r}\n" + MEASURE
         )
         stack.shell(code, timeout=3600)
         measured = json.loads(out_file.read_text())

@@ -122,10 +122,7 @@ else:
             },
             # A file, not memory: end-to-end tests share it with a worker process.
             "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
-            # Kept between requests, as PostgreSQL's: opening the file, its PRAGMAs
-            # and closing it were two thirds of the CPU of a leaderboard page served
-            # from the cache (bench/request_cpu.py, issue 47). Autocommit between
-            # requests: a kept connection holds no snapshot and no lock.
+            # Kept as PostgreSQL's: a new one per request was 2/3 of a cached page's CPU
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }
