@@ -96,6 +96,7 @@ if PROFILE:
     text = io.StringIO()
     pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(30)
     pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats("evalhub|cache|auth|csrf|url", 60)
     out["profile"] = text.getvalue()
 open(OUT, "w").write(json.dumps(out))
 """

@@ -96,6 +96,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "evalhub.notifications.context_processors.unread",
             ],
+            "builtins": ["evalhub.competitions.templatetags.urls_kept"],  # {% url %}
         },
     },
 ]
