@@ -1,0 +1,145 @@
+"""Benchmark: the CPU time one web request costs, in one process, per endpoint (issue
+47): the leaderboard page served from the page cache to an anonymous visitor, the
+same page to a signed-in participant, and a run page (the participant's own run).
+
+Each request goes through the WSGI application gunicorn serves
+(``evalhub.wsgi.application``, every middleware included) with an environ as
+gunicorn builds it; ``time.process_time()`` around ``--requests`` requests after
+``--warmup`` untimed ones gives CPU milliseconds per request, which do not depend on
+how busy the machine is (its noise remains: repeat and compare runs of one
+machine). ``--profile anonymous`` (or ``signed-in``, ``run``) adds cProfile's top
+functions (by own CPU time) of that endpoint.
+
+Run: ``.venv/bin/python bench/request_cpu.py`` (SQLite) or with ``--database-url
+postgres://postgres@127.0.0.1:5432/postgres`` (throwaway database and private
+redis-server, see ``stack.py``). Results: ``bench/results/request-cpu-*.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stack import ROOT, TASK, Stack, command_line, machine_load  # noqa: E402
+
+MEASURE = r"""
+import cProfile, io, json, pstats, time
+from django.contrib.auth import get_user_model
+from django.test import Client
+from evalhub.competitions.models import Phase, Submission
+from evalhub.competitions.services.runs import submit
+from evalhub.wsgi import application
+
+phase = Phase.objects.filter(task__slug=TASK).order_by("pk").first()
+user = get_user_model().objects.get(username="cpu0")
+run = submit.submit_run(phase=phase, user=user, filename="r.tsv", data=open(RUN, "rb").read(),
+                        method_name="m")
+board = f"/tasks/{TASK}/{phase.slug}/leaderboard/"
+client = Client(HTTP_HOST="127.0.0.1")
+client.force_login(user)
+session = client.cookies["sessionid"].value
+
+
+def environ(path, cookie):
+    env = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "",
+           "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
+           "SCRIPT_NAME": "", "REMOTE_ADDR": "127.0.0.1", "REMOTE_PORT": "40000",
+           "HTTP_HOST": "127.0.0.1:8000", "HTTP_USER_AGENT": "bench",
+           "HTTP_ACCEPT": "text/html", "HTTP_ACCEPT_ENCODING": "gzip",
+           "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(b""),
+           "wsgi.errors": io.StringIO(), "wsgi.multithread": True,
+           "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0)}
+    if cookie:
+        env["HTTP_COOKIE"] = cookie
+    return env
+
+
+def get(path, cookie):
+    status = []
+    body = application(environ(path, cookie), lambda s, h, e=None: status.append(s))
+    try:
+        size = sum(len(chunk) for chunk in body)
+    finally:
+        body.close()
+    assert status[0].startswith("200"), (path, status)
+    return size
+
+
+def cpu(path, cookie, n, warmup):
+    for _ in range(warmup):
+        get(path, cookie)
+    t0 = time.process_time()
+    for _ in range(n):
+        size = get(path, cookie)
+    return {"requests": n, "cpu_ms": round((time.process_time() - t0) * 1000 / n, 3),
+            "bytes": size}
+
+
+signed_in = f"sessionid={session}; tz=Europe/Paris"
+out = {"anonymous board": cpu(board, "", N, WARMUP),
+       "signed-in board": cpu(board, signed_in, N // 2, WARMUP),
+       "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP)}
+if PROFILE:
+    prof = cProfile.Profile(time.process_time)
+    prof.enable()
+    path, cookie = {"anonymous": (board, ""), "signed-in": (board, signed_in),
+                    "run": (f"/runs/{run.pk}/", signed_in)}[PROFILE]
+    for _ in range(N // 2):
+        get(path, cookie)
+    prof.disable()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(30)
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats("evalhub|cache|auth|csrf|url", 60)
+    out["profile"] = text.getvalue()
+open(OUT, "w").write(json.dumps(out))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--profile", choices=("anonymous", "signed-in", "run"))
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    args = parser.parse_args()
+    with Stack(database_url=args.database_url) as stack:
+        stack.add_participants(["cpu0"])
+        out_file = stack.tmp / "cpu.json"
+        before = machine_load()
+        code = (
+            f"TASK = {TASK!r}\nRUN = {str(stack.tmp / 'run.tsv')!r}\n"
+            f"OUT = {str(out_file)!r}\nN = {args.requests}\n"
+            f"WARMUP = {args.warmup}\nPROFILE = {args.profile!r}\n" + MEASURE
+        )
+        stack.shell(code, timeout=3600)
+        measured = json.loads(out_file.read_text())
+        profile = measured.pop("profile", "")
+        result = {
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": command_line("request_cpu.py"),
+            "machine": {**before, "python": platform.python_version()},
+            "database": stack.database,
+            **measured,
+            "machine_after": machine_load(),
+        }
+        print(json.dumps(result, indent=2))
+        if profile:
+            print(profile)
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M", time.gmtime())
+        name = f"request-cpu-{stack.database}-{stamp}.json"
+        (out / name).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"saved {out / name}")
+
+
+if __name__ == "__main__":
+    main()
