@@ -1,8 +1,10 @@
 """Every figure drawn a second time for a phone's column, where the wide figure
 scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
 px, the column of a 390 px screen), a row of more than two panels split into rows
-of two, legends below the plot in one column, tick
-labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
+of two, legends below the plot in one column, tick labels and legend entries
+wrapped shorter (a panel whose category labels would still overlap, long run
+names slanted under a comparison's bars, is labelled 1, 2, ... instead, the names
+in a key under it), and no text under ``MIN_FONT`` points
 (11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
 the table. The page shows it on small screens (``<picture>``), at least as wide as
 the column, scrolling inside its box when wider; the wide figure stays the one to
