@@ -231,28 +231,33 @@
 
 // A table wider than its scroll box says so: a hint just before the box ("scroll
 // sideways"), shown while the box hides columns (the window's width, the
-// "every column" toggle); the box can be scrolled with the keyboard.
+// "every column" toggle); the box can be scrolled with the keyboard. So does a
+// figure drawn wider than a phone's column (a figure holding a table), in its
+// <picture> box.
 (function () {
   "use strict";
   if (!window.ResizeObserver) return;
   var check = function (box) {
+    var what = box.querySelector("table") ? "table" : "figure";
     var hint = box.previousElementSibling;
     if (!hint || !hint.classList.contains("scroll-hint")) {
       hint = document.createElement("p");
       hint.className = "scroll-hint";
-      hint.textContent = "Wider than the screen: scroll the table sideways for more columns →";
+      hint.textContent = what === "table"
+        ? "Wider than the screen: scroll the table sideways for more columns →"
+        : "Wider than the screen: scroll the figure sideways →";
       box.parentNode.insertBefore(hint, box);
     }
     hint.hidden = box.scrollWidth <= box.clientWidth + 1;
     if (!hint.hidden && !box.hasAttribute("tabindex")) {
       box.tabIndex = 0;
       box.setAttribute("role", "region");
-      if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", "Scrollable table");
+      if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", "Scrollable " + what);
     }
   };
   var watch = function (root) {
-    root.querySelectorAll(".scroll, .analysis").forEach(function (box) {
-      if (box.dataset.scrollWatched || !box.querySelector("table")) return;
+    root.querySelectorAll(".scroll, .analysis, .plots picture").forEach(function (box) {
+      if (box.dataset.scrollWatched || !box.querySelector("table, img")) return;
       box.dataset.scrollWatched = "1";
       var observer = new ResizeObserver(function () { check(box); });
       observer.observe(box);

@@ -1,15 +1,18 @@
 """Crawl a site as one role and audit each page in a real browser (the
 accessibility suite, tests/browser/test_accessibility.py).
 
-``crawl`` starts from the home page and follows same-site links: GET only (a link,
-never a form), never the logout page, a download or a non-HTML answer, and at most
-``PER_PATTERN`` pages per URL pattern (the resolved URL name: the first ones found,
-breadth first). ``audit`` checks one page at the size it is shown:
+``crawl`` starts from the home page (and any other pages it is given) and follows
+same-site links and GET forms (submitted as they stand, each group of unticked
+checkboxes with its first ``FORM_TICKS`` ticked: the run boxes of a board's
+compare form), never the logout page, a download or a non-HTML answer, and at
+most ``PER_PATTERN`` pages per URL pattern (the resolved URL name: the first ones
+found, breadth first). A form its defaults do not fill validly (answered 400: a
+compare form with a single run) is passed over. ``audit`` checks one page at the size it is shown:
 
 - axe-core (WCAG 2.x A/AA rules) finds no serious or critical violation;
 - nothing is wider than the screen and nothing hides part of its content in a box
-  of its own, except a table in a scroll box that says it scrolls (a visible
-  ``.scroll-hint`` just before it, evalhub.js) — a table's cells may not break a
+  of its own, except a table or a figure in a scroll box that says it scrolls (a
+  visible ``.scroll-hint`` just before it, evalhub.js) — a table's cells may not break a
   short word letter by letter to fit either;
 - every text is at least ``MIN_PX`` px as displayed: the page's own (computed font
   size; inline SVG text scaled as drawn) and the figures' (an SVG image's text at
@@ -26,6 +29,8 @@ from urllib.parse import urldefrag, urlsplit
 from django.urls import Resolver404, resolve
 
 PER_PATTERN = 2
+#: Checkboxes of one name a GET form is submitted with, when none is ticked.
+FORM_TICKS = 3
 MIN_PX = 11
 #: The two widths every page is checked at.
 DESKTOP = {"width": 1280, "height": 900}
@@ -42,6 +47,23 @@ LINKS = """() => [...document.querySelectorAll('a[href]')]
   .filter(a => !a.hasAttribute('download'))
   .map(a => a.href)"""
 
+#: Each GET form's URL as submitted with its defaults (see ``FORM_TICKS``).
+FORMS = """ticks => [...document.querySelectorAll('form')]
+  .filter(f => (f.getAttribute('method') || 'get').toLowerCase() === 'get')
+  .map(f => {
+    const data = new FormData(f);
+    const boxes = {};
+    for (const el of f.elements)
+      if (el.type === 'checkbox' && el.name && !el.disabled)
+        (boxes[el.name] = boxes[el.name] || []).push(el);
+    for (const [name, els] of Object.entries(boxes))
+      if (!els.some(el => el.checked))
+        for (const el of els.slice(0, ticks)) data.append(name, el.value);
+    const url = new URL(f.action);
+    url.search = new URLSearchParams(data).toString();
+    return url.href;
+  })"""
+
 #: What does not fit: the page's overflow and its widest elements, the boxes
 #: hiding content (a table in a hinted scroll box excepted), words broken inside.
 LAYOUT = """() => {
@@ -53,7 +75,7 @@ LAYOUT = """() => {
   const shown = el => { const r = el.getBoundingClientRect();
     return r.width > 1 && r.height > 1 && getComputedStyle(el).visibility !== 'hidden'; };
   const hinted = el => { const h = el.previousElementSibling;
-    return el.querySelector('table') && h && h.matches('.scroll-hint') && shown(h)
+    return el.querySelector('table, img') && h && h.matches('.scroll-hint') && shown(h)
       && /scroll/i.test(h.textContent); };
   const inHinted = el => { for (let p = el.parentElement; p; p = p.parentElement)
       if (p.scrollWidth > p.clientWidth + 1 && /auto|scroll/.test(getComputedStyle(p).overflowX))
@@ -170,10 +192,15 @@ def pattern(url: str) -> str | None:
     return match.view_name or match.route
 
 
-def crawl(page, base: str, start: str = "/") -> Iterator[tuple[str, str]]:  # noqa: ANN001
-    """Visit the pages a role reaches from ``start`` (breadth first); yields
+def crawl(
+    page,  # noqa: ANN001
+    base: str,
+    starts: tuple[str, ...] = ("/",),
+) -> Iterator[tuple[str, str]]:
+    """Visit the pages a role reaches from ``starts`` (breadth first); yields
     (pattern, url) with the page loaded, after the caller audits it."""
-    queue, seen, counts = [base + start], set(), Counter()
+    queue, seen, counts = [base + s for s in starts], set(), Counter()
+    forms: set[str] = set()
     while queue:
         url = urldefrag(queue.pop(0)).url
         if url in seen:
@@ -192,10 +219,15 @@ def crawl(page, base: str, start: str = "/") -> Iterator[tuple[str, str]]:  # no
             continue
         if not response.headers.get("content-type", "").startswith("text/html"):
             continue
+        if response.status == 400 and url in forms:
+            continue
         assert response.status == 200, (url, response.status)
         counts[name] += 1
+        found = page.evaluate(LINKS)
+        submitted = page.evaluate(FORMS, FORM_TICKS)
+        forms.update(urldefrag(u).url for u in submitted)
         yield name, url
-        for link in page.evaluate(LINKS):
+        for link in found + submitted:
             link = urldefrag(link).url
             path = urlsplit(link).path
             if link.startswith(base + "/") and not FILE.search(path):

@@ -1,8 +1,10 @@
 """Every figure drawn a second time for a phone's column, where the wide figure
 scaled down would make its text 5-6 px high: ``NARROW_WIDTH`` inches wide (336 CSS
 px, the column of a 390 px screen), a row of more than two panels split into rows
-of two, legends below the plot in one column, tick
-labels and legend entries wrapped shorter, and no text under ``MIN_FONT`` points
+of two, legends below the plot in one column, tick labels and legend entries
+wrapped shorter (a panel whose category labels would still overlap, long run
+names slanted under a comparison's bars, is labelled 1, 2, ... instead, the names
+in a key under it), and no text under ``MIN_FONT`` points
 (11.3 px at the size it is drawn); a figure holding a table is drawn as wide as
 the table. The page shows it on small screens (``<picture>``), at least as wide as
 the column, scrolling inside its box when wider; the wide figure stays the one to
@@ -12,12 +14,13 @@ from __future__ import annotations
 
 import io
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 
-from tasks.common.figure_text import laid_out, lay_out, protect
+from tasks.common.figure_text import laid_out, lay_out, protect, wrapped
 
 #: Inches: 336 CSS px at 96 px per inch (1 pt = 4/3 px).
 NARROW_WIDTH = 3.5
@@ -26,6 +29,8 @@ MIN_FONT = 8.5
 #: Characters per line of a tick label, and of a legend entry (below the plot).
 NARROW_WRAP = 20
 LEGEND_WRAP = 40
+#: Characters per line of a key under a panel (its names, numbered).
+KEY_WRAP = 30
 #: Panels side by side at most (a row of more is split into rows).
 ROW_PANELS = 2
 #: Inches per row of panels split into rows.
@@ -100,10 +105,11 @@ def _place(fig: Figure, columns: list[int], per_row: int) -> int:
     return rows
 
 
-def _crowded(fig: Figure) -> bool:
-    """Two x tick labels of one panel on top of each other (after layout)."""
+def _crowded(fig: Figure) -> list[Axes]:
+    """The panels with two x tick labels on top of each other (after layout)."""
     lay_out(fig)
     renderer = fig._get_renderer()  # noqa: SLF001
+    found = []
     for ax in fig.axes:
         boxes = sorted(
             (
@@ -113,9 +119,44 @@ def _crowded(fig: Figure) -> bool:
             ),
             key=lambda box: box.x0,
         )
-        if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:], strict=False)):
-            return True
-    return False
+        if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
+            found.append(ax)
+    return found
+
+
+def _plain_name(label: str) -> str:
+    """A tick label's name as written (unwrapped, its ``$`` unescaped: the key is
+    a plain-text label)."""
+    return label.replace("\n", " ").replace("\\$", "$")
+
+
+def _numbered(fig: Figure) -> int:
+    """A panel whose category labels still print on top of each other (long run
+    names under a comparison's bars, slanted) is labelled 1, 2, ... instead, the
+    names in a key under it, one to a line ("1  name"); returns how many lines
+    the keys take."""
+    lines = 0
+    for ax in _crowded(fig):
+        ticks = [
+            (x, t.get_text())
+            for x, t in zip(ax.get_xticks(), ax.get_xticklabels(), strict=True)
+        ]
+        ticks = [(x, name) for x, name in ticks if name]
+        key = [
+            wrapped(f"{i}  {_plain_name(name)}", KEY_WRAP)
+            for i, (_, name) in enumerate(ticks, start=1)
+        ]
+        ax.set_xticks(
+            [x for x, _ in ticks],
+            [str(i) for i in range(1, len(ticks) + 1)],
+            rotation=0,
+            ha="center",
+        )
+        above = ax.get_xlabel()
+        ax.set_xlabel("\n".join(([above] if above else []) + key))
+        ax.xaxis.label.set_multialignment("left")
+        lines += sum(1 + k.count("\n") for k in key)
+    return lines
 
 
 def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> None:
@@ -156,6 +197,10 @@ def narrow_svg(fig: Figure) -> bytes:
     )
     protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
     _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE))
+    keys = _numbered(fig)
+    if keys:
+        wide, high = fig.get_size_inches()
+        fig.set_size_inches(wide, high + keys * _LINE)
     _widen_for_tables(fig)
     out = io.BytesIO()
     with laid_out(fig):
