@@ -274,3 +274,27 @@ def serious(results) -> list[str]:  # noqa: ANN001
         for v in results.response["violations"]
         if v["impact"] in ("serious", "critical")
     ]
+
+
+def at_both_widths(page, axe, screenshots, name: str) -> list[str]:  # noqa: ANN001
+    """A page a browser test reaches on its way, checked at 1280 and 390 px: a
+    screenshot of each (``screenshots/<name>-<desktop|phone>.png``), axe-core's
+    serious and critical violations, sideways scrolling. The page is left at
+    1280 px."""
+    problems: list[str] = []
+    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.screenshot(
+            path=str(screenshots / f"{name}-{size_name}.png"), full_page=True
+        )
+        where = f"{name} ({size_name})"
+        problems += [
+            f"{where}: {p}" for p in serious(axe.run(page, options=AXE_OPTIONS))
+        ]
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - window.innerWidth"
+        )
+        if overflow > 1:
+            problems.append(f"{where}: the page scrolls sideways by {overflow}px")
+    page.set_viewport_size(DESKTOP)
+    return problems

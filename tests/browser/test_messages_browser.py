@@ -16,30 +16,10 @@ from django.conf import settings
 from django.urls import reverse
 
 from evalhub.notifications.services import mail
-from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
-from tests.page_audit import serious as _serious
+from tests import page_audit
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _audit(page, axe, screenshots, name: str) -> list[str]:  # noqa: ANN001
-    problems: list[str] = []
-    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        page.screenshot(
-            path=str(screenshots / f"messages-{name}-{size_name}.png"), full_page=True
-        )
-        where = f"messages {name} ({size_name})"
-        problems += [
-            f"{where}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
-        ]
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        if overflow > 1:
-            problems.append(f"{where}: the page scrolls sideways by {overflow}px")
-    page.set_viewport_size(DESKTOP)
-    return problems
 
 
 def _mailed(token: str) -> list[str]:
@@ -90,7 +70,7 @@ def test_writing_to_teams_from_the_console(
     page.get_by_text("Signed in as").wait_for()
     page.goto(live_server.url + reverse("console:messages", args=[task.slug]))
     axe = Axe()
-    problems = _audit(page, axe, screenshots, "list-empty")
+    problems = page_audit.at_both_widths(page, axe, screenshots, "messages-list-empty")
     page.get_by_role("link", name="Write a message").click()
     page.locator("#id_subject").fill(f"System papers {token}")
     page.locator("#id_body").fill(
@@ -100,16 +80,16 @@ def test_writing_to_teams_from_the_console(
     page.get_by_role("button", name="Preview").click()
     preview = page.locator("#preview-heading + p")
     assert "3 members of 2 teams" in preview.inner_text()
-    problems += _audit(page, axe, screenshots, "preview")
+    problems += page_audit.at_both_widths(page, axe, screenshots, "messages-preview")
     page.get_by_role("button", name="Send").click()
     progress = page.locator("#message-progress")
     # The page polls the worker's progress by itself: no reload.
     progress.get_by_text("Done").wait_for(timeout=90_000)
     assert "2 of 3 mailed, 1 not mailed" in progress.inner_text()
-    problems += _audit(page, axe, screenshots, "detail")
+    problems += page_audit.at_both_widths(page, axe, screenshots, "messages-detail")
     page.get_by_role("link", name="Every message").click()
     assert f"System papers {token}" in page.locator("table").inner_text()
-    problems += _audit(page, axe, screenshots, "list")
+    problems += page_audit.at_both_widths(page, axe, screenshots, "messages-list")
     context.close()
     assert _mailed(token) == ["alice@example.org", "mallory@example.org"]
     assert not problems, "\n".join(problems)

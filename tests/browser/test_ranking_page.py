@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from evalhub.competitions.services import teams
 from evalhub.rankings import jobs
-from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
-from tests.page_audit import serious as _serious
+from tests import page_audit
+from tests.page_audit import DESKTOP, PHONE
 from tests.rankings.helpers import scored
 from tests.rankings.test_ranking_metric import _runs
 
@@ -42,22 +42,8 @@ def test_choosing_the_ranking_metric_on_the_console(  # noqa: PLR0913
     page.get_by_label("Ranking metric").select_option("f1")
     page.get_by_label("Board columns").fill("f1, ap, p_at_100")
     page.get_by_label("Overall ranking").select_option("average_rank")
-    problems: list[str] = []
     axe = Axe()
-    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        page.screenshot(
-            path=str(screenshots / f"ranking-settings-{size_name}.png"), full_page=True
-        )
-        problems += [
-            f"{size_name}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
-        ]
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        if overflow > 1:
-            problems.append(f"{size_name}: the page scrolls sideways by {overflow}px")
-    page.set_viewport_size(DESKTOP)
+    problems = page_audit.at_both_widths(page, axe, screenshots, "ranking-settings")
     page.get_by_role("button", name="Save the ranking settings").click()
     page.get_by_text("Ranking metric, Board columns, Overall ranking").wait_for()
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"

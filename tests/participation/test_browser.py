@@ -10,30 +10,10 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
-from tests.page_audit import serious as _serious
+from tests import page_audit
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _audit(page, axe, screenshots, name: str) -> list[str]:  # noqa: ANN001
-    problems: list[str] = []
-    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        page.screenshot(
-            path=str(screenshots / f"terms-{name}-{size_name}.png"), full_page=True
-        )
-        where = f"{name} ({size_name})"
-        problems += [
-            f"{where}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
-        ]
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        if overflow > 1:
-            problems.append(f"{where}: the page scrolls sideways by {overflow}px")
-    page.set_viewport_size(DESKTOP)
-    return problems
 
 
 def _login(browser, url: str, username: str, password: str):  # noqa: ANN001, ANN202
@@ -61,16 +41,16 @@ def test_terms_accepted_in_the_browser_then_the_file_and_the_roster(
     )
     org.get_by_role("button", name="Save").click()
     org.get_by_text("Terms version 1 is in force").wait_for()
-    problems += _audit(org, axe, screenshots, "console-terms")
+    problems += page_audit.at_both_widths(org, axe, screenshots, "terms-console-terms")
 
     alice = _login(browser, live_server.url, "alice", "pw-alice-1")
     file_url = reverse("competitions:testset-file", args=[test_set.pk, "source_terms"])
     assert alice.request.get(live_server.url + file_url, max_redirects=0).status == 302
     alice.goto(live_server.url + task.get_absolute_url())
-    problems += _audit(alice, axe, screenshots, "task-page")
+    problems += page_audit.at_both_widths(alice, axe, screenshots, "terms-task-page")
     alice.get_by_role("link", name="terms of use").click()
     alice.get_by_text("research", exact=True).wait_for()
-    problems += _audit(alice, axe, screenshots, "terms-page")
+    problems += page_audit.at_both_widths(alice, axe, screenshots, "terms-terms-page")
     alice.get_by_label("I have read these terms").check()
     alice.get_by_role("button", name="Accept the terms").click()
     alice.get_by_text("You accepted the data terms of").wait_for()
@@ -79,5 +59,5 @@ def test_terms_accepted_in_the_browser_then_the_file_and_the_roster(
     org.goto(live_server.url + reverse("console:participants", args=[task.slug]))
     row = org.get_by_role("row", name="Alpha")
     assert "v1" in row.inner_text()
-    problems += _audit(org, axe, screenshots, "participants")
+    problems += page_audit.at_both_widths(org, axe, screenshots, "terms-participants")
     assert not problems, "\n".join(problems)
