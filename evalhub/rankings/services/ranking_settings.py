@@ -97,12 +97,13 @@ def changed(*, before: PhaseRanking, after: Mapping[str, object]) -> list[str]:
 def save(*, phase: Phase, values: Mapping[str, object]) -> PhaseRanking:
     """Store the phase's settings (validated by the model); the receivers refresh
     its boards and statistics after the commit."""
-    ranking = PhaseRanking.for_phase(phase)
+    stored = PhaseRanking.for_phase(phase)
     for name in FIELDS:
-        setattr(ranking, name, values[name])
-    ranking.full_clean()
-    ranking.save()
-    return ranking
+        setattr(stored, name, values[name])
+    stored.full_clean()
+    stored.save()
+    ranking.forget(phase)
+    return stored
 
 
 def as_values(*, phase: Phase) -> dict[str, object]:

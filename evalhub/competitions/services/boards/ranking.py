@@ -79,10 +79,24 @@ def resolve(task_type: TaskType, chosen: Mapping[str, object] | None) -> Ranking
     )
 
 
+#: Where ``of`` keeps its answer on a phase object: a page asks it several times
+#: (the board, its columns, the statistics, the overall ranking) and a query each
+#: time would grow every page by as many; ``forget`` after storing a new choice.
+_KEPT = "_evalhub_ranking"
+
+
 def of(phase: Phase) -> Ranking:
     """The phase's ranking: the one answer (see the module docstring)."""
-    chosen = _choices[0](phase) if _choices else None
-    return resolve(phase.task.type, chosen)
+    kept = phase.__dict__.get(_KEPT)
+    if kept is None:
+        chosen = _choices[0](phase) if _choices else None
+        kept = phase.__dict__[_KEPT] = resolve(phase.task.type, chosen)
+    return kept
+
+
+def forget(phase: Phase) -> None:
+    """Drop the answer ``of`` kept on this phase object (its choice was stored)."""
+    phase.__dict__.pop(_KEPT, None)
 
 
 def metric(phase: Phase) -> Metric:
