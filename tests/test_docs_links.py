@@ -81,18 +81,35 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_heading(tmp_path):
 
 def test_the_guides_pictures_are_the_ones_the_browser_test_takes():
     """Every picture in docs/screenshots/guides/ is named as
-    tests/browser/test_accessibility.py names its screenshots (role-page-width), so
-    taking them again with that test and copying them replaces each one; and a guide
-    shows each."""
-    source = (REPO_ROOT / "tests/browser/test_accessibility.py").read_text()
-    pages = set(re.findall(r'\(\s*"([a-z-]+)",', source))
-    roles = "|".join(("anonymous", "participant", "organiser"))
+    tests/browser/test_accessibility.py names its screenshots (role-URL name-width,
+    the URL name one of the project's), so taking them again with that test and
+    copying them replaces each one; and a guide shows each."""
+    from django.urls import get_resolver
+
+    names = {
+        key.rsplit(":", 1)[-1]
+        for key in _url_names(get_resolver())
+        if isinstance(key, str)
+    }
+    roles = "|".join(("anonymous", "participant", "organiser", "staff"))
     shown = "".join(
         p.read_text(encoding="utf-8") for p in (REPO_ROOT / "docs/guides").glob("*.md")
     )
     pictures = sorted((REPO_ROOT / "docs/screenshots/guides").glob("*.png"))
     assert pictures
     for picture in pictures:
-        named = re.fullmatch(rf"({roles})-([a-z-]+)-(desktop|phone)\.png", picture.name)
-        assert named and named.group(2) in pages, picture.name
+        named = re.fullmatch(
+            rf"({roles})-([a-z_-]+?)(-\d+)?-(desktop|phone)\.png", picture.name
+        )
+        assert named and named.group(2) in names, picture.name
         assert f"screenshots/guides/{picture.name}" in shown, picture.name
+
+
+def _url_names(resolver, prefix: str = ""):  # noqa: ANN001, ANN202
+    """Every URL name of the project, with its namespaces (``competitions:run-submit``)."""
+    for pattern in resolver.url_patterns:
+        if hasattr(pattern, "url_patterns"):
+            space = f"{prefix}{pattern.namespace}:" if pattern.namespace else prefix
+            yield from _url_names(pattern, space)
+        elif pattern.name:
+            yield prefix + pattern.name
