@@ -20,7 +20,13 @@ from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 
-from tasks.common.figure_text import laid_out, lay_out, protect, wrapped
+from tasks.common.figure_text import (
+    LiteralFormatter,
+    laid_out,
+    lay_out,
+    protect,
+    wrapped,
+)
 
 #: Inches: 336 CSS px at 96 px per inch (1 pt = 4/3 px).
 NARROW_WIDTH = 3.5
@@ -105,8 +111,18 @@ def _place(fig: Figure, columns: list[int], per_row: int) -> int:
     return rows
 
 
+def _named_ticks(ax: Axes) -> bool:
+    """Whether the panel's x ticks are names (categories, bars), not numbers: only
+    those can print on top of each other once wrapped."""
+    # ``protect`` (run before) wraps every formatter of given text in this one.
+    return isinstance(ax.xaxis.get_major_formatter(), LiteralFormatter)
+
+
 def _crowded(fig: Figure) -> list[Axes]:
-    """The panels with two x tick labels on top of each other (after layout)."""
+    """The panels with two x tick labels on top of each other (after layout; a
+    figure without named ticks is not laid out for it)."""
+    if not any(_named_ticks(ax) for ax in fig.axes):
+        return []
     lay_out(fig)
     renderer = fig._get_renderer()  # noqa: SLF001
     found = []
