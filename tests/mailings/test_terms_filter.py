@@ -47,5 +47,5 @@ def test_the_terms_filter_reaches_the_teams_behind(
         "mallory@example.org",
     ]
     # The roster lists pending teams too (a message reaches approved teams only).
-    rows = roster.select(task=task, viewer=organiser, filter="terms_missing")
+    rows = roster.select(task=task, viewer=organiser, filter="terms-not-accepted")
     assert sorted(r.name for r in rows) == ["Gamma", "Mallory's", "Pending"]
