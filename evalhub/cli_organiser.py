@@ -115,8 +115,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     roster.add_argument(
         "--filter",
         default="",
-        help="only the teams a filter picks: no_final, no_paper, no_factsheet, "
-        "terms_missing, pending",
+        help="only the teams a filter picks: no-run, no-final-run, no-fact-sheet, "
+        "no-paper-link, terms-not-accepted, pending",
     )
     roster.add_argument("--search", default="", help="a team, member or address")
     roster.add_argument("--csv", type=Path, default=None, help="save as CSV here")

@@ -129,3 +129,27 @@ def test_every_module_stays_under_400_lines():
         and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert not long, f"split these modules (lines): {long}"
+
+
+def test_a_team_filter_is_declared_in_one_module():
+    """Which teams have no final run, no fact sheet, ... is one rule each: the
+    recipient filters (``competitions/services/recipients.py``, and those the
+    feature apps register), which the messages and the roster both ask. A second
+    list of such filters (the roster once kept its own, with its own rules)
+    names them again: no module but the one registering a filter may spell its
+    key (with hyphens or underscores) or its label."""
+    import ast
+
+    from evalhub.competitions.services import recipients
+
+    spelt: dict[str, set[str]] = {}
+    for path in sorted((REPO_ROOT / "evalhub").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.strip().casefold().replace("_", "-")
+                spelt.setdefault(text, set()).add(str(path.relative_to(REPO_ROOT)))
+    found = [f for f in recipients.filters() if f.key != recipients.ALL]
+    assert len(found) >= 5
+    for f in found:
+        modules = spelt.get(f.key, set()) | spelt.get(f.label.casefold(), set())
+        assert len(modules) == 1, f"filter {f.key!r} is spelt in {sorted(modules)}"

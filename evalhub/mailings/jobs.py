@@ -10,8 +10,8 @@ from evalhub.mailings.services import sending
 @shared_task(
     name="evalhub.mailings.jobs.send_message",
     acks_late=True,
-    soft_time_limit=600,
-    time_limit=630,
+    soft_time_limit=sending.SEND_TIME_LIMIT - 30,
+    time_limit=sending.SEND_TIME_LIMIT,
 )
 def send_message(message_id: int) -> int:
     """Mail the message's deliveries that are due; a failed one waits for beat."""

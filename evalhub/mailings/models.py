@@ -1,10 +1,11 @@
 """An organisers' message to teams, and its delivery to each recipient.
 
 The ``Delivery`` rows are the truth about sending: one per recipient and message
-(a unique constraint), written when the message is stored; the worker moves each
-from ``pending`` to ``sent`` inside the transaction that sends its mail
-(``services/sending.py``, the only writer of ``status``), so a job delivered twice,
-or sent again to retry a failed send, never mails anyone twice."""
+(a unique constraint), written when the message is stored; the worker claims each
+(a committed write that keeps other jobs off it), mails it, then moves it from
+``pending`` to ``sent`` (``services/sending.py``, the only writer of ``status``),
+so a job delivered twice, or sent again to retry a failed send, never mails anyone
+twice."""
 
 from __future__ import annotations
 

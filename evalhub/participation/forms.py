@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from evalhub.participation.services.roster import FILTERS
+from evalhub.participation.services.roster import filters
 from evalhub.participation.services.terms import COMMON_LICENCES
 
 
@@ -43,5 +43,5 @@ class ProfileForm(forms.Form):
 
 
 class RosterFilterForm(forms.Form):
-    filter = forms.ChoiceField(choices=list(FILTERS.items()), required=False)
+    filter = forms.ChoiceField(choices=filters, required=False)
     q = forms.CharField(label="Search", max_length=200, required=False)

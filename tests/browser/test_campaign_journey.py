@@ -164,7 +164,7 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
         org.goto(
             live_server.url
             + reverse("console:participants", args=[task.slug])
-            + "?filter=no_final"
+            + "?filter=no-final-run"
         )
         roster = org.locator("table").inner_text()
         assert "Graceful" in roster and "Mallory" in roster and "Alpha" not in roster

@@ -13,6 +13,7 @@ from django.urls import reverse
 from evalhub.mailings import jobs
 from evalhub.mailings.models import Delivery, Message
 from tests.mailings import flaky
+from tests.mailings.helpers import run_send_job
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def _send(callbacks) -> Message:  # noqa: ANN001
     message = Message.objects.get()
     assert callbacks, "the request queues the job once the message is committed"
     assert mail.outbox == []  # the worker sends, not the request
-    jobs.send_message.apply(args=[message.pk]).get()
+    run_send_job(message.pk)
     return message
 
 
@@ -74,7 +75,7 @@ def test_a_filter_reaches_exactly_its_teams_minus_opt_outs(
     assert "/notifications/mail/" in one.extra_headers["List-Unsubscribe"]
 
     # Delivered again (or run twice): nobody is mailed twice.
-    jobs.send_message.apply(args=[message.pk]).get()
+    run_send_job(message.pk)
     assert len(mail.outbox) == 2
 
     listing = client.get(reverse("console:messages", args=[task.slug]))
@@ -131,14 +132,14 @@ def test_a_failed_send_is_retried_and_nobody_is_mailed_twice(
     entry = settings.CELERY_BEAT_SCHEDULE["resume-messages"]
     assert entry["task"] == jobs.resume_messages.name
     assert jobs.resume_messages.apply().get() == [message.pk]
-    jobs.send_message.apply(args=[message.pk]).get()
+    run_send_job(message.pk)
     assert _to() == ["alice@example.org", "carol@example.org", "mallory@example.org"]
     carol.refresh_from_db()
     assert carol.status == Delivery.Status.SENT and carol.attempts == 2
     assert message.deliveries.get(user__username="alice").attempts == 1
     # Nothing is due any more: beat sends nothing, a job run again mails nobody.
     assert jobs.resume_messages.apply().get() == []
-    jobs.send_message.apply(args=[message.pk]).get()
+    run_send_job(message.pk)
     assert len(mail.outbox) == 3
 
 
@@ -155,7 +156,7 @@ def test_a_send_that_keeps_failing_is_given_up(
     for _ in range(sending.MAX_ATTEMPTS):
         flaky.FAIL_ONCE.add("carol@example.org")
         Delivery.objects.filter(message=message).update(retry_at=None)  # time passes
-        jobs.send_message.apply(args=[message.pk]).get()
+        run_send_job(message.pk)
     flaky.FAIL_ONCE.clear()
     assert callbacks and mail.outbox == []
     carol = message.deliveries.get(user=world["carol"])

@@ -8,9 +8,9 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 
-from evalhub.mailings import jobs
 from evalhub.mailings.models import Message
 from evalhub.participation.services import roster
+from tests.mailings.helpers import run_send_job
 from tests.participation.helpers import accept, set_terms
 
 pytestmark = pytest.mark.django_db
@@ -40,12 +40,12 @@ def test_the_terms_filter_reaches_the_teams_behind(
     with django_capture_on_commit_callbacks(execute=False):
         assert client.post(url, {**form, "send": "1"}).status_code == 302
     message = Message.objects.get()
-    jobs.send_message.apply(args=[message.pk]).get()
+    run_send_job(message.pk)
     # Gamma is behind through dave, who has no verified address: carol is mailed.
     assert sorted(a for m in mail.outbox for a in m.to) == [
         "carol@example.org",
         "mallory@example.org",
     ]
     # The roster lists pending teams too (a message reaches approved teams only).
-    rows = roster.select(task=task, viewer=organiser, filter="terms_missing")
+    rows = roster.select(task=task, viewer=organiser, filter="terms-not-accepted")
     assert sorted(r.name for r in rows) == ["Gamma", "Mallory's", "Pending"]

@@ -81,7 +81,7 @@ def test_data_pull_waits_for_the_terms_and_the_roster_is_the_organisers(
     exported = _evalhub(*roster, "--csv", str(saved), token=tokens["organiser"])
     assert exported.returncode == 0, exported.stderr
     assert "alice@uni.example" in saved.read_text()
-    narrowed = _evalhub(*roster, "--filter", "no_final", token=tokens["organiser"])
+    narrowed = _evalhub(*roster, "--filter", "no-final-run", token=tokens["organiser"])
     assert "Alpha" in narrowed.stdout  # no final run yet
     other = _evalhub(*roster, token=tokens["participant"])
     assert other.returncode == 3

@@ -59,10 +59,10 @@ def test_the_filters_and_the_search_pick_the_teams(world, task, organiser):
         )
 
     assert pick() == ["Alpha", "Mallory's"]
-    assert pick("no_final") == ["Mallory's"]
-    assert pick("no_paper") == ["Mallory's"]
-    assert pick("terms_missing") == ["Mallory's"]
-    assert pick("no_factsheet") == ["Alpha", "Mallory's"]  # Alpha's misses an answer
+    assert pick("no-final-run") == ["Mallory's"]
+    assert pick("no-paper-link") == ["Mallory's"]
+    assert pick("terms-not-accepted") == ["Mallory's"]
+    assert pick("no-fact-sheet") == ["Alpha", "Mallory's"]  # Alpha answered none
     assert pick("pending") == []
     assert pick(search="ALICE@uni") == ["Alpha"]
     assert pick(search="switzerland") == ["Alpha"]
@@ -79,13 +79,13 @@ def test_the_filters_and_the_search_pick_the_teams(world, task, organiser):
         roster.select(task=task, viewer=organiser, filter="nope")
     # New terms: nobody has accepted them.
     set_terms(organiser, task, "Research only. Cite us.")
-    assert pick("terms_missing") == ["Alpha", "Mallory's"]
+    assert pick("terms-not-accepted") == ["Alpha", "Mallory's"]
 
 
 def test_the_console_page_and_its_csv(world, task, organiser):
     c = client_of(organiser)
     url = reverse("console:participants", args=[task.slug])
-    page = c.get(url, {"filter": "no_final"}).content.decode()
+    page = c.get(url, {"filter": "no-final-run"}).content.decode()
     assert "Mallory&#x27;s" in page and "alice@uni.example" not in page
     page = c.get(url).content.decode()
     assert "alice@uni.example" in page and "claim@x.example" not in page
@@ -101,7 +101,7 @@ def test_the_console_page_and_its_csv(world, task, organiser):
     assert alice["accepted_current_terms"] == "yes"
     narrowed = c.get(
         reverse("console:participants-export", args=[task.slug]),
-        {"filter": "terms_missing"},
+        {"filter": "terms-not-accepted"},
     )
     assert "alice" not in narrowed.content.decode()
 
@@ -112,10 +112,10 @@ def test_the_organiser_api(world, task, tokens):
     body = Client().get(url, **headers).json()
     assert [t["team"] for t in body["teams"]] == ["Alpha", "Mallory's"]
     assert body["teams"][0]["members"][0]["emails"] == ["alice@uni.example"]
-    assert ("no_final", "No final run yet") in [
+    assert ("no-final-run", "No final run yet") in [
         (f["key"], f["label"]) for f in body["filters"]
     ]
-    narrowed = Client().get(url, {"filter": "no_paper"}, **headers).json()
+    narrowed = Client().get(url, {"filter": "no-paper-link"}, **headers).json()
     assert [t["team"] for t in narrowed["teams"]] == ["Mallory's"]
     assert Client().get(url, {"filter": "nope"}, **headers).status_code == 422
     exported = Client().get(

@@ -9,6 +9,12 @@ one another): the core registers its own below, the factsheets app its own from 
 way. Whoever writes to teams (the mailings app's console pages) lists
 ``filters()`` and asks ``select``. A filter only narrows: whatever it answers, a
 message reaches approved teams only.
+
+Each filter is the one rule of what it says ("no final run yet" is
+``_no_final_run`` and nothing else): the participation app's roster offers the same
+filters and asks ``pick`` among every team registered (approved or awaiting
+approval), so its page and the teams a message reaches never disagree
+(``tests/mailings/test_one_rule.py``).
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from evalhub.competitions.models import Registration, SharedTask, Submission, Te
 @dataclass(frozen=True, slots=True)
 class TeamFilter:
     """``key``: stable, stored with each message (lowercase, hyphens); ``label``:
-    what the organiser reads ("No final run yet"); ``teams(task, approved)``:
-    the teams of ``approved`` (a queryset of the task's approved teams) the
+    what the organiser reads ("No final run yet"); ``teams(task, among)``:
+    the teams of ``among`` (a queryset of teams registered for the task: the
+    approved ones for a message, every one not rejected for the roster) the
     filter selects, as a queryset or an iterable of primary keys; it must not
     write."""
 
@@ -63,28 +70,34 @@ def approved_teams(task: SharedTask) -> QuerySet[Team]:
     ).distinct()
 
 
+def pick(*, task: SharedTask, key: str, among: QuerySet[Team]) -> QuerySet[Team]:
+    """The teams of ``among`` (teams registered for ``task``) the filter ``key``
+    selects: the one rule of each filter, for messages (``select``) and the
+    roster. An unknown key selects none."""
+    team_filter = _filters.get(key)
+    if team_filter is None:
+        return among.none()
+    chosen = team_filter.teams(task, among)
+    if not isinstance(chosen, QuerySet):
+        chosen = list(chosen)
+    return among.filter(pk__in=chosen)
+
+
 def select(*, task: SharedTask, key: str, team_id: int | None = None) -> list[Team]:
     """The approved teams of ``task`` the filter ``key`` selects, by name; with
     ``team_id``, that one team if it is among them. An unknown key selects none."""
-    team_filter = _filters.get(key)
-    if team_filter is None:
-        return []
-    approved = approved_teams(task)
-    chosen = team_filter.teams(task, approved)
-    if not isinstance(chosen, QuerySet):
-        chosen = list(chosen)
-    teams = approved.filter(pk__in=chosen)
+    teams = pick(task=task, key=key, among=approved_teams(task))
     if team_id is not None:
         teams = teams.filter(pk=team_id)
     return list(teams.order_by("name"))
 
 
 # --- the core's own filters ------------------------------------------------------
-def _all(task: SharedTask, approved: QuerySet[Team]) -> QuerySet[Team]:
-    return approved
+def _all(task: SharedTask, among: QuerySet[Team]) -> QuerySet[Team]:
+    return among
 
 
-def _no_final_run(task: SharedTask, approved: QuerySet[Team]) -> QuerySet[Team]:
+def _no_final_run(task: SharedTask, among: QuerySet[Team]) -> QuerySet[Team]:
     """No run of the team is chosen as final in any official phase of the task
     (the evaluation after the campaign has no final runs)."""
     finals = Submission.objects.filter(
@@ -93,14 +106,14 @@ def _no_final_run(task: SharedTask, approved: QuerySet[Team]) -> QuerySet[Team]:
         phase__after_campaign=False,
         final_selected=True,
     )
-    return approved.filter(~Exists(finals))
+    return among.filter(~Exists(finals))
 
 
-def _no_run(task: SharedTask, approved: QuerySet[Team]) -> QuerySet[Team]:
+def _no_run(task: SharedTask, among: QuerySet[Team]) -> QuerySet[Team]:
     runs = Submission.objects.filter(team=OuterRef("pk"), phase__task=task).exclude(
         status=Submission.Status.REJECTED
     )
-    return approved.filter(~Exists(runs))
+    return among.filter(~Exists(runs))
 
 
 register(TeamFilter(ALL, "All approved teams", _all))

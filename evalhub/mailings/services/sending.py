@@ -1,13 +1,18 @@
 """Mailing a message to its recipients: the one writer of ``Delivery.status``.
 
-Each delivery is claimed and sent inside one transaction: the claim
-(``pending`` rows only, ``attempts`` + 1) locks the row, the mail is sent, and the
-row becomes ``sent`` before the commit. A send that raises rolls the claim back:
-the row stays ``pending``, its attempt counted apart, with the time it is tried
-again (``retry_at``, later after each failure; failed after ``MAX_ATTEMPTS``),
-when beat sends the message's job again (``due``; work for later is a row that
-beat sends, never a delayed job). A row already ``sent`` is never claimed again,
-so a retry, or the job delivered twice, mails nobody twice. Opt-outs are read when the mail goes out
+A delivery is first *claimed*: one committed write (``pending`` rows that are due
+only, ``attempts`` + 1, ``retry_at`` pushed past the send job's time limit, so no
+other job takes it meanwhile). Its mail goes out once that claim is committed
+(``transaction.on_commit``: at once in a worker, which holds no transaction), and
+the row becomes ``sent``: the mail server is never waited for while a transaction
+is open (on SQLite, the whole database's write lock). A send that raises leaves the
+row ``pending`` with the time it is tried again (``retry_at``, later after each
+failure; failed after ``MAX_ATTEMPTS``), when beat sends the message's job again
+(``due``; work for later is a row that beat sends, never a delayed job); so does a
+worker that dies mid-send, once its claim lapses (a mail the server took just
+before the worker died then goes out twice: the one such case). A row already
+``sent`` or claimed is never claimed again, so a retry, or the job delivered twice,
+mails nobody twice. Opt-outs are read when the mail goes out
 (``notifications.services.mail.reachable``): whoever opted out meanwhile is
 skipped, and so is a member without a verified address.
 """
@@ -34,6 +39,10 @@ log = logging.getLogger(__name__)
 
 #: Attempts at one recipient's mail before it is given up as failed.
 MAX_ATTEMPTS = 5
+
+#: Seconds the send job may run (``jobs.send_message``'s hard time limit): a claim
+#: lasts as long, so a live job's claim never lapses while its mail is out.
+SEND_TIME_LIMIT = 630
 
 S = Delivery.Status
 
@@ -92,56 +101,77 @@ def due(*, now: datetime | None = None) -> list[int]:
     )
 
 
+def _due(now: datetime) -> Q:
+    return Q(status=S.PENDING) & (Q(retry_at__isnull=True) | Q(retry_at__lte=now))
+
+
 def send(*, message_id: int, now: datetime | None = None) -> int:
     """Mail every pending delivery of the message not waiting for a later retry.
-    Returns how many are still pending because their send failed."""
+    Returns how many of those mailed by now are still pending because their send
+    failed (in a transaction, the mails go out when it commits)."""
     message = Message.objects.select_related("task").filter(pk=message_id).first()
     if message is None:
         return 0
+    now = now or timezone.now()
     pending = list(
-        Delivery.objects.filter(message=message, status=S.PENDING)
-        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now or timezone.now()))
-        .values_list("pk", "user_id", "team_name")
+        Delivery.objects.filter(_due(now), message=message).values_list(
+            "pk", "user_id", "team_name"
+        )
     )
     addresses = mail.reachable(user_ids={user for _, user, _ in pending})
     connection = get_connection()
-    left = 0
+    left: list[int] = []
     for pk, user, team_name in pending:
-        try:
-            _deliver(message, pk, user, addresses.get(user), team_name, connection)
-        except Exception as exc:  # noqa: BLE001 - any failure of the mail server
-            left += _failed(pk, exc)
-    if pending:
-        log.info("message %s: %d of %d still pending", message_id, left, len(pending))
-    return left
-
-
-def _deliver(
-    message: Message,
-    pk: int,
-    user: int,
-    address: str | None,
-    team_name: str,
-    connection: object,
-) -> None:
-    with transaction.atomic():
-        claimed = Delivery.objects.filter(pk=pk, status=S.PENDING).update(
-            attempts=F("attempts") + 1
-        )
-        if claimed != 1:
-            return  # settled by another delivery of the job
+        if not _claim(pk, now):
+            continue  # settled or claimed by another delivery of the job
+        address = addresses.get(user)
         if address is None:
             why = (
                 "opted out of e-mails"
                 if not mail.wants_mail(user=user)
                 else "no verified e-mail address"
             )
-            Delivery.objects.filter(pk=pk).update(status=S.SKIPPED, reason=why)
-            return
-        connection.send_messages([email(message, address, team_name)])  # type: ignore[attr-defined]
-        Delivery.objects.filter(pk=pk).update(
-            status=S.SENT, sent_at=timezone.now(), reason="", retry_at=None
+            Delivery.objects.filter(pk=pk).update(
+                status=S.SKIPPED, reason=why, retry_at=None
+            )
+            continue
+        outgoing = email(message, address, team_name)
+        transaction.on_commit(
+            lambda pk=pk, outgoing=outgoing: left.extend(
+                _mail(pk, outgoing, connection)
+            )
         )
+    if pending:
+        log.info(
+            "message %s: %d of %d still pending", message_id, len(left), len(pending)
+        )
+    return len(left)
+
+
+def _claim(pk: int, now: datetime) -> bool:
+    """Take the delivery if it is due: exactly one caller wins; the attempt is
+    counted and ``retry_at`` keeps everyone else off it until the job's time
+    limit has passed."""
+    lease = timezone.now() + timedelta(seconds=SEND_TIME_LIMIT)
+    return (
+        Delivery.objects.filter(_due(now), pk=pk).update(
+            attempts=F("attempts") + 1, retry_at=lease
+        )
+        == 1
+    )
+
+
+def _mail(pk: int, outgoing: EmailMultiAlternatives, connection: object) -> list[int]:
+    """Send one claimed delivery's mail (its claim committed) and settle the row;
+    ``[pk]`` if it stays pending for a retry."""
+    try:
+        connection.send_messages([outgoing])  # type: ignore[attr-defined]
+    except Exception as exc:  # noqa: BLE001 - any failure of the mail server
+        return [pk] if _failed(pk, exc) else []
+    Delivery.objects.filter(pk=pk, status=S.PENDING).update(
+        status=S.SENT, sent_at=timezone.now(), reason="", retry_at=None
+    )
+    return []
 
 
 #: Seconds before a failed send is tried again, by how many attempts failed.
@@ -149,17 +179,17 @@ RETRY_AFTER = (0, 60, 300, 1800)
 
 
 def _failed(pk: int, exc: Exception) -> int:
-    """Count the failed attempt (its claim was rolled back) and set its retry;
-    give up after ``MAX_ATTEMPTS``. Returns 1 while the delivery stays pending."""
+    """After a failed send (its attempt counted by the claim): set its retry; give
+    up after ``MAX_ATTEMPTS``. Returns 1 while the delivery stays pending."""
     log.warning("a message's delivery %s failed: %s", pk, exc)
     row = Delivery.objects.filter(pk=pk, status=S.PENDING)
-    attempts = (row.values_list("attempts", flat=True).first() or 0) + 1
+    attempts = row.values_list("attempts", flat=True).first() or 0
     if attempts >= MAX_ATTEMPTS:
-        row.update(attempts=attempts, status=S.FAILED, reason=_refused(exc))
+        row.update(status=S.FAILED, reason=_refused(exc), retry_at=None)
         return 0
     wait = RETRY_AFTER[min(attempts, len(RETRY_AFTER)) - 1]
     retry_at = timezone.now() + timedelta(seconds=wait)
-    return row.update(attempts=attempts, retry_at=retry_at, reason=_refused(exc))
+    return row.update(retry_at=retry_at, reason=_refused(exc))
 
 
 def _refused(exc: Exception) -> str:

@@ -4,10 +4,15 @@ country and the terms version each accepted, its runs, final runs, fact-sheet
 state and paper (the last two as feature apps say them, through the core's
 ``run_states`` and ``system_columns``).
 
-``select(task=, viewer=, filter=, search=)`` is the one rule of which teams a filter
-picks: the console's Participants page, its CSV, the organiser API and ``evalhub
-participants`` call it, and so may anything that writes to the teams it picks.
-``viewer`` must be an organiser of the task (the callers check)."""
+``select(task=, viewer=, filter=, search=)`` lists the teams a filter picks: the
+console's Participants page, its CSV, the organiser API and ``evalhub
+participants`` call it. What a team did or owes ("no final run yet", "no paper
+link", "not accepted the current terms", ...) is not decided here: those filters
+are the recipient filters of the organisers' messages
+(``competitions/services/recipients.py``), asked among the roster's teams, so the
+roster and a message to the same filter pick the same approved teams. The roster
+adds only who registered: every team, or those awaiting approval. ``viewer`` must
+be an organiser of the task (the callers check)."""
 
 from __future__ import annotations
 
@@ -18,21 +23,16 @@ from datetime import datetime
 from allauth.account.models import EmailAddress
 from django.db.models import Count
 
-from evalhub.competitions.models import Registration, SharedTask, Submission
-from evalhub.competitions.services import orcid
+from evalhub.competitions.models import Registration, SharedTask, Submission, Team
+from evalhub.competitions.services import orcid, recipients
 from evalhub.competitions.services.boards import own_rows, systems, tables
 from evalhub.participation.models import Acceptance, Profile
 from evalhub.participation.services import terms
 
-#: Filter key -> label. "" is every team.
-FILTERS: dict[str, str] = {
-    "": "Every team",
-    "no_final": "No final run yet",
-    "no_paper": "No paper link",
-    "no_factsheet": "Fact sheet not complete",
-    "terms_missing": "Not accepted the current terms",
-    "pending": "Awaiting approval",
-}
+#: The roster's own filters (who registered, not what a team did): every team
+#: (approved or awaiting approval), and those awaiting approval.
+EVERY = ""
+PENDING = "pending"
 COMPLETE = "complete"
 
 
@@ -69,9 +69,21 @@ class TeamRow:
     terms_ok: bool = field(default=True)
 
 
+def filters() -> list[tuple[str, str]]:
+    """``(key, label)`` of every filter: every team, the recipient filters (but
+    "all approved teams": the roster lists the awaiting ones too), then those
+    awaiting approval."""
+    return [
+        (EVERY, "Every team"),
+        *((f.key, f.label) for f in recipients.filters() if f.key != recipients.ALL),
+        (PENDING, "Awaiting approval"),
+    ]
+
+
 def check_filter(key: str) -> str:
-    if key not in FILTERS:
-        known = ", ".join(k for k in FILTERS if k)
+    keys = [k for k, _label in filters()]
+    if key not in keys:
+        known = ", ".join(k for k in keys if k)
         raise UnknownFilter(f"No filter {key!r}; the filters are: {known}.")
     return key
 
@@ -152,15 +164,18 @@ def _matches(row: TeamRow, search: str) -> bool:
     return any(search in w.casefold() for w in words)
 
 
-def _picked(row: TeamRow, key: str) -> bool:
-    return {
-        "": True,
-        "no_final": not row.finals,
-        "no_paper": not row.paper,
-        "no_factsheet": row.factsheet != COMPLETE,
-        "terms_missing": not row.terms_ok,
-        "pending": row.status == Registration.Status.PENDING,
-    }[key]
+def _picked(task: SharedTask, key: str, registrations: list[Registration]) -> set[int]:
+    """The ids of the registered teams the filter ``key`` picks."""
+    if key == EVERY:
+        return {r.team_id for r in registrations}
+    if key == PENDING:
+        return {
+            r.team_id for r in registrations if r.status == Registration.Status.PENDING
+        }
+    among = Team.objects.filter(pk__in=[r.team_id for r in registrations])
+    return set(
+        recipients.pick(task=task, key=key, among=among).values_list("pk", flat=True)
+    )
 
 
 def select(
@@ -224,11 +239,12 @@ def select(
                 terms_ok=all(m.accepted_current for m in own),
             )
         )
+    picked = _picked(task, filter, registrations)
     search = search.strip().casefold()
     return [
         row
         for row in rows
-        if _picked(row, filter) and (not search or _matches(row, search))
+        if row.team_id in picked and (not search or _matches(row, search))
     ]
 
 
@@ -311,7 +327,3 @@ def csv_text(rows: list[TeamRow]) -> str:
                 )
             )
     return tables.csv_text(CSV_HEADER, lines)
-
-
-def filters() -> list[tuple[str, str]]:
-    return list(FILTERS.items())
