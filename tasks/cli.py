@@ -239,10 +239,14 @@ def _main(argv: list[str]) -> int:
     from tasks.common.gcpause import gc_paused
 
     with gc_paused():  # the modules' objects make no garbage worth a collection
-        parser = build_parser(argv)
-        args = parser.parse_args(argv)
-        if args.command in ("score", "compare"):
-            registry.get(args.slug)  # imported now (and cached by the registry)
+        try:
+            parser = build_parser(argv)
+            args = parser.parse_args(argv)
+            if args.command in ("score", "compare"):
+                registry.get(args.slug)  # imported now (and cached by the registry)
+        except registry.UnimportableTaskType as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "score":
         from tasks.cli_score import score
 

@@ -33,6 +33,24 @@ class UnknownTaskType(KeyError):
     pass
 
 
+class UnimportableTaskType(ValueError):
+    """A type named in ``EVALHUB_EXTRA_TASK_TYPES`` whose module cannot be imported."""
+
+
+def _import(slug: str, module_name: str):  # noqa: ANN202
+    """The module, or for an extra type a clear error naming the variable, the type
+    and the module (a built-in's ImportError is a bug and stays a traceback)."""
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        if slug in REGISTRY:
+            raise
+        raise UnimportableTaskType(
+            f"{EXTRA_ENV}: task type {slug!r}: cannot import {module_name!r} ({exc}); "
+            "is the folder that holds it on PYTHONPATH?"
+        ) from None
+
+
 def _entries() -> dict[str, str]:
     entries = dict(REGISTRY)
     for item in os.environ.get(EXTRA_ENV, "").split(","):
@@ -55,7 +73,7 @@ def get(slug: str) -> TaskType:  # type: ignore[type-arg]
     except KeyError:
         raise UnknownTaskType(slug) from None
     module_name, _, class_name = path.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = getattr(_import(slug, module_name), class_name)
     if cls.slug != slug:
         raise RuntimeError(f"{path} declares slug {cls.slug!r}, registered as {slug!r}")
     instance: TaskType = cls()  # type: ignore[type-arg]
@@ -67,9 +85,14 @@ def cli_arguments(slug: str) -> Callable[[argparse.ArgumentParser], None] | None
     task module), which defines the ``evalhub score`` arguments without importing the
     scorer, so ``--help`` starts at once; None when there is none."""
     package = _entries()[slug].partition(":")[0].rpartition(".")[0]
-    if importlib.util.find_spec(f"{package}.cli_args") is None:
+    try:
+        spec = importlib.util.find_spec(f"{package}.cli_args")
+    except ImportError:  # the package itself is missing: get() names it
+        _import(slug, package)
+        raise
+    if spec is None:
         return None
-    return importlib.import_module(f"{package}.cli_args").add_arguments
+    return _import(slug, f"{package}.cli_args").add_arguments
 
 
 def slugs() -> list[str]:

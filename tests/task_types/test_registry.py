@@ -59,3 +59,18 @@ def test_the_offline_scorer_scores_an_extra_type(toy_registered, tmp_path, capsy
     assert json.loads(capsys.readouterr().out) == {
         "items": 4, "correct": 1, "labelled": 2
     }  # fmt: skip
+
+
+def test_an_extra_type_that_cannot_be_imported_is_a_clear_error(monkeypatch, capsys):  # noqa: ANN001
+    """``evalhub score`` names the variable, the type and the module, and says what
+    to check, instead of a traceback (exit status 2, as for a bad file)."""
+    monkeypatch.setenv(registry.EXTRA_ENV, "ghost=nowhere_at_all.task:Ghost")
+    registry.get.cache_clear()
+    try:
+        status = cli.main(["score", "ghost", "--help"])
+    finally:
+        registry.get.cache_clear()
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("error: EVALHUB_EXTRA_TASK_TYPES: task type 'ghost'")
+    assert "'nowhere_at_all" in err and "PYTHONPATH" in err and "Traceback" not in err
