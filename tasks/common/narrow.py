@@ -20,6 +20,7 @@ from matplotlib.legend import Legend
 from matplotlib.table import Table
 from matplotlib.text import Text
 
+from tasks.common import legends
 from tasks.common.figure_text import (
     LiteralFormatter,
     laid_out,
@@ -49,8 +50,8 @@ def _legends_below(fig: Figure) -> int:
     """Move every legend below the plot, one entry per row; returns how many lines
     of text they take."""
     lines = 0
-    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
-    for legend in legends:
+    found = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    for legend in found:
         if not isinstance(legend, Legend):
             continue
         handles = list(legend.legend_handles)
@@ -195,6 +196,7 @@ def narrow_svg(fig: Figure) -> bytes:
     """``fig`` drawn for a phone's column, as SVG (changes ``fig``: call it
     last)."""
     width, height = fig.get_size_inches()
+    height -= legends.grown(fig)  # its legend is laid out again, below
     lines = _legends_below(fig)
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):

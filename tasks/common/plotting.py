@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tasks.common import legends
 from tasks.pages import Plot, RunDetail
 from tasks.reports import Curve
 
@@ -294,7 +295,7 @@ def curve_plot(curve: Curve, *, log_x: bool | None = None) -> Plot:
     ax.set_title(curve.title)
     ax.grid(True, alpha=0.3)
     if len(curve.series) > 1:
-        ax.legend()
+        legends.below(fig)
     key = curve.key + ("_logx" if use_log and not curve.log_x else "")
     return render(key, curve.title, fig)
 
@@ -338,7 +339,7 @@ def overlay_plots(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
             ax.set_xlabel(template.x_label)
             ax.set_ylabel(s_label)
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="small")
+            legends.below(fig)
             key = (
                 f"{template.key}_{_slug(s_label)}"
                 if len(template.series) > 1

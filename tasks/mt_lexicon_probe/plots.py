@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tasks.base import JSON, Plot, RunDetail
-from tasks.common import plotting
+from tasks.common import legends, plotting
 from tasks.mt_lexicon_probe.probes import FreqClass
 from tasks.mt_lexicon_probe.scoring import (
     GROUPS,
@@ -53,14 +53,7 @@ def run_bars(payload: Mapping[str, JSON]) -> Plot:
         ax.set_ylim(0, 105)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].set_ylabel("% of judged items")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        labels,
-        loc="outside lower center",
-        ncols=len(MEASURES),
-        fontsize="small",
-    )
+    legends.below(fig)
     return plotting.render(
         "shares", "Translated / correct shares by word and frequency class", fig
     )
@@ -85,7 +78,7 @@ def systems_by_frequency(runs: Sequence[RunDetail]) -> tuple[Plot, ...]:
         ax.set_ylabel("% of judged items (mean over word classes)")
         ax.set_title(f"{fc.value} frequency")
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize="small")
+        legends.below(fig)
         plots.append(
             plotting.render(
                 f"systems_{fc.value}", f"Systems, {fc.value} frequency", fig
@@ -112,7 +105,7 @@ def gap(runs: Sequence[RunDetail]) -> Plot:
     ax.set_ylabel("translated - correct (points)")
     ax.set_title("Translated but wrong")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize="small")
+    legends.below(fig)
     return plotting.render("translated_minus_correct", "Translated minus correct", fig)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tasks.base import Plot, RunDetail
-from tasks.common import plotting
+from tasks.common import legends, plotting
 from tasks.sentence_alignment.metrics import LEVELS
 
 _LABELS = {
@@ -37,7 +37,7 @@ def run_bars(metrics: Mapping[str, float | None], title: str) -> Plot:
     ax.set_ylabel("score")
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.legend(fontsize="small", ncols=3, loc="outside lower center")
+    legends.below(fig)
     return plotting.render("prf_by_level", title, fig)
 
 
@@ -78,9 +78,6 @@ def comparison_bars(runs: Sequence[RunDetail], *, log_scale: bool = False) -> Pl
     title = "F1 per granularity and system" + (" (log scale)" if log_scale else "")
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    if runs:
-        fig.legend(
-            fontsize="small", ncols=min(len(runs), 4), loc="outside lower center"
-        )
+    legends.below(fig)
     key = "f1_by_level" + ("_log" if log_scale else "")
     return plotting.render(key, title, fig)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tasks.base import Curve, Plot, RunDetail
-from tasks.common import plotting
+from tasks.common import legends, plotting
 
 
 def run_plots(curves: Sequence[Curve]) -> tuple[Plot, ...]:
@@ -29,7 +29,7 @@ def run_plots(curves: Sequence[Curve]) -> tuple[Plot, ...]:
         ax.set_ylabel(curve.y_label)
         ax.set_title(curve.title)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower right")
+        legends.below(fig)
         plots.append(plotting.render(curve.key, curve.title, fig))
     return tuple(plots)
 

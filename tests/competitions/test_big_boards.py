@@ -20,10 +20,12 @@ pytestmark = pytest.mark.django_db
 TEAMS = 1000
 YOU = MARKER.strip()
 #: Queries of a signed-in page rendering its boards, and reading them from the
-#: cache (bounded: none is per row or per team). Rendering reads the phase's
-#: ranking choice (``boards/ranking.of``, kept on each phase object: the board,
-#: its statistics and the page hold one each, three reads of one row).
-COLD, WARM = 17, 7
+#: cache (bounded: none is per row or per team). The page holds one phase object
+#: (its test sets' too), so the ranking choice (``boards/ranking.of``, kept on
+#: it) is read once, and a board asks the Ladder's gate once: two reads of the
+#: phase's ranking settings (``SETTINGS_READS``), none from the cache.
+COLD, WARM = 16, 7
+SETTINGS_READS = 2
 
 
 @pytest.fixture
@@ -57,8 +59,10 @@ def test_first_rows_then_own_rows_with_bounded_queries(
     # The first request renders the fragment and the tail rows (the queries of a
     # board of any length), the next reads them from the cache.
     for most in (COLD, WARM):
-        with django_assert_max_num_queries(most):
+        with django_assert_max_num_queries(most) as captured:
             response = client.get(_url(phase))
+        settings_reads = [q for q in captured if '"rankings_phaseranking"' in q["sql"]]
+        assert len(settings_reads) == (SETTINGS_READS if most == COLD else 0)
         html = response.content.decode()
         shown = _teams_shown(html)
         first = [f"Seeded {i:04d}" for i in range(1, tails.TOP_ROWS + 1)]

@@ -240,6 +240,7 @@ def compute(
     track_id = None if track is None else track.pk
 
     cached = statistics_of(test_set, track_id)
+    # The gate's answer, asked once: the rows it selects and the runs it shows.
     released = visibility.released(test_set)
     if include_hidden:
         subs, values = scored_runs(
@@ -250,6 +251,7 @@ def compute(
             visibility.once_public(test_set),
             viewer=visibility.PUBLIC,
             track_id=track_id,
+            gate=released,
         )
     coverage = cells.coverage_of(test_set, subs)
     ordered = select(test_set, subs, values, released, coverage)

@@ -60,7 +60,8 @@ def scored_runs(
     """The scored runs on ``test_set`` whose scores ``viewer`` may see
     (``visibility.visible``: ``PUBLIC`` for the public board, ``ORGANISERS`` for
     theirs) and their scores (``track_id``: of that track only; None: of every
-    track). ``gate``: see ``visibility.visible`` (the statistics worker only)."""
+    track). ``gate``: see ``visibility.visible`` (the statistics worker, and a
+    board that has asked the gate already)."""
     runs = Submission.objects.filter(
         phase=test_set.phase,
         status=Submission.Status.SCORED,

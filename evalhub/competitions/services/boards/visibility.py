@@ -98,8 +98,9 @@ def visible(
 ) -> frozenset[int]:
     """The ids of the runs among ``runs`` whose scores on ``test_set`` ``viewer``
     (a user, ``PUBLIC`` or ``ORGANISERS``) may see (the rule is in the module
-    docstring). ``gate``: only for the gate's owner while it decides, the answer
-    it is about to store (default: the registered gate's current answer)."""
+    docstring). ``gate``: the registered gate's current answer (default: asked
+    here), given by a caller that has just asked it (a board), or, for the gate's
+    owner while it decides, the answer it is about to store."""
     runs = list(runs)
     task = test_set.phase.task
     if viewer is ORGANISERS or roles.is_organiser(viewer, task):
