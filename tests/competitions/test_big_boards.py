@@ -22,8 +22,9 @@ YOU = MARKER.strip()
 #: Queries of a signed-in page rendering its boards, and reading them from the
 #: cache (bounded: none is per row or per team). Rendering reads the phase's
 #: ranking choice (``boards/ranking.of``, kept on each phase object: the board,
-#: its statistics and the page hold one each, three reads of one row).
-COLD, WARM = 17, 7
+#: its statistics and the page hold one each, three reads of one row), after
+#: the light query that found no page shell kept (``viewer_page``).
+COLD, WARM = 18, 7
 
 
 @pytest.fixture
