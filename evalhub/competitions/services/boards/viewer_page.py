@@ -43,9 +43,10 @@ from evalhub.competitions.services.boards import (
 
 #: The page the shell is: the leaderboard page with holes for the viewer's parts.
 SHELL_TEMPLATE = "competitions/phase_leaderboard_shell.html"
-#: The holes (HTML comments: page text is escaped, so none can forge one).
-_ACCOUNT_HOLE = "<!--viewer:account-->"  # the shell template's account block
-_CSRF_HOLE = mark_safe("<!--viewer:csrf-->")  # the page's csrf_token, rendered
+#: The holes (HTML comments: page text is escaped, so none can forge one): the
+#: shell template's account block, and the page's ``csrf_token`` wherever used.
+_ACCOUNT_HOLE = "<!--viewer:account-->"
+_CSRF_HOLE = mark_safe("<!--viewer:csrf-->")
 
 
 def audience(user: object, phase: Phase, test_sets: Sequence[TestSet]) -> Hashable:
@@ -133,4 +134,4 @@ def fill(shell: str, *, request: HttpRequest, task: SharedTask) -> str:
     account = render_to_string(
         "base_account.html", {"task": task, "csrf_token": token}, request=request
     )
-    return page.replace(_CSRF_HOLE, token, 1).replace(_ACCOUNT_HOLE, account, 1)
+    return page.replace(_CSRF_HOLE, token).replace(_ACCOUNT_HOLE, account)
