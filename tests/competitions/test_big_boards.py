@@ -23,8 +23,9 @@ YOU = MARKER.strip()
 #: cache (bounded: none is per row or per team). The page holds one phase object
 #: (its test sets' too), so the ranking choice (``boards/ranking.of``, kept on
 #: it) is read once, and a board asks the Ladder's gate once: two reads of the
-#: phase's ranking settings (``SETTINGS_READS``), none from the cache.
-COLD, WARM = 16, 7
+#: phase's ranking settings (``SETTINGS_READS``), none from the cache; before
+#: rendering, one light query finds no page shell kept (``viewer_page``).
+COLD, WARM = 17, 7
 SETTINGS_READS = 2
 
 

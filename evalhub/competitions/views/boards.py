@@ -17,6 +17,7 @@ from evalhub.competitions.services.boards import (
     overall,
     own_rows,
     tails,
+    viewer_page,
 )
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.files import NARROW
@@ -25,12 +26,20 @@ from evalhub.competitions.views.lookups import track_or_404 as _track
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    anonymous = not request.user.is_authenticated and not len(
-        messages.get_messages(request)
-    )
-    if anonymous and not request.GET:  # the page most visitors get, if kept
-        page = board_pages.cached_anonymous_leaderboard(
-            slug=slug, phase_slug=phase, path=request.get_full_path()
+    # Pages with a message for the viewer are theirs alone: rendered whole, never
+    # kept. The others are kept: one page for every anonymous visitor, one shell
+    # per audience for signed-in viewers (``viewer_page``).
+    kept = not len(messages.get_messages(request))
+    signed_in = request.user.is_authenticated
+    if kept and not request.GET:  # the page most visitors get, if kept
+        page = (
+            viewer_page.cached_signed_in_leaderboard(
+                request=request, slug=slug, phase_slug=phase
+            )
+            if signed_in
+            else board_pages.cached_anonymous_leaderboard(
+                slug=slug, phase_slug=phase, path=request.get_full_path()
+            )
         )
         if page is not None:
             return HttpResponse(page)
@@ -43,6 +52,17 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     if not access.can_see_task(request.user, phase_obj.task):
         raise Http404("No such task.")
     track = _track(request, phase_obj)
+    every_row = tails.shows_all(request.GET.get("rows"))
+    if kept and signed_in:
+        return HttpResponse(
+            viewer_page.signed_in_leaderboard(
+                request=request,
+                phase=phase_obj,
+                test_sets=test_sets,
+                track=track,
+                every_row=every_row,
+            )
+        )
 
     def render_page() -> bytes:
         return render(
@@ -53,13 +73,13 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
                 test_sets=test_sets,
                 user=request.user,
                 track=track,
-                every_row=tails.shows_all(request.GET.get("rows")),
+                every_row=every_row,
             ),
         ).content
 
     # Anonymous visitors share one cached page per board version (nothing on it is
     # theirs: no CSRF token, and pages with a message for them are not cached).
-    if anonymous:
+    if kept and not signed_in:
         return HttpResponse(
             board_pages.anonymous_leaderboard(
                 phase=phase_obj,

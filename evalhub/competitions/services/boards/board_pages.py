@@ -7,7 +7,7 @@ export. The leak rules are applied by ``services/boards/access.py`` and
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -20,13 +20,13 @@ from evalhub.competitions.models import Phase, SharedTask, TaskArtefact, TestSet
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
-    anonymous_page,
     boardcache,
     figures,
     fragments,
     home,
     leaderboard,
     own_rows,
+    page_keys,
     ranking,
     refreshes,
     selection,
@@ -113,12 +113,16 @@ def leaderboard_page(
     user: object,
     track: Track | None = None,
     every_row: bool = False,
+    own_rows_marked: bool = True,
 ) -> dict[str, object]:
     """The page around the boards, and the boards' HTML from the fragment cache
     (see ``boards_fragment``; ``phase`` and ``test_sets`` from
     ``leaderboard_phase``). In a phase with tracks: the boards of ``track``, or
     of every track together (None), and the track selector. ``every_row``: long
-    boards show every row, not the first ones and the viewer's (``tails``)."""
+    boards show every row, not the first ones and the viewer's (``tails``).
+    ``own_rows_marked`` False: the boards as the fragment holds them, for a page
+    shared by several viewers that marks each one's rows after reading it
+    (``viewer_page``)."""
     task = phase.task
     html = boards_fragment(
         phase=phase, test_sets=test_sets, user=user, track=track, every_row=every_row
@@ -132,7 +136,7 @@ def leaderboard_page(
         # The viewer's own rows are marked on the fragment read from the cache,
         # never in it; so are a long board's own rows past the first ones put in
         # (``own_rows``, ``tails``).
-        "boards_html": own_rows.mark(html, user),
+        "boards_html": own_rows.mark(html, user) if own_rows_marked else html,
         "primary": _ranking_metric(phase, test_sets),
         "finals": selection.finals_apply(phase),
         "has_private": any(
@@ -169,23 +173,16 @@ def boards_fragment(
     is noted for ``warm_leaderboard``. ``track``: the boards of that track (None:
     of every track, each row marked with its track); part of the fragment's key,
     as is ``every_row`` (long boards: every row, or the first ones, ``tails``)."""
-    task = phase.task
-    # Everything the fragment may show a viewer is decided by these flags (the leak
-    # rules of services/boards/access.py); viewers with the same flags share one fragment.
-    audience = (
-        tuple(access.can_see_scores(user, ts) for ts in test_sets),
-        access.can_see_detail(user, task),
-        access.can_see_hidden_runs(user, task),
-    )
+    audience_ = audience(user, phase.task, test_sets)
     if viewer:
-        _note_view(phase.pk)
+        note_view(phase.pk)
 
     def render() -> str:
         return render_to_string(
             "competitions/phase_leaderboard_boards.html",
             {
                 "boards": _board_views(
-                    phase, test_sets, user, *audience, track=track, every_row=every_row
+                    phase, test_sets, user, *audience_, track=track, every_row=every_row
                 ),
                 "primary": ranking.metric(phase),
                 **tails.numbers(),
@@ -198,8 +195,21 @@ def boards_fragment(
     track_key = None if track is None else (track.pk, track.slug, track.name)
     return fragments.fragment(
         test_sets=test_sets,
-        vary_on=(phase.pk, audience, track_key, every_row),
+        vary_on=(phase.pk, audience_, track_key, every_row),
         render=render,
+    )
+
+
+def audience(
+    user: object, task: SharedTask, test_sets: Sequence[TestSet]
+) -> tuple[tuple[bool, ...], bool, bool]:
+    """Everything the boards fragment may show ``user`` is decided by these flags
+    (the leak rules of services/boards/access.py): viewers with the same flags
+    share one fragment (and one signed-in page shell, ``viewer_page``)."""
+    return (
+        tuple(access.can_see_scores(user, ts) for ts in test_sets),
+        access.can_see_detail(user, task),
+        access.can_see_hidden_runs(user, task),
     )
 
 
@@ -240,7 +250,7 @@ def _viewed_key(phase_id: int) -> str:
     return f"leaderboard:viewed-at:{phase_id}"
 
 
-def _note_view(phase_id: int) -> None:
+def note_view(phase_id: int) -> None:
     """Note that the phase's boards were viewed: at most once a minute per
     process (a cache write), so pages served from the cache stay as cheap."""
     now = time.monotonic()
@@ -256,9 +266,9 @@ def anonymous_leaderboard(
     """The whole leaderboard page as anonymous visitors see it, shared by all of
     them (the caller checks there is nothing of the viewer's on it: no CSRF token,
     no messages) and rendered by ``render`` once per change of anything it shows
-    (``anonymous_page.key``)."""
-    _note_view(phase.pk)
-    key = anonymous_page.key(phase=phase, test_sets=test_sets, path=path)
+    (``page_keys.key``)."""
+    note_view(phase.pk)
+    key = page_keys.key(phase=phase, test_sets=test_sets, path=path)
     html = cache.get(key)
     if html is None:
         with fragments.noting_stale() as stale:
@@ -272,17 +282,17 @@ def cached_anonymous_leaderboard(
     *, slug: str, phase_slug: str, path: str
 ) -> bytes | None:
     """The page ``anonymous_leaderboard`` keeps, if the cache holds it for the
-    phase as it is now: one light query (``anonymous_page.light_phase``) and one
+    phase as it is now: one light query (``page_keys.light_phase``) and one
     cache read. None (the caller takes the full way, which renders it or answers
     404): no such phase, a task hidden from the public, no page kept yet."""
-    found = anonymous_page.light_phase(slug=slug, phase_slug=phase_slug)
+    found = page_keys.light_phase(slug=slug, phase_slug=phase_slug)
     if found is None:
         return None
     phase, test_sets = found
     if not access.can_see_task(AnonymousUser(), phase.task):
         return None
-    _note_view(phase.pk)
-    return cache.get(anonymous_page.key(phase=phase, test_sets=test_sets, path=path))
+    note_view(phase.pk)
+    return cache.get(page_keys.key(phase=phase, test_sets=test_sets, path=path))
 
 
 def _board_views(
