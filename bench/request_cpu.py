@@ -1,14 +1,15 @@
 """Benchmark: the CPU time one web request costs, in one process, per endpoint (issue
 47): the leaderboard page served from the page cache to an anonymous visitor, the
-same page to a signed-in participant, and a run page (the participant's own run).
+same page to a signed-in participant, and run pages (the participant's own runs: one
+queued, as right after submitting, and one scored in the process first).
 
 Each request goes through the WSGI application gunicorn serves
 (``evalhub.wsgi.application``, every middleware included) with an environ as
 gunicorn builds it; ``time.process_time()`` around ``--requests`` requests after
 ``--warmup`` untimed ones gives CPU milliseconds per request, which do not depend on
 how busy the machine is (its noise remains: repeat and compare runs of one
-machine). ``--profile anonymous`` (or ``signed-in``, ``run``) adds cProfile's top
-functions (by own CPU time) of that endpoint.
+machine). ``--profile anonymous`` (or ``signed-in``, ``run``, ``scored-run``) adds
+cProfile's top functions (by own CPU time) of that endpoint.
 
 Run: ``.venv/bin/python bench/request_cpu.py`` (SQLite) or with ``--database-url
 postgres://postgres@127.0.0.1:5432/postgres`` (throwaway database and private
@@ -33,13 +34,16 @@ import cProfile, io, json, pstats, time
 from django.contrib.auth import get_user_model
 from django.test import Client
 from evalhub.competitions.models import Phase, Submission
-from evalhub.competitions.services.runs import submit
+from evalhub.competitions.services.runs import scoring, submit
 from evalhub.wsgi import application
 
 phase = Phase.objects.filter(task__slug=TASK).order_by("pk").first()
 user = get_user_model().objects.get(username="cpu0")
 run = submit.submit_run(phase=phase, user=user, filename="r.tsv", data=open(RUN, "rb").read(),
                         method_name="m")
+scored = submit.submit_run(phase=phase, user=user, filename="s.tsv",
+                           data=open(RUN, "rb").read(), method_name="s")
+assert scoring.score_submission(submission_id=scored.pk) == "scored"
 board = f"/tasks/{TASK}/{phase.slug}/leaderboard/"
 client = Client(HTTP_HOST="127.0.0.1")
 client.force_login(user)
@@ -84,12 +88,14 @@ def cpu(path, cookie, n, warmup):
 signed_in = f"sessionid={session}; tz=Europe/Paris"
 out = {"anonymous board": cpu(board, "", N, WARMUP),
        "signed-in board": cpu(board, signed_in, N // 2, WARMUP),
-       "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP)}
+       "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP),
+       "run page (scored)": cpu(f"/runs/{scored.pk}/", signed_in, N // 4, WARMUP)}
 if PROFILE:
     prof = cProfile.Profile(time.process_time)
     prof.enable()
     path, cookie = {"anonymous": (board, ""), "signed-in": (board, signed_in),
-                    "run": (f"/runs/{run.pk}/", signed_in)}[PROFILE]
+                    "run": (f"/runs/{run.pk}/", signed_in),
+                    "scored-run": (f"/runs/{scored.pk}/", signed_in)}[PROFILE]
     for _ in range(N // 2):
         get(path, cookie)
     prof.disable()
@@ -107,7 +113,9 @@ def main() -> None:
     parser.add_argument("--database-url", default="")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=50)
-    parser.add_argument("--profile", choices=("anonymous", "signed-in", "run"))
+    parser.add_argument(
+        "--profile", choices=("anonymous", "signed-in", "run", "scored-run")
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
     with Stack(database_url=args.database_url) as stack:

@@ -31,7 +31,7 @@ from evalhub.competitions.models.tasks import (
     limit_organising,
     organised_task_ids,
 )
-from evalhub.competitions.models.teams import Registration, Team
+from evalhub.competitions.models.teams import Registration, Team, member_team_ids
 from evalhub.competitions.models.tracks import Track
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "Track",
     "TrackFixed",
     "limit_organising",
+    "member_team_ids",
     "organised_task_ids",
     # named by migrations/0001_initial.py (upload paths, choices)
     "_data_path",

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from evalhub.competitions.models.tasks import SharedTask
+from evalhub.precompiled import Precompiled
 
 
 class Team(models.Model):
@@ -41,3 +42,40 @@ class Registration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.team} @ {self.task}"
+
+
+# --- whose teams a user is in, read once per user object ----------------------------
+# A run page asks "is this viewer in the run's team?" several times per request (the
+# run file, the failure message, the team's choices, the fact sheet, the paper); the
+# answer for every team is one query, kept on the user object, which Django builds
+# afresh for each request (as ``organised_task_ids`` keeps the organised tasks).
+# Changes made in this process (members added or removed, a team deleted) make every
+# kept answer stale at once.
+_members_generation = [0]
+_MEMBER_OF = Precompiled(
+    lambda user_id: Team.members.through.objects.filter(user_id=user_id).values_list(
+        "team_id"
+    ),
+    user_id=-2_000_000_003,
+)
+
+
+def member_team_ids(user: object) -> frozenset[int]:
+    """The teams ``user`` (a signed-in user) is a member of."""
+    kept = getattr(user, "_evalhub_member_of", None)
+    if kept is None or kept[0] != _members_generation[0]:
+        generation = _members_generation[0]
+        ids = frozenset(row[0] for row in _MEMBER_OF.rows(user_id=user.pk))  # type: ignore[attr-defined]
+        kept = (generation, ids)
+        user._evalhub_member_of = kept  # type: ignore[attr-defined]
+    return kept[1]
+
+
+def _members_changed(**_: object) -> None:
+    _members_generation[0] += 1
+
+
+models.signals.m2m_changed.connect(_members_changed, sender=Team.members.through)
+models.signals.post_save.connect(_members_changed, sender=Team.members.through)
+models.signals.post_delete.connect(_members_changed, sender=Team.members.through)
+models.signals.post_delete.connect(_members_changed, sender=Team)

@@ -10,6 +10,7 @@ from evalhub.competitions.models import Phase, SharedTask, Submission, Track
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
 from evalhub.competitions.services.data import tracks
+from evalhub.competitions.services.runs import loading
 
 
 def task_or_404(request: HttpRequest, slug: str) -> SharedTask:
@@ -29,10 +30,8 @@ def organised_task_or_404(request: HttpRequest, slug: str) -> SharedTask:
 
 
 def run_or_404(request: HttpRequest, pk: int) -> Submission:
-    sub = get_object_or_404(
-        Submission.objects.select_related("phase__task", "team"), pk=pk
-    )
-    if not access.can_see_run(request.user, sub):
+    sub = loading.run(pk)
+    if sub is None or not access.can_see_run(request.user, sub):
         raise Http404("No such run.")
     return sub
 

@@ -9,6 +9,8 @@ and to attach the paper. On the submit page: the team's fact-sheet overview.
 
 from __future__ import annotations
 
+import functools
+
 from django.urls import reverse
 
 from evalhub.competitions.models import Phase, Registration, Submission
@@ -50,21 +52,27 @@ def _submit_panel(*, phase: Phase, viewer: object) -> tuple[str, Items] | None:
 
 def _run_panel(*, submission: Submission, viewer: object) -> tuple[str, Items] | None:
     items: Items = []
-    own = sheets.can_read(viewer, submission)
-    asked = own or Question.objects.filter(task_id=submission.phase.task_id).exists()
-    if asked and (own or _publicly_described(submission, viewer)):
-        sheet = sheets.sheet(submission=submission, user=viewer)
-        for field in sheet.fields:
-            if field.value:
-                items.append((f"{field.question.label}: {field.value}", ""))
+    questions = sheets.questions_of(submission.phase.task_id)
+    own = sheets.can_read(viewer, submission, questions)
+    described = functools.cache(lambda: own or _publicly_described(submission, viewer))
+    if questions and described():
+        answers = sheets.answers_of(
+            phase=submission.phase,
+            team_id=submission.team_id,
+            method_name=submission.method_name,
+        )
+        for question in questions:
+            if answers.get(question.pk):
+                items.append((f"{question.label}: {answers[question.pk]}", ""))
         if own:
+            missing = sheets.missing_questions(questions, answers)
             state = (
                 "complete"
-                if sheet.complete
-                else f"{len(sheet.missing)} required question"
-                f"{'s' if len(sheet.missing) != 1 else ''} unanswered"
+                if not missing
+                else f"{len(missing)} required question"
+                f"{'s' if len(missing) != 1 else ''} unanswered"
             )
-            verb = "Edit" if sheet.editable else "Read"
+            verb = "Read" if sheets.frozen_reason(viewer, submission) else "Edit"
             items.append(
                 (
                     f"{verb} the fact sheet of {submission.method_name!r} ({state})",
@@ -72,7 +80,7 @@ def _run_panel(*, submission: Submission, viewer: object) -> tuple[str, Items] |
                 )
             )
     paper = papers.paper_of(submission)
-    if paper is not None and (own or _publicly_described(submission, viewer)):
+    if paper is not None and described():
         items.append((f"Paper: {paper.title}", paper.link))
     if not papers.refusal(viewer, submission):
         items.append(

@@ -14,6 +14,7 @@ from evalhub.competitions.models import Submission
 from evalhub.competitions.services.boards import access, boardcache
 from evalhub.factsheets.models import PaperLink
 from evalhub.factsheets.services import kinds
+from evalhub.precompiled import Precompiled, fields, instance
 
 TITLE_MAX = 300
 _DOI = re.compile(r"10\.\d{4,9}/\S+\Z")
@@ -44,11 +45,24 @@ def refusal(user: object, submission: Submission) -> str:
 
 
 def paper_of(submission: Submission) -> PaperLink | None:
-    return PaperLink.objects.filter(
+    rows = _PAPER.rows(
         phase_id=submission.phase_id,
         team_id=submission.team_id,
         method_name=submission.method_name,
-    ).first()
+    )
+    return instance(PaperLink, rows[0]) if rows else None
+
+
+# Asked by every run page (precompiled: see evalhub.precompiled); one row at
+# most (``paperlink_unique``).
+_PAPER = Precompiled(
+    lambda phase_id, team_id, method_name: PaperLink.objects.filter(
+        phase_id=phase_id, team_id=team_id, method_name=method_name
+    ).values_list(*fields(PaperLink)),
+    phase_id=-2_000_000_006,
+    team_id=-2_000_000_007,
+    method_name="\x00method-name",
+)
 
 
 def normalise_doi(raw: str) -> str:

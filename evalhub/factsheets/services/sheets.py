@@ -25,6 +25,7 @@ from evalhub.competitions.models import Phase, Submission, Team
 from evalhub.competitions.services.boards import access, boardcache
 from evalhub.factsheets.models import Answer, Question
 from evalhub.factsheets.services import kinds
+from evalhub.precompiled import Precompiled, fields, instance
 
 
 class Refused(Exception):
@@ -70,16 +71,21 @@ class Sheet:
         return not self.missing
 
 
-def has_sheet(submission: Submission) -> bool:
-    return (
-        not submission.is_baseline
-        and submission.status != Submission.Status.REJECTED
-        and Question.objects.filter(task_id=submission.phase.task_id).exists()
+def has_sheet(submission: Submission, questions: list[Question] | None = None) -> bool:
+    """``questions``: the task's questions, when the caller has read them."""
+    if submission.is_baseline or submission.status == Submission.Status.REJECTED:
+        return False
+    if questions is not None:
+        return bool(questions)
+    return Question.objects.filter(task_id=submission.phase.task_id).exists()
+
+
+def can_read(
+    user: object, submission: Submission, questions: list[Question] | None = None
+) -> bool:
+    return has_sheet(submission, questions) and access.can_see_run_private(
+        user, submission
     )
-
-
-def can_read(user: object, submission: Submission) -> bool:
-    return has_sheet(submission) and access.can_see_run_private(user, submission)
 
 
 def frozen_reason(user: object, submission: Submission) -> str:
@@ -92,13 +98,33 @@ def frozen_reason(user: object, submission: Submission) -> str:
     return ""
 
 
+def questions_of(task_id: int) -> list[Question]:
+    """The task's questions, in the organisers' order."""
+    return [instance(Question, row) for row in _QUESTIONS.rows(task_id=task_id)]
+
+
 def answers_of(*, phase: Phase, team_id: int, method_name: str) -> dict[int, str]:
     """Question id -> stored answer of one system."""
     return dict(
-        Answer.objects.filter(
-            phase=phase, team_id=team_id, method_name=method_name
-        ).values_list("question_id", "value")
+        _ANSWERS.rows(phase_id=phase.pk, team_id=team_id, method_name=method_name)
     )
+
+
+# Asked by every run page (precompiled: see evalhub.precompiled).
+_QUESTIONS = Precompiled(
+    lambda task_id: Question.objects.filter(task_id=task_id).values_list(
+        *fields(Question)
+    ),
+    task_id=-2_000_000_005,
+)
+_ANSWERS = Precompiled(
+    lambda phase_id, team_id, method_name: Answer.objects.filter(
+        phase_id=phase_id, team_id=team_id, method_name=method_name
+    ).values_list("question_id", "value"),
+    phase_id=-2_000_000_006,
+    team_id=-2_000_000_007,
+    method_name="\x00method-name",
+)
 
 
 def missing_questions(

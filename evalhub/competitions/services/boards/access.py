@@ -18,6 +18,7 @@ from evalhub.competitions.models import (
     TaskArtefact,
     TestSet,
     Track,
+    member_team_ids,
 )
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import visibility
@@ -38,7 +39,7 @@ def can_see_detail(user: object, task: SharedTask) -> bool:
 def is_team_member(user: object, submission: Submission) -> bool:
     if not getattr(user, "is_authenticated", False):
         return False
-    return submission.team.members.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+    return submission.team_id in member_team_ids(user)
 
 
 def can_see_run_private(user: object, submission: Submission) -> bool:

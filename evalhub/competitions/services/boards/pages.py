@@ -108,19 +108,23 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
     detail_ok = access.can_see_detail(user, task)
     evaluations = []
     if submission.status == Submission.Status.SCORED:
+        values: dict[int, dict[str, float]] = {}
+        for test_set_id, metric, value in submission.scores.values_list(
+            "test_set_id", "metric", "value"
+        ):
+            values.setdefault(test_set_id, {})[metric] = value
         for ev in (
             Evaluation.objects.filter(submission=submission)
             .select_related("test_set")
             .prefetch_related("artefacts")
         ):
+            # The run's phase object: its task and ranking are read once.
+            ev.test_set.phase = submission.phase
             visible = access.can_see_run_scores(user, submission, ev.test_set)
-            values = {
-                s.metric: s.value
-                for s in submission.scores.filter(test_set=ev.test_set)
-            }
+            shown = values.get(ev.test_set_id, {})
             metrics = (
                 tuple(
-                    (m.key, m.label, m.format(values.get(m.key)))
+                    (m.key, m.label, m.format(shown.get(m.key)))
                     for m in task_type.metrics
                 )
                 if visible
@@ -161,7 +165,8 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         else None,
         "show_private": private_ok,
         "is_organiser": roles.is_organiser(user, task),
-        "primary_metric": ranking.of(submission.phase).metric,
+        # Marks a row of the scores shown (none before the run is scored).
+        "primary_metric": ranking.of(submission.phase).metric if evaluations else "",
         # Called by the template only where shown (not by the polled status part).
         "panels": functools.partial(systems.panels, submission.phase, user, submission),
     }
