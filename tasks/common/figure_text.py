@@ -240,8 +240,9 @@ def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
     """Make every text of ``fig`` plain text (see the module's docstring), with
     tick labels wrapped at ``width`` characters, legend entries at
     ``legend_width``, and titles and axis labels at the figure's width; safe to
-    call more than once."""
-    fit(fig)
+    call more than once. The titles and labels are fitted last, measured on the
+    figure as it is drawn (legend entries and tick labels wrapped, no mathtext):
+    the layout ``fit`` leaves is then the one the saves use, not done again."""
     for legend in fig.findobj(Legend):
         for text in legend.get_texts():
             text.set_text(wrapped(text.get_text(), legend_width))
@@ -263,3 +264,4 @@ def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
     for text in texts:
         if id(text) not in tick_labels:
             text.set_parse_math(False)  # type: ignore[attr-defined]
+    fit(fig)

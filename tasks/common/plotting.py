@@ -252,7 +252,7 @@ def render(key: str, title: str, fig: Figure) -> Plot:
     with laid_out(fig):  # one layout for the PDF, the SVG and the PNG
         sink = _pdf_sink.get()
         if sink is not None:
-            sink[key] = render_pdf(fig)
+            sink[key] = _pdf(fig)  # protected and laid out above
         points = _points_sink.get()
         if points is not None:
             points[key] = figure_points(fig)
@@ -273,9 +273,16 @@ def render_pdf(fig: Figure) -> bytes:
     from tasks.common.figure_text import laid_out, protect
 
     protect(fig)
-    pdf = io.BytesIO()
     with laid_out(fig):  # not laid out again when ``protect`` just did
-        fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+        return _pdf(fig)
+
+
+def _pdf(fig: Figure) -> bytes:
+    """The PDF of a figure already protected and laid out (``render`` does not
+    protect and measure it a second time: without its layout engine, measuring
+    it would draw it)."""
+    pdf = io.BytesIO()
+    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     return pdf.getvalue()
 
 
