@@ -244,7 +244,10 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     ]
 
 
-def render(key: str, title: str, fig: Figure) -> Plot:
+def render(key: str, title: str, fig: Figure, *, narrow: bool = True) -> Plot:
+    """The figure as SVG and PNG (and PDF, and its points, when collected), and
+    drawn again for a phone's column (``narrow``; False: a caller that draws its
+    own phone figure, whose ``svg_narrow`` is then b"")."""
     from tasks.common.figure_text import laid_out, protect
     from tasks.common.narrow import narrow_svg
 
@@ -265,7 +268,7 @@ def render(key: str, title: str, fig: Figure) -> Plot:
         title=title,
         svg=svg.getvalue(),
         png=png.getvalue(),
-        svg_narrow=narrow_svg(fig),  # last: it changes the figure
+        svg_narrow=narrow_svg(fig) if narrow else b"",  # last: it changes the figure
     )
 
 
