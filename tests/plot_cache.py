@@ -10,6 +10,9 @@ still scores, stores and serves its plots, and each distinct figure is still dra
 - ``curve_plot`` and ``overlay_plots`` are keyed on their arguments (the curves, and
   for the leaderboard overlays each run's label and curves) and the team colours in
   force: an equal input skips building the figure too.
+- ``narrow_chart.narrow_svg`` (the interval chart drawn for a phone's column, not
+  through ``render``) is keyed on its arguments (the rows: names, values, colours
+  and markers; the label, the confidence, whether the board is cut).
 - ``render`` (every other figure: bars, histograms, interval charts, the overall
   ranking) is keyed on the figure itself: its pickled state (matplotlib pickles a
   figure whole: data, texts, colours, sizes, formatters) with the object addresses
@@ -43,6 +46,9 @@ def install() -> None:
     plotting.curve_plot = _memoised_curve_plot(plotting.curve_plot)
     plotting.overlay_plots = _memoised_overlay_plots(plotting.overlay_plots)
     plotting.render = _RENDER = _memoised_render(plotting.render)
+    from evalhub.rankings.services import narrow_chart  # no Django at import
+
+    narrow_chart.narrow_svg = _memoised_narrow_chart(narrow_chart.narrow_svg)
 
 
 _RENDER = plotting.render
@@ -111,6 +117,22 @@ def _memoised_overlay_plots(
     return overlay_plots
 
 
+def _memoised_narrow_chart(draw: Callable[..., bytes]) -> Callable[..., bytes]:
+    cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
+
+    @functools.wraps(draw)
+    def narrow_svg(rows, *, metric_label, confidence, cut):  # noqa: ANN001, ANN202
+        def drawn() -> bytes:
+            return draw(rows, metric_label=metric_label, confidence=confidence, cut=cut)
+
+        key = (tuple(rows), metric_label, confidence, cut)
+        if not _hashable(key):
+            return drawn()
+        return _drawn_once(cache, key, drawn)
+
+    return narrow_svg
+
+
 #: A 6-byte integer in a pickle (LONG1): an object's address, as matplotlib's
 #: transforms record their parents (``id(parent)``); it differs between two equal
 #: figures.
@@ -130,22 +152,24 @@ def _memoised_render(draw: Callable[..., Plot]) -> Callable[..., Plot]:
     cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
 
     @functools.wraps(draw)
-    def render(key, title, fig):  # noqa: ANN001, ANN202
+    def render(key, title, fig, *, narrow=True):  # noqa: ANN001, ANN202
         state = _fingerprint(fig)
         if state is None:
-            return draw(key, title, fig)
+            return draw(key, title, fig, narrow=narrow)
         sink = plotting._pdf_sink.get()  # noqa: SLF001
         if sink is None:
             return _drawn_once(
-                cache, (key, title, state), lambda: draw(key, title, fig)
+                cache,
+                (key, title, narrow, state),
+                lambda: draw(key, title, fig, narrow=narrow),
             )
 
         def with_pdf() -> tuple[Plot, bytes | None]:
             with plotting.collecting_pdfs() as pdfs:  # this figure's PDF only
-                plot = draw(key, title, fig)
+                plot = draw(key, title, fig, narrow=narrow)
             return plot, pdfs.get(key)
 
-        plot, pdf = _drawn_once(cache, ("pdf", key, title, state), with_pdf)
+        plot, pdf = _drawn_once(cache, ("pdf", key, title, narrow, state), with_pdf)
         if pdf is not None:
             sink[key] = pdf
         return plot

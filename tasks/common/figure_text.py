@@ -240,9 +240,13 @@ def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
     """Make every text of ``fig`` plain text (see the module's docstring), with
     tick labels wrapped at ``width`` characters, legend entries at
     ``legend_width``, and titles and axis labels at the figure's width; safe to
-    call more than once."""
-    fit(fig)
-    for legend in fig.findobj(Legend):
+    call more than once. The titles and labels are fitted last, measured on the
+    figure as it is drawn (legend entries and tick labels wrapped, no mathtext):
+    the layout ``fit`` leaves is then the one the saves use, not done again."""
+    # One walk over the figure's artists (each walk lays out every axis' ticks):
+    # wrapping and formatters change texts, not which artists there are.
+    artists = fig.findobj()
+    for legend in (a for a in artists if isinstance(a, Legend)):
         for text in legend.get_texts():
             text.set_text(wrapped(text.get_text(), legend_width))
     tick_labels: set[int] = set()
@@ -257,9 +261,11 @@ def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
                     set_(plain)
             for tick in [*axis.majorTicks, *axis.minorTicks]:
                 tick_labels.update((id(tick.label1), id(tick.label2)))
-    texts = fig.findobj(Text)
-    for table in fig.findobj(Table):  # a cell's text is not among its children
+    texts = [a for a in artists if isinstance(a, Text)]
+    for table in (a for a in artists if isinstance(a, Table)):
+        # a cell's text is not among its children
         texts += [cell.get_text() for cell in table.get_celld().values()]
     for text in texts:
         if id(text) not in tick_labels:
             text.set_parse_math(False)  # type: ignore[attr-defined]
+    fit(fig)

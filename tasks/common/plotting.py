@@ -245,7 +245,10 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     ]
 
 
-def render(key: str, title: str, fig: Figure) -> Plot:
+def render(key: str, title: str, fig: Figure, *, narrow: bool = True) -> Plot:
+    """The figure as SVG and PNG (and PDF, and its points, when collected), and
+    drawn again for a phone's column (``narrow``; False: a caller that draws its
+    own phone figure, whose ``svg_narrow`` is then b"")."""
     from tasks.common.figure_text import laid_out, protect
     from tasks.common.narrow import narrow_svg
 
@@ -253,7 +256,7 @@ def render(key: str, title: str, fig: Figure) -> Plot:
     with laid_out(fig):  # one layout for the PDF, the SVG and the PNG
         sink = _pdf_sink.get()
         if sink is not None:
-            sink[key] = render_pdf(fig)
+            sink[key] = _pdf(fig)  # protected and laid out above
         points = _points_sink.get()
         if points is not None:
             points[key] = figure_points(fig)
@@ -266,7 +269,7 @@ def render(key: str, title: str, fig: Figure) -> Plot:
         title=title,
         svg=svg.getvalue(),
         png=png.getvalue(),
-        svg_narrow=narrow_svg(fig),  # last: it changes the figure
+        svg_narrow=narrow_svg(fig) if narrow else b"",  # last: it changes the figure
     )
 
 
@@ -274,9 +277,16 @@ def render_pdf(fig: Figure) -> bytes:
     from tasks.common.figure_text import laid_out, protect
 
     protect(fig)
-    pdf = io.BytesIO()
     with laid_out(fig):  # not laid out again when ``protect`` just did
-        fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
+        return _pdf(fig)
+
+
+def _pdf(fig: Figure) -> bytes:
+    """The PDF of a figure already protected and laid out (``render`` does not
+    protect and measure it a second time: without its layout engine, measuring
+    it would draw it)."""
+    pdf = io.BytesIO()
+    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None})
     return pdf.getvalue()
 
 

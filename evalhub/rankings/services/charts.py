@@ -137,7 +137,8 @@ def draw(shown: ChartInput) -> Plot:
         title += f"\nthe board's first {len(rows)} runs (all: data CSV)"
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
-    plot = plotting.render("primary-intervals", f"{label} ± CI", fig)
+    # The phone's chart is drawn here, not by ``render`` (it would be thrown away).
+    plot = plotting.render("primary-intervals", f"{label} ± CI", fig, narrow=False)
     narrow = narrow_chart.narrow_svg(
         rows,
         metric_label=label,

@@ -34,10 +34,10 @@ def _capturing_figures() -> Iterator[list[tuple[str, object]]]:
     with _capture_lock:
         original = plotting.render
 
-        def render(key: str, title: str, fig):  # noqa: ANN001, ANN202
+        def render(key: str, title: str, fig, **options):  # noqa: ANN001, ANN003, ANN202
             sink = getattr(_capture, "sink", None)
             if sink is None:
-                return original(key, title, fig)
+                return original(key, title, fig, **options)
             sink.append((key, fig))
             return Plot(key=key, title=title, svg=b"", png=b"")  # not needed here
 

@@ -12,6 +12,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import QuerySet
 
+from evalhub.competitions.finite import check_number
 from evalhub.competitions.models import (
     Artefact,
     Evaluation,
@@ -53,16 +54,26 @@ def store_evaluation(
             "detail": dict(report.detail),
         },
     )
-    for key, value in report.metrics.items():
-        Score.objects.update_or_create(
+    # One statement for every metric (an update or create each was two queries
+    # per metric); the check ``Score.save`` makes, made here.
+    scores = [
+        Score(
             submission=submission,
             test_set=test_set,
             metric=key,
-            defaults={
-                "value": None if value is None else float(value),
-                "scorer_version": version,
-            },
+            value=check_number(
+                None if value is None else float(value), f"{key} of run {submission.pk}"
+            ),
+            scorer_version=version,
         )
+        for key, value in report.metrics.items()
+    ]
+    Score.objects.bulk_create(
+        scores,
+        update_conflicts=True,
+        unique_fields=["submission", "test_set", "metric"],
+        update_fields=["value", "scorer_version"],
+    )
     keep = set()
     for plot in plots:
         keep.add(plot.key)
