@@ -349,7 +349,8 @@ def worker(isolated_storage, shared_worker):  # noqa: ANN001, ANN201
     cache namespace, consuming every queue the settings route jobs to, with beat
     (the sweeper, the refreshes that are due) in the same process: the test
     process's worker, consuming during this test only (``isolated_storage`` gave it
-    an empty folder and namespace)."""
+    an empty folder and namespace: it sees ``worker`` among the test's fixture
+    names, so a test names it as an argument, not through ``getfixturevalue``)."""
     yield shared_worker.resume()
     shared_worker.pause()
 
