@@ -82,10 +82,19 @@ def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def isolated_storage(settings, tmp_path):  # noqa: ANN001, ANN201
-    """Uploaded files go to a fresh folder; a fresh cache namespace per test."""
-    root = tmp_path / "private"
-    root.mkdir()
+def isolated_storage(request, settings, tmp_path):  # noqa: ANN001, ANN201
+    """Uploaded files go to a fresh folder; a fresh cache namespace per test. A test
+    with the test process's worker (``worker``) uses the worker's folder and
+    namespace, emptied first: what the worker reads and writes is this test's."""
+    shared = None
+    if "worker" in request.fixturenames:
+        shared = request.getfixturevalue("shared_worker")
+        shared.empty_storage()
+        root, prefix = shared.root, shared.cache_prefix
+    else:
+        root = tmp_path / "private"
+        root.mkdir()
+        prefix = f"test-{uuid.uuid4().hex[:12]}"
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {
@@ -93,8 +102,11 @@ def isolated_storage(settings, tmp_path):  # noqa: ANN001, ANN201
             "OPTIONS": {"location": str(root), "base_url": None},
         },
     }
-    prefix = f"test-{uuid.uuid4().hex[:12]}"
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    if shared is not None:
+        from django.core.cache import cache
+
+        cache.clear()  # the namespace's keys only (evalhub.cache.RedisCache.clear)
     from evalhub.competitions.services.data import taskdata
 
     taskdata.clear_caches()
@@ -314,11 +326,40 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
         warnings.warn(f"database sessions left open at the end: {left!r}", stacklevel=1)
 
 
+@pytest.fixture(scope="session")
+def shared_worker(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The test process's Celery worker (``tests/workers.py``'s ``SharedWorker``),
+    started by the first test that asks for ``worker``, stopped at the end."""
+    from tests import workers
+
+    shared = workers.SharedWorker(
+        tmp_path_factory.mktemp("worker-private"),
+        tmp_path_factory.mktemp("worker-beat") / "beat",
+        {**os.environ, **database_env()},
+    )
+    yield shared
+    shared.stop()
+    with django_db_blocker.unblock():
+        wait_for_database_sessions_to_end()
+
+
 @pytest.fixture
-def worker(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
+def worker(isolated_storage, shared_worker):  # noqa: ANN001, ANN201
     """A real Celery worker process on the test database, the test's storage and
     cache namespace, consuming every queue the settings route jobs to, with beat
-    (the sweeper, the refreshes that are due) in the same process."""
+    (the sweeper, the refreshes that are due) in the same process: the test
+    process's worker, consuming during this test only (``isolated_storage`` gave it
+    an empty folder and namespace: it sees ``worker`` among the test's fixture
+    names, so a test names it as an argument, not through ``getfixturevalue``)."""
+    yield shared_worker.resume()
+    shared_worker.pause()
+
+
+@pytest.fixture
+def own_worker(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
+    """As ``worker``, but a worker process started for this test (and stopped at its
+    end) with the environment the test set: for a test whose worker must see a
+    variable (``test_fifth_task_type.py``)."""
     import subprocess
 
     from tests import workers

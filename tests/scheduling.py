@@ -14,7 +14,9 @@ def _module(item: pytest.Item) -> str:
 
 #: Fixtures that start real processes (a Celery worker, a live server, Chromium, the
 #: sign-in tests' OpenID Connect provider).
-_PROCESSES = frozenset(("worker", "live_server", "browser", "page", "oidc_provider"))
+_PROCESSES = frozenset(
+    ("worker", "own_worker", "live_server", "browser", "page", "oidc_provider")
+)
 
 
 def _starts_processes(item: pytest.Item) -> bool:

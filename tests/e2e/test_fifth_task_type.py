@@ -56,7 +56,7 @@ def toy_type(monkeypatch):  # noqa: ANN001, ANN201
 @pytest.fixture
 def toy_worker(toy_type, request):  # noqa: ANN001, ANN201
     """The real worker, started after the variable is set (it copies the environment)."""
-    return request.getfixturevalue("worker")
+    return request.getfixturevalue("own_worker")
 
 
 def test_a_task_type_outside_tasks_goes_from_bundle_to_the_public_board(

@@ -15,6 +15,7 @@ import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -51,9 +52,12 @@ class Browser:
             return response.geturl(), response.read().decode()
 
 
-@pytest.fixture
-def up(tmp_path) -> Iterator[Up]:  # noqa: ANN001
-    stack = Up(tmp_path)
+@pytest.fixture(scope="module")
+def up(tmp_path_factory) -> Iterator[Up]:  # noqa: ANN001
+    """One ``up`` for this module's tests (each starts its own user and waits for
+    its own mail): a start of ``up`` (migrations, gunicorn, two workers, beat,
+    Redis) is the CPU of several tests."""
+    stack = Up(tmp_path_factory.mktemp("up"))
     yield stack
     stack.remember()
     if stack.proc.poll() is None:
@@ -64,8 +68,22 @@ def up(tmp_path) -> Iterator[Up]:  # noqa: ANN001
             os.kill(pid, signal.SIGKILL)
 
 
+def _new_mail(up: Up, before: set[Path], timeout: float) -> Path:
+    """The one mail file written since ``before`` (the files there then)."""
+    folder = up.var / "mail"
+    (mail,) = wait_for(
+        lambda: set(folder.glob("*.log")) - before, "the mail file", timeout
+    )
+    return mail
+
+
+def _mails(up: Up) -> set[Path]:
+    return set((up.var / "mail").glob("*.log"))
+
+
 def test_a_password_reset_mail_is_a_file_whose_link_works(up):  # noqa: ANN001
     up.wait_ready()
+    before = _mails(up)
     assert "mails (sign-up verification, password reset) are logged" in up.log()
     up.manage(
         "shell",
@@ -79,9 +97,7 @@ def test_a_password_reset_mail_is_a_file_whose_link_works(up):  # noqa: ANN001
     )
     assert url.endswith("/accounts/password/reset/done/")
 
-    folder = up.var / "mail"
-    (mail,) = wait_for(lambda: list(folder.glob("*.log")), "the mail file", 30)
-    text = mail.read_text()
+    text = _new_mail(up, before, 30).read_text()
     assert "To: newcomer@example.org" in text
     (link,) = re.findall(
         r"http://127\.0\.0\.1:\d+/accounts/password/reset/key/\S+/", text
@@ -124,10 +140,9 @@ def test_a_mail_sent_by_the_worker_links_to_the_bound_address(up):  # noqa: ANN0
     assert len(up.workers()) == 1
     assert len(children_running(up.proc.pid, REFRESH_WORKER)) == 1
     site = f"http://127.0.0.1:{up.port}"
+    before = _mails(up)
     up.manage("shell", "-c", NOTIFY)
-    folder = up.var / "mail"
-    (mail,) = wait_for(lambda: list(folder.glob("*.log")), "the mail file", 60)
-    text = mail.read_text()
+    text = _new_mail(up, before, 60).read_text()
     assert "Subject: [evalhub] Results are now public." in text
     assert f"{site}/tasks/" in text and f"{site}/notifications/mail/" in text
     assert "127.0.0.1:8000" not in text

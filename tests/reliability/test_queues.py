@@ -25,8 +25,10 @@ def test_scoring_and_default_queues_on_separate_workers(
     cluster, probe_phase, participant, team, demo_run, test_set
 ):
     scorer = cluster.worker("scorer", queues="scoring", EVALHUB_LOG_LEVEL="INFO")
-    other = cluster.worker("other", queues="default", EVALHUB_LOG_LEVEL="INFO")
-    cluster.beat()  # sends the refreshes that are due
+    # Beat (it sends the refreshes that are due) runs in the default worker.
+    other = cluster.worker(
+        "other", queues="default", beat=True, EVALHUB_LOG_LEVEL="INFO"
+    )
     cluster.wait_ready(scorer, other)
     subs = [
         submit.submit_run(

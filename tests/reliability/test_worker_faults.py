@@ -90,11 +90,11 @@ def test_raising_hanging_and_memory_hungry_scorers_fail_readably(
 ):
     name = cluster.worker(
         "w",
+        beat=True,
         EVALHUB_SCORING_SOFT_TIME_LIMIT=str(short_time_limit),
         EVALHUB_SCORING_MEMORY_LIMIT_MB="4096",
         EVALHUB_SCORING_MAX_ATTEMPTS="3",
     )
-    cluster.beat()
     cluster.wait_ready(name)
     pid = cluster.procs["w"].pid
     runs = {
@@ -130,11 +130,11 @@ def test_raising_hanging_and_memory_hungry_scorers_fail_readably(
 def test_two_workers_on_different_queues_share_runs_without_double_scoring(
     cluster, probe_phase, participant, team, demo_run
 ):
-    # Worker "a" takes only scoring jobs; "b" also runs the sweeper (default queue).
-    # The sweeper re-enqueues queued rows every 3 s, so duplicate messages abound.
+    # Worker "a" takes only scoring jobs; "b" also runs the sweeper (default queue)
+    # and beat. The sweeper re-enqueues queued rows every 3 s, so duplicate messages
+    # abound.
     a = cluster.worker("a", queues="scoring")
-    b = cluster.worker("b", queues="default,scoring")
-    cluster.beat()
+    b = cluster.worker("b", queues="default,scoring", beat=True)
     cluster.wait_ready(a, b)
     subs = [_submit(probe_phase, participant, demo_run, "slow-1.tsv") for _ in range(8)]
     for sub in subs:
