@@ -146,6 +146,7 @@ def test_a_board_with_figures_is_read_once_while_rendered_ahead(
     from django.core.cache import cache
 
     from evalhub.competitions import jobs
+    from evalhub.competitions.services.boards import leaderboard
 
     sub = submit_run(demo_run, method="first")
     score_now(sub.pk, django_capture_on_commit_callbacks)
@@ -153,13 +154,18 @@ def test_a_board_with_figures_is_read_once_while_rendered_ahead(
         assert jobs.refresh_analyses(test_set.pk)  # figures on the board
     client.get(page_url(phase))  # someone reads the board
     reads: list[str] = []
-    real_get = cache.get
 
-    def counting(key, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        reads.append(key)
-        return real_get(key, *args, **kwargs)
+    class Counting:
+        """The cache, as the leaderboard module uses it, noting each read."""
 
-    monkeypatch.setattr(cache, "get", counting)
+        def get(self, key, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            reads.append(key)
+            return cache.get(key, *args, **kwargs)
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(cache, name)
+
+    monkeypatch.setattr(leaderboard, "cache", Counting())
     sub = submit_run(demo_run, user=outsider, method="second")
     score_now(sub.pk, django_capture_on_commit_callbacks)
     boards = [k for k in reads if k.startswith("leaderboard:r") and k.endswith(":all")]
