@@ -222,7 +222,7 @@ def _refresh_board(
 ) -> tuple[list[str], bool]:
     """The artefacts of one board (``track``; None: every track together), drawn
     from that board's runs only, each section only if its inputs changed;
-    returns their keys, and whether any was drawn again or deleted."""
+    returns their keys (sorted), and whether any was drawn again or deleted."""
     board = leaderboard.compute(test_set=test_set, track=track)
     top = evaluations_of(
         test_set, [row.submission_id for row in board.rows[:MAX_RUNS_IN_PLOTS]]
@@ -334,7 +334,7 @@ def _refresh_board(
         for artefact in stale:
             _delete_files(artefact)
         deleted, _ = stale.delete()
-    return keys, bool(saved or deleted)
+    return sorted(keys), bool(saved or deleted)
 
 
 def _points(points: dict[str, list[plotting.Point]], plot: Plot) -> dict:  # type: ignore[type-arg]
