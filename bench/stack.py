@@ -59,7 +59,14 @@ def command_line(script: str) -> str:
 
 
 class Stack:
-    def __init__(self, *, database_url: str, extra_env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        extra_env: dict[str, str] | None = None,
+        beat: bool = True,
+    ):
+        self.beat = beat
         self.tmp = Path(tempfile.mkdtemp(prefix="evalhub-bench-"))
         self.procs: list[subprocess.Popen[bytes]] = []
         self.workers: list[subprocess.Popen[bytes]] = []
@@ -104,12 +111,15 @@ class Stack:
             self.manage("migrate", "-v", "0")
             self.manage("seed_demo", "--task-type", "bilingual_term_alignment")
             # Exactly one beat, as in production: the sweeper, and the statistics
-            # and analyses refreshes that are due (services/boards/refreshes.py).
-            self._spawn(
-                [sys.executable, "-m", "celery", "-A", "evalhub", "beat",
-                 "--schedule", str(self.tmp / "beat-schedule"), "--loglevel", "WARNING"],
-                quiet=True,
-            )  # fmt: skip
+            # and analyses refreshes that are due (services/boards/refreshes.py);
+            # none for a benchmark that runs the jobs itself (``worker_cpu.py``).
+            if self.beat:
+                self._spawn(
+                    [sys.executable, "-m", "celery", "-A", "evalhub", "beat",
+                     "--schedule", str(self.tmp / "beat-schedule"),
+                     "--loglevel", "WARNING"],
+                    quiet=True,
+                )  # fmt: skip
         except BaseException:
             self.__exit__(None, None, None)
             raise

@@ -129,3 +129,47 @@ def test_a_failure_to_render_ahead_still_bumps_the_version(
     assert "could not render test set" in caplog.text
     assert b"after-a-failure" in client.get(page_url(phase)).content
     assert renders[0] == 1  # the viewer rendered it
+
+
+def test_a_board_with_figures_is_read_once_while_rendered_ahead(
+    client,
+    monkeypatch,
+    phase,
+    test_set,
+    submit_run,
+    demo_run,
+    outsider,
+    other_team,
+    render_ahead,
+    django_capture_on_commit_callbacks,
+):
+    from django.core.cache import cache
+
+    from evalhub.competitions import jobs
+    from evalhub.competitions.services.boards import leaderboard
+
+    sub = submit_run(demo_run, method="first")
+    score_now(sub.pk, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.refresh_analyses(test_set.pk)  # figures on the board
+    client.get(page_url(phase))  # someone reads the board
+    reads: list[str] = []
+
+    class Counting:
+        """The cache, as the leaderboard module uses it, noting each read."""
+
+        def get(self, key, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            reads.append(key)
+            return cache.get(key, *args, **kwargs)
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(cache, name)
+
+    monkeypatch.setattr(leaderboard, "cache", Counting())
+    sub = submit_run(demo_run, user=outsider, method="second")
+    score_now(sub.pk, django_capture_on_commit_callbacks)
+    boards = [k for k in reads if k.startswith("leaderboard:r") and k.endswith(":all")]
+    # Each figure checks it is current against the board: one read for them all.
+    assert len(boards) == len(set(boards)) == 1
+    monkeypatch.undo()
+    assert b"second" in client.get(page_url(phase)).content

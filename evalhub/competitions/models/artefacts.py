@@ -78,6 +78,9 @@ class TaskArtefact(models.Model):
     #: The runs it draws or lists: a run hidden since keeps it from everyone but the
     #: run's team and the organisers until the worker redraws it.
     runs = models.JSONField(default=list, blank=True)
+    #: A digest of what it was drawn from (``analyses.inputs_digest``): the next
+    #: refresh draws its section again only if that changed ("": drawn before).
+    inputs_digest = models.CharField(max_length=64, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -5,10 +5,14 @@ runs (baselines aside), for the board of every track together and for each
 track's board (``TaskArtefact.track``). Each stored artefact records the runs it
 was drawn from (``TaskArtefact.runs``); it is served only while they are all on
 its board (``access.can_see_task_artefact``), so nothing a board no longer shows
-is drawn."""
+is drawn. A section (comparison figures; the analysis and its figures) is drawn
+again only if what it is drawn from changed (``inputs_digest``), and a refresh that
+stores nothing new leaves the board's version alone (nothing to render ahead)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable
 from typing import TypeVar
@@ -57,18 +61,21 @@ def styles(
     )
 
 
+def _metrics(ev: Evaluation) -> dict[str, float | None]:
+    return {
+        s.metric: s.value
+        for s in ev.submission.scores.all()
+        if s.test_set_id == ev.test_set_id
+    }
+
+
 def _run_detail(ev: Evaluation) -> RunDetail:
-    sub = ev.submission
     return RunDetail(
         shown=True,  # every run analysed is on the public board
-        label=run_label(sub),
+        label=run_label(ev.submission),
         detail=ev.detail,
         curves=tuple(Curve.from_json(c) for c in ev.curves),
-        metrics={
-            s.metric: s.value
-            for s in sub.scores.all()
-            if s.test_set_id == ev.test_set_id
-        },
+        metrics=_metrics(ev),
     )
 
 
@@ -77,9 +84,9 @@ def evaluations_of(test_set: TestSet, runs: list[int]) -> list[Evaluation]:
     without one is left out)."""
     by_id = {
         ev.submission_id: ev
-        for ev in Evaluation.objects.filter(
-            test_set=test_set, submission_id__in=runs
-        ).select_related("submission__team")
+        for ev in Evaluation.objects.filter(test_set=test_set, submission_id__in=runs)
+        .select_related("submission__team")
+        .prefetch_related("submission__scores")
     }
     return [by_id[pk] for pk in runs if pk in by_id]
 
@@ -149,22 +156,62 @@ def refresh(*, test_set_id: int) -> list[str]:
         if not mine:
             return []
         try:
-            keys = _refresh(test_set_id)
+            keys, changed = _refresh(test_set_id)
         except TestSet.DoesNotExist:  # deleted after the refresh was asked for
             log.info("analyses refresh: test set %s no longer exists", test_set_id)
             return []
-    boardcache.invalidate(test_set_id=test_set_id, refresh_statistics=False)
+    if changed:
+        boardcache.invalidate(test_set_id=test_set_id, refresh_statistics=False)
     return keys
 
 
-def _refresh(test_set_id: int) -> list[str]:
+def _refresh(test_set_id: int) -> tuple[list[str], bool]:
     """Every board's artefacts: of every track together, then of each track (a
-    phase without tracks has only the first); the first board's keys."""
+    phase without tracks has only the first); the first board's keys, and
+    whether any artefact was drawn again or deleted."""
     test_set = TestSet.objects.select_related("phase__task").get(pk=test_set_id)
     ctx = taskdata.load_inputs(test_set)
     gold: list[object] = []  # loaded once, for the first board with runs
     scopes: list[Track | None] = [None, *tracks.phase_tracks(test_set.phase)]
-    return [_refresh_board(test_set, ctx, gold, track) for track in scopes][0]
+    boards = [_refresh_board(test_set, ctx, gold, track) for track in scopes]
+    return boards[0][0], any(changed for _, changed in boards)
+
+
+def inputs_digest(
+    test_set: TestSet,
+    ctx: taskdata.Context,
+    section: str,
+    evaluations: list[Evaluation],
+    drawn_styles: dict[str, plotting.SeriesStyle],
+) -> str:
+    """A digest of everything a section's drawing reads: the task type and its
+    version, the settings, the test data's version, and each run's label, style,
+    stored outcome, curves and scores, in order. Equal digests draw equal
+    artefacts (the drawing is deterministic, see ``tasks.common.plotting``)."""
+    runs = [
+        (ev.submission_id, run_label(ev.submission), ev.detail, ev.curves, _metrics(ev))
+        for ev in evaluations
+    ]
+    task_type = ctx.task_type
+    text = json.dumps(
+        [section, task_type.slug, task_type.version, test_set.gold_version]
+        + [repr(ctx.settings), drawn_styles, runs],
+        sort_keys=True,
+        default=repr,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _unchanged(
+    stored: list[TaskArtefact], prefix: str, digest: str, keys: list[str]
+) -> bool:
+    """The section's artefacts (keys starting with ``prefix``) were drawn from
+    ``digest``: they are kept (their keys added to ``keys``)."""
+    section = [a for a in stored if a.key.startswith(prefix)]
+    if not section or any(a.inputs_digest != digest for a in section):
+        return False
+    keys.extend(a.key for a in section)
+    return True
 
 
 def _refresh_board(
@@ -172,42 +219,54 @@ def _refresh_board(
     ctx: taskdata.Context,
     gold: list[object],
     track: Track | None,
-) -> list[str]:
+) -> tuple[list[str], bool]:
     """The artefacts of one board (``track``; None: every track together), drawn
-    from that board's runs only; returns their keys."""
+    from that board's runs only, each section only if its inputs changed;
+    returns their keys (sorted), and whether any was drawn again or deleted."""
     board = leaderboard.compute(test_set=test_set, track=track)
     top = evaluations_of(
         test_set, [row.submission_id for row in board.rows[:MAX_RUNS_IN_PLOTS]]
     )
+    stored = list(
+        TaskArtefact.objects.filter(test_set=test_set, track=track).only(
+            "key", "inputs_digest"
+        )
+    )
     keys: list[str] = []
     kept: list[str] = []  # sections that failed keep their previous artefacts
+    saved = 0
     where = f"test set {test_set.pk}" + ("" if track is None else f" track {track.pk}")
-    with (
-        plotting.series_styles(styles(test_set, top)),
-        plotting.collecting_points() as points,
-    ):
-        compared = _isolated(
-            lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
-            top,
-            f"comparison plots of {where}",
-        )
-    if compared is None:
-        kept.append(COMPARE_PREFIX)
-    else:
-        plots, drawn = compared
-        for plot in plots:
-            keys.append(
-                _save(
-                    test_set,
-                    track,
-                    f"{COMPARE_PREFIX}{plot.key}",
-                    plot,
-                    public=_points(points, plot),
-                    runs=drawn,
-                    private={},
-                    organiser_only=False,
-                )
+    top_styles = styles(test_set, top)
+    compare_digest = inputs_digest(test_set, ctx, COMPARE_PREFIX, top, top_styles)
+    if not _unchanged(stored, COMPARE_PREFIX, compare_digest, keys):
+        with (
+            plotting.series_styles(top_styles),
+            plotting.collecting_points() as points,
+        ):
+            compared = _isolated(
+                lambda runs: ctx.task_type.comparison_plots(runs, ctx.settings),
+                top,
+                f"comparison plots of {where}",
             )
+        if compared is None:
+            kept.append(COMPARE_PREFIX)
+        else:
+            plots, drawn = compared
+            for plot in plots:
+                saved += 1
+                keys.append(
+                    _save(
+                        test_set,
+                        track,
+                        f"{COMPARE_PREFIX}{plot.key}",
+                        plot,
+                        public=_points(points, plot),
+                        runs=drawn,
+                        private={},
+                        organiser_only=False,
+                        inputs_digest=compare_digest,
+                    )
+                )
 
     # Aggregates over the public board's runs only: a withheld or hidden run's
     # numbers never enter them, not even as bin sizes (its found pairs would be
@@ -216,11 +275,13 @@ def _refresh_board(
         test_set,
         sorted(row.submission_id for row in board.rows if not row.is_baseline),
     )
-    if all_scored:
+    all_styles = styles(test_set, all_scored)
+    analysis_digest = inputs_digest(test_set, ctx, "analysis", all_scored, all_styles)
+    if all_scored and not _unchanged(stored, "analysis", analysis_digest, keys):
         if not gold:
             gold.append(taskdata.load_gold(test_set))
         with (
-            plotting.series_styles(styles(test_set, all_scored)),
+            plotting.series_styles(all_styles),
             plotting.collecting_points() as points,
             plotting.collecting_pdfs() as pdfs,
         ):
@@ -235,6 +296,7 @@ def _refresh_board(
             kept.append("analysis")
         elif analysed[0] is not None:
             analysis, used = analysed
+            saved += 1 + len(analysis.plots)
             keys.append(
                 _save(
                     test_set,
@@ -245,6 +307,7 @@ def _refresh_board(
                     private=dict(analysis.private),
                     organiser_only=False,
                     runs=used,
+                    inputs_digest=analysis_digest,
                 )
             )
             for plot in analysis.plots:
@@ -259,6 +322,7 @@ def _refresh_board(
                         private={},
                         organiser_only=False,
                         pdf=pdfs.get(plot.key),
+                        inputs_digest=analysis_digest,
                     )
                 )
     with transaction.atomic():
@@ -269,8 +333,8 @@ def _refresh_board(
             stale = stale.exclude(key__startswith=prefix)
         for artefact in stale:
             _delete_files(artefact)
-        stale.delete()
-    return keys
+        deleted, _ = stale.delete()
+    return sorted(keys), bool(saved or deleted)
 
 
 def _points(points: dict[str, list[plotting.Point]], plot: Plot) -> dict:  # type: ignore[type-arg]
@@ -289,6 +353,7 @@ def _save(
     organiser_only: bool,
     runs: list[int] | None = None,
     pdf: bytes | None = None,
+    inputs_digest: str = "",
 ) -> str:  # type: ignore[type-arg]
     artefact, _ = TaskArtefact.objects.get_or_create(
         test_set=test_set, track=track, key=key[:100], defaults={"title": key}
@@ -299,6 +364,7 @@ def _save(
     artefact.private_data = private
     artefact.organiser_only = organiser_only
     artefact.runs = runs or []
+    artefact.inputs_digest = inputs_digest
     if plot is not None:
         artefact.svg.save(f"{artefact.key}.svg", ContentFile(plot.svg), save=False)
         artefact.png.save(f"{artefact.key}.png", ContentFile(plot.png), save=False)

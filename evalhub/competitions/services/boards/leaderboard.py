@@ -14,10 +14,11 @@ shows, per team, only the run the Ladder released; private test sets are unaffec
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -134,6 +135,9 @@ def board(
     (test set, track) and share the test set's version: whatever invalidates a
     test set invalidates the boards of all its tracks."""
     key = _key(test_set, include_hidden, track)
+    held = _read.get()
+    if held is not None and key in held:
+        return held[key]
     cached = cache.get(key)
     if cached is None:
         cached = _computed_once(key)
@@ -148,7 +152,28 @@ def board(
         finally:
             with contextlib.suppress(Exception):
                 cache.delete(key + ":computing")
+    if held is not None:
+        held[key] = cached
     return cached
+
+
+#: Inside ``read_once``: the boards read so far, by cache key.
+_read: contextvars.ContextVar[dict[str, Board] | None] = contextvars.ContextVar(
+    "boards_read", default=None
+)
+
+
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """Within the block each board is read from the cache once: rendering the
+    boards asks for a board once per figure it checks (``access.artefact_current``),
+    and a board of 1,000 rows takes ~15 ms to unpickle. A key names one version of
+    one board, so what is held is what the cache holds."""
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
 
 
 #: Seconds a request waits for the board another one is computing (a board of
