@@ -27,6 +27,22 @@ if TYPE_CHECKING:
 
 
 @functools.cache
+def drawing_digest() -> str:
+    """A digest of the code that draws: every source file of ``tasks/`` and
+    matplotlib's version. A figure kept because its inputs did not change is drawn
+    again when this changes (a release that draws differently)."""
+    import hashlib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(version("matplotlib").encode())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
 def _matplotlib() -> None:
     """Import and set up matplotlib, once per process."""
     import matplotlib

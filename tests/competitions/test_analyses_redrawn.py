@@ -132,3 +132,28 @@ def test_a_renamed_team_redraws_the_figures_that_name_it(
     label = analyses.run_label(Submission.objects.get(pk=run.pk))
     assert label.startswith("Omega: ")
     assert {p[1] for p in points["points"]} == {label}
+
+
+def test_new_drawing_code_redraws_every_figure(
+    monkeypatch,
+    test_set,
+    submit_run,
+    bucc_demo,
+    django_capture_on_commit_callbacks,
+):
+    """A release whose drawing code differs (``plotting.drawing_digest``: the
+    sources of ``tasks/`` and matplotlib's version) draws the kept figures again,
+    though no run changed."""
+    from tasks.common import plotting
+
+    run = submit_run(bucc_demo.runs[0][2]["test"], method="dictionary")
+    score_now(run.pk, django_capture_on_commit_callbacks)
+    _refresh(test_set, django_capture_on_commit_callbacks)
+    before = _drawn(test_set)
+    _refresh(test_set, django_capture_on_commit_callbacks)
+    assert _drawn(test_set) == before  # same code, same inputs: kept
+    monkeypatch.setattr(plotting, "drawing_digest", lambda: "the next release")
+    _refresh(test_set, django_capture_on_commit_callbacks)
+    after = _drawn(test_set)
+    assert set(after) == set(before)
+    assert all(after[k][0] != before[k][0] for k in after)

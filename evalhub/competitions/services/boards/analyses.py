@@ -184,17 +184,19 @@ def inputs_digest(
     evaluations: list[Evaluation],
     drawn_styles: dict[str, plotting.SeriesStyle],
 ) -> str:
-    """A digest of everything a section's drawing reads: the task type and its
-    version, the settings, the test data's version, and each run's label, style,
-    stored outcome, curves and scores, in order. Equal digests draw equal
-    artefacts (the drawing is deterministic, see ``tasks.common.plotting``)."""
+    """A digest of everything a section's drawing reads: the drawing code
+    (``plotting.drawing_digest``), the task type and its version, the settings, the
+    test data's version, and each run's label, style, stored outcome, curves and
+    scores, in order. Equal digests draw equal artefacts (the drawing is
+    deterministic, see ``tasks.common.plotting``)."""
     runs = [
         (ev.submission_id, run_label(ev.submission), ev.detail, ev.curves, _metrics(ev))
         for ev in evaluations
     ]
     task_type = ctx.task_type
     text = json.dumps(
-        [section, task_type.slug, task_type.version, test_set.gold_version]
+        [section, plotting.drawing_digest(), task_type.slug, task_type.version]
+        + [test_set.gold_version]
         + [repr(ctx.settings), drawn_styles, runs],
         sort_keys=True,
         default=repr,
