@@ -1,7 +1,7 @@
 """The browser tests' fixtures (a plugin of ``tests/conftest.py``): Chromium driven
-by Playwright, a page, where screenshots go; without Chromium a browser test is
-skipped before its servers and workers start, folded into one summary line
-(tests/browsers.py)."""
+by Playwright (one per test process, a fresh context per test), a page, where
+screenshots go; without Chromium a browser test is skipped before its servers and
+workers start, folded into one summary line (tests/browsers.py)."""
 
 from __future__ import annotations
 
@@ -47,27 +47,39 @@ def _browser_tests_need_chromium(request):  # noqa: ANN001, ANN202
             browsers.missing()
 
 
-@pytest.fixture
-def browser(monkeypatch, chromium_path):  # noqa: ANN001, ANN201
-    """Chromium driven by Playwright. Request it (or ``page``) last: Playwright's
-    sync API runs an event loop in this thread, and the database fixtures must be
-    set up before it starts."""
-    from django.db import connections
-    from playwright.sync_api import sync_playwright
-
+@pytest.fixture(scope="session")
+def _one_chromium(chromium_path):  # noqa: ANN001, ANN202
+    """One Chromium for the whole test process (tests/browsers.py), launched by the
+    first browser test that asks for it, closed at the end of the session."""
     from tests import browsers
 
-    # Teardown of the transactional test database runs while the loop object exists.
+    shared = browsers.Shared(chromium_path)
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def browser(monkeypatch, request):  # noqa: ANN001, ANN201
+    """Chromium driven by Playwright: the test process's one Chromium, lent to the
+    test; every context (cookies, storage, pages) the test opens is closed at its
+    end, so the next test starts from none. Request it (or ``page``) last:
+    Playwright's sync API marks an event loop running in this thread while the
+    test uses it, and the database fixtures must be set up before."""
+    from django.db import connections
+
+    # The test body queries the database while the loop is marked running.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=chromium_path, args=browsers.ARGS)
-        yield chromium
-        chromium.close()
+    shared = request.getfixturevalue("_one_chromium")
+    yield shared.lend()
+    try:
+        shared.take_back()
+    finally:
         # While Playwright's event loop runs in this thread, Django keeps database
         # connections per async context: a query in the test body opened one of
         # its own, which no database fixture closes (it held a session open when
         # the test database was dropped). Close it while that context is current.
         connections.close_all()
+        shared.idle()
 
 
 @pytest.fixture

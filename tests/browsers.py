@@ -3,10 +3,15 @@
 Debian's ``chromium`` is used when installed, else the Chromium Playwright downloads
 itself (``playwright install chromium``). Without either, the browser tests are
 skipped with one line that says how to get one; with ``CI=true`` (as ``.ci/run``
-runs) a missing browser fails them, so CI always runs every browser test."""
+runs) a missing browser fails them, so CI always runs every browser test.
+
+A test process launches Chromium once (``Shared``) and lends it to each browser
+test, which opens contexts of its own (each with its own cookies and storage) and
+leaves none behind."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,6 +32,63 @@ MISSING = (
     "no Chromium for the browser tests: install Debian's (apt-get install chromium)"
     " or Playwright's (.venv/bin/playwright install chromium); with CI=true this fails"
 )
+
+
+class Shared:
+    """Playwright and one Chromium for the whole test process, lent to one test
+    at a time.
+
+    Playwright's sync API runs its event loop in this thread and marks it as
+    running between its calls, so Django takes the thread for an async one
+    (``SynchronousOnlyOperation``, connections per async context). The mark is
+    only set while a test holds the browser (``lend`` .. ``idle``): the other
+    tests, and the database fixtures around a browser test, run in a plain
+    synchronous thread, as without a browser."""
+
+    def __init__(self, executable: Path) -> None:
+        self.executable = executable
+        self._pw = None
+        self._browser = None
+
+    def lend(self):  # noqa: ANN201
+        """The Chromium (launched on first use, or again if it went away)."""
+        if self._pw is None:
+            from playwright.sync_api import sync_playwright
+
+            self._pw = sync_playwright().start()
+        else:
+            asyncio._set_running_loop(self._pw._loop)  # noqa: SLF001
+        if self._browser is None or not self._browser.is_connected():
+            try:
+                self._browser = self._pw.chromium.launch(
+                    executable_path=self.executable, args=ARGS
+                )
+            except BaseException:
+                self.idle()
+                raise
+        return self._browser
+
+    def take_back(self) -> None:
+        """Close every context the test opened (its pages, cookies, storage)."""
+        if self._browser is not None and self._browser.is_connected():
+            for context in list(self._browser.contexts):
+                context.close()
+
+    def idle(self) -> None:
+        """Until the next ``lend``: no event loop marked running in this thread."""
+        asyncio._set_running_loop(None)  # noqa: SLF001
+
+    def close(self) -> None:
+        if self._pw is None:
+            return
+        asyncio._set_running_loop(self._pw._loop)  # noqa: SLF001
+        try:
+            if self._browser is not None and self._browser.is_connected():
+                self._browser.close()
+        finally:
+            self._pw.stop()
+            asyncio._set_running_loop(None)  # noqa: SLF001
+            self._pw = self._browser = None
 
 
 def playwright_chromium() -> Path | None:
@@ -66,6 +128,13 @@ def fold(report: pytest.TestReport) -> None:
     longrepr = report.longrepr
     if report.skipped and isinstance(longrepr, tuple) and MISSING in longrepr[2]:
         report.longrepr = (__file__, 1, longrepr[2])
+
+
+def screenshots_wanted(environ: Mapping[str, str] = os.environ) -> bool:
+    """$EVALHUB_SCREENSHOTS names a folder to look at: the audits
+    (``page_audit``) save a picture of each page they check only then; a
+    full-page screenshot costs Chromium a good part of a CPU second."""
+    return bool(environ.get("EVALHUB_SCREENSHOTS"))
 
 
 def log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001

@@ -276,17 +276,31 @@ def serious(results) -> list[str]:  # noqa: ANN001
     ]
 
 
-def at_both_widths(page, axe, screenshots, name: str) -> list[str]:  # noqa: ANN001
-    """A page a browser test reaches on its way, checked at 1280 and 390 px: a
-    screenshot of each (``screenshots/<name>-<desktop|phone>.png``), axe-core's
-    serious and critical violations, sideways scrolling. The page is left at
-    1280 px."""
+def at_both_widths(
+    page,  # noqa: ANN001
+    axe,  # noqa: ANN001
+    screenshots,  # noqa: ANN001
+    name: str,
+    *,
+    load: str | None = None,
+) -> list[str]:
+    """A page a browser test reaches on its way, checked at 1280 and 390 px:
+    axe-core's serious and critical violations, sideways scrolling, and with
+    $EVALHUB_SCREENSHOTS set a screenshot of each
+    (``screenshots/<name>-<desktop|phone>.png``). With ``load`` (a URL), the page
+    is loaded afresh at each width, as a phone would load it; else the page shown
+    is resized. The page is left at 1280 px."""
+    from tests.browsers import screenshots_wanted
+
     problems: list[str] = []
     for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
-        page.screenshot(
-            path=str(screenshots / f"{name}-{size_name}.png"), full_page=True
-        )
+        if load is not None:
+            page.goto(load)
+        if screenshots_wanted():
+            page.screenshot(
+                path=str(screenshots / f"{name}-{size_name}.png"), full_page=True
+            )
         where = f"{name} ({size_name})"
         problems += [
             f"{where}: {p}" for p in serious(axe.run(page, options=AXE_OPTIONS))

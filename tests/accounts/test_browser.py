@@ -7,36 +7,15 @@ scroll sideways at 1280 and 390 px; screenshots of each go to $EVALHUB_SCREENSHO
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from allauth.account.models import EmailAddress
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
+from tests import mail_files
+from tests.page_audit import DESKTOP, at_both_widths
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-SIZES = {
-    "desktop": {"width": 1280, "height": 900},
-    "phone": {"width": 390, "height": 844},
-}
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
-
-
-def _mail_link(folder, to: str, path: str) -> str:  # noqa: ANN001
-    """The one link to ``path...`` in the mail files addressed to ``to``."""
-    texts = [p.read_text() for p in folder.iterdir()]
-    links = {
-        link
-        for text in texts
-        if f"To: {to}" in text
-        for link in re.findall(r"https?://\S+" + re.escape(path) + r"\S+/", text)
-    }
-    assert len(links) == 1, texts
-    return links.pop()
 
 
 def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
@@ -47,29 +26,12 @@ def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
     settings.SITE_URL = live_server.url  # the links in mails lead to it
     axe = Axe()
     problems: list[str] = []
-    context = browser.new_context(viewport=SIZES["desktop"])
+    context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.set_default_timeout(30_000)
 
     def audit(name: str) -> None:
-        for size_name, size in SIZES.items():
-            page.set_viewport_size(size)
-            page.screenshot(
-                path=str(screenshots / f"accounts-{name}-{size_name}.png"),
-                full_page=True,
-            )
-            where = f"{name} ({size_name})"
-            problems.extend(
-                f"{where}: {v['id']} ({v['impact']}): {v['help']}"
-                for v in axe.run(page, options=AXE_OPTIONS).response["violations"]
-                if v["impact"] in ("serious", "critical")
-            )
-            overflow = page.evaluate(
-                "document.documentElement.scrollWidth - window.innerWidth"
-            )
-            if overflow > 1:
-                problems.append(f"{where}: the page scrolls sideways by {overflow}px")
-        page.set_viewport_size(SIZES["desktop"])
+        problems.extend(at_both_widths(page, axe, screenshots, f"accounts-{name}"))
 
     page.goto(live_server.url + reverse("account_login"))
     audit("login")
@@ -84,7 +46,7 @@ def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
     page.get_by_text("Signed in as").wait_for()
     assert page.get_by_text("zoë_newcomer").first.is_visible()
 
-    page.goto(_mail_link(folder, "zoe@example.org", "/accounts/confirm-email/"))
+    page.goto(mail_files.link(folder, "zoe@example.org", "/accounts/confirm-email/"))
     audit("confirm-email")
     page.get_by_role("button", name="Confirm").click()
     # On to the home page (no destination was given), with what to do next.
@@ -104,7 +66,9 @@ def test_sign_up_verify_reset_and_log_in_again_in_a_browser(
     page.get_by_label("Email").fill("zoe@example.org")
     page.get_by_role("button", name="Reset My Password").click()
     page.wait_for_url("**/accounts/password/reset/done/")
-    page.goto(_mail_link(folder, "zoe@example.org", "/accounts/password/reset/key/"))
+    page.goto(
+        mail_files.link(folder, "zoe@example.org", "/accounts/password/reset/key/")
+    )
     page.wait_for_url("**-set-password/")
     audit("password-reset-key")
     page.get_by_label("New Password:", exact=True).fill("another-passphrase-43")

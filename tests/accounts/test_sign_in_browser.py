@@ -15,8 +15,8 @@ from allauth.socialaccount.models import SocialAccount
 from axe_playwright_python.sync_playwright import Axe
 
 from evalhub import settings_blocks
-from tests.accounts.test_browser import AXE_OPTIONS, SIZES
 from tests.oidc import PASSWORD, PROVIDER_ID, running_provider
+from tests.page_audit import DESKTOP, at_both_widths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -32,28 +32,11 @@ def test_a_new_user_signs_in_through_the_provider_in_a_browser(  # noqa: PLR0913
             setattr(settings, name, value)
         axe = Axe()
         problems: list[str] = []
-        page = browser.new_context(viewport=SIZES["desktop"]).new_page()
+        page = browser.new_context(viewport=DESKTOP).new_page()
         page.set_default_timeout(30_000)
 
         def audit(name: str) -> None:
-            for size_name, size in SIZES.items():
-                page.set_viewport_size(size)
-                page.screenshot(
-                    path=str(screenshots / f"sign-in-{name}-{size_name}.png"),
-                    full_page=True,
-                )
-                where = f"{name} ({size_name})"
-                problems.extend(
-                    f"{where}: {v['id']} ({v['impact']}): {v['help']}"
-                    for v in axe.run(page, options=AXE_OPTIONS).response["violations"]
-                    if v["impact"] in ("serious", "critical")
-                )
-                overflow = page.evaluate(
-                    "document.documentElement.scrollWidth - window.innerWidth"
-                )
-                if overflow > 1:
-                    problems.append(f"{where}: scrolls sideways by {overflow}px")
-            page.set_viewport_size(SIZES["desktop"])
+            problems.extend(at_both_widths(page, axe, screenshots, f"sign-in-{name}"))
 
         page.goto(live_server.url + "/accounts/login/")
         audit("login")

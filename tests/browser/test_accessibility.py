@@ -16,7 +16,6 @@ sizes: look at them."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from urllib.parse import parse_qs, urlsplit
@@ -32,7 +31,7 @@ from evalhub.competitions.services.boards import analyses, compare_figures
 from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
-from tests import page_audit
+from tests import browsers, page_audit
 from tests.browser.test_public_pages import demo_tasks  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -108,7 +107,7 @@ def test_every_page_passes_axe_fits_and_reads(
     role, live_server, demo_site, browser, screenshots
 ):  # noqa: ANN001
     user = demo_site[role]
-    shots = bool(os.environ.get("EVALHUB_SCREENSHOTS"))
+    shots = browsers.screenshots_wanted()
     axe = Axe()
     context = browser.new_context(viewport=SIZES[0][1], timezone_id="Europe/Paris")
     _sign_in(context, live_server.url, user)

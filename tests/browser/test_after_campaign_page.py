@@ -2,7 +2,7 @@
 a finished task for evaluation through the form and closes it; the page passes
 axe (no serious or critical violation) and fits a phone in each of its states
 (before the end, not open, open, closed). Screenshots at 1280 and 390 px go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+$EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evalhub.competitions.models import Phase
-from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
-from tests.page_audit import serious as _serious
+from tests import page_audit
+from tests.browsers import log_in
+from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -27,31 +28,15 @@ def test_open_and_close_it_from_the_console(
     context = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Paris")
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(live_server.url + reverse("account_login"))
-    page.get_by_label("Username").fill("org")
-    page.get_by_label("Password").fill("pw-organiser-1")
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
+    log_in(page, live_server.url, "org", "pw-organiser-1")
     axe, problems = Axe(), []
 
     def audit(state: str, address: str = url) -> None:
-        for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-            page.set_viewport_size(size)
-            page.goto(address)
-            page.screenshot(
-                path=str(screenshots / f"after-campaign-{state}-{size_name}.png"),
-                full_page=True,
+        problems.extend(
+            page_audit.at_both_widths(
+                page, axe, screenshots, f"after-campaign-{state}", load=address
             )
-            where = f"{state} ({size_name})"
-            problems.extend(
-                f"{where}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
-            )
-            overflow = page.evaluate(
-                "document.documentElement.scrollWidth - window.innerWidth"
-            )
-            if overflow > 1:
-                problems.append(f"{where}: the page scrolls sideways by {overflow}px")
-        page.set_viewport_size(DESKTOP)
+        )
 
     audit("before-the-end")
     assert page.get_by_label("Open until").count() == 0

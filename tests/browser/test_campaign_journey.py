@@ -25,7 +25,7 @@ from django.urls import reverse
 
 from evalhub import settings_blocks
 from evalhub.competitions.services.runs import finals
-from tests.browser.test_messages_browser import _mailed
+from tests import mail_files
 from tests.oidc import PASSWORD, running_provider
 from tests.paths import REPO_ROOT
 
@@ -180,7 +180,7 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
         org.screenshot(path=str(screenshots / "journey-message.png"), full_page=True)
 
     mallory = [u.username for u in other_team.members.all()]
-    assert _mailed(token_word) == sorted(
+    assert mail_files.recipients(token_word) == sorted(
         ["grace@uni.example", *(f"{name}@example.org" for name in mallory)]
     )
     assert django_settings.EMAIL_FILE_PATH.exists()

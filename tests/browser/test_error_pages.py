@@ -2,7 +2,7 @@
 /new/task/ without the right, 413 for a file over the limit, 429 after too many
 logins) are the site's pages with a way on, at 1280 and 390 px (axe finds no serious
 violation, nothing scrolls sideways); the upload form warns of a file over the limit
-before sending it. Screenshots go to $EVALHUB_SCREENSHOTS (default: tmp)."""
+before sending it. Screenshots go to $EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from tests.browser.test_task_creators import _check
 from tests.browsers import log_in
-from tests.page_audit import DESKTOP
+from tests.page_audit import DESKTOP, at_both_widths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -51,13 +50,13 @@ def test_error_pages_and_the_upload_warning(
 
     page.goto(f"{base}/no/such/page/")
     _is_site_page(page, "Page not found")
-    problems += _check(page, axe, screenshots, "error-404")
+    problems += at_both_widths(page, axe, screenshots, "error-404")
 
     log_in(page, base, "alice", "pw-alice-1")
     page.goto(f"{base}/new/task/")
     _is_site_page(page, "Creating tasks needs a right you do not have yet")
     assert page.get_by_text("Ask the site's staff").is_visible()
-    problems += _check(page, axe, screenshots, "error-403-new-task")
+    problems += at_both_widths(page, axe, screenshots, "error-403-new-task")
 
     # The form warns before sending a file over the limit, and sends nothing.
     form = base + reverse("competitions:run-submit", args=[task.slug, phase.slug])
@@ -77,7 +76,7 @@ def test_error_pages_and_the_upload_warning(
     page.get_by_role("button", name="Submit").click()
     page.wait_for_timeout(500)
     assert sent == [] and page.url == form
-    problems += _check(page, axe, screenshots, "upload-too-large-warning")
+    problems += at_both_widths(page, axe, screenshots, "upload-too-large-warning")
 
     # Without the browser's check (no JavaScript), the server's 413 page. The test
     # server (wsgiref) refuses its "Connection: close", so the page comes from the
@@ -100,7 +99,7 @@ def test_error_pages_and_the_upload_warning(
     page.goto(form)
     _is_site_page(page, "File too large")
     assert page.get_by_role("link", name="Back to the page you came from").is_visible()
-    problems += _check(page, axe, screenshots, "error-413")
+    problems += at_both_widths(page, axe, screenshots, "error-413")
 
     other = browser.new_context(viewport=DESKTOP).new_page()
     other.set_default_timeout(30_000)
@@ -111,5 +110,5 @@ def test_error_pages_and_the_upload_warning(
         other.get_by_role("button", name="Log in").click()
     _is_site_page(other, "Too many requests")
     assert other.get_by_text("try again in").is_visible()
-    problems += _check(other, axe, screenshots, "error-429")
+    problems += at_both_widths(other, axe, screenshots, "error-429")
     assert not problems, "\n".join(problems)

@@ -3,7 +3,7 @@ writes to the teams with no final run yet, previews the recipients, sends; the
 message's page follows the worker by itself (htmx) until every recipient is dealt
 with; the mail files the worker wrote reach exactly the filtered teams' members
 minus who opted out. Every page passes axe-core and fits a phone; screenshots at
-1280 and 390 px go to $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+1280 and 390 px go to $EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -12,28 +12,13 @@ import uuid
 import pytest
 from allauth.account.models import EmailAddress
 from axe_playwright_python.sync_playwright import Axe
-from django.conf import settings
 from django.urls import reverse
 
 from evalhub.notifications.services import mail
-from tests import page_audit
+from tests import mail_files, page_audit
 from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _mailed(token: str) -> list[str]:
-    """The recipients of the mail files whose subject holds ``token``."""
-    found = []
-    for path in sorted(settings.EMAIL_FILE_PATH.glob("*.log")):
-        text = path.read_text(errors="replace")
-        if token in text:
-            found += [
-                line.removeprefix("To: ").strip()
-                for line in text.splitlines()
-                if line.startswith("To: ")
-            ]
-    return sorted(found)
 
 
 def test_writing_to_teams_from_the_console(
@@ -91,5 +76,5 @@ def test_writing_to_teams_from_the_console(
     assert f"System papers {token}" in page.locator("table").inner_text()
     problems += page_audit.at_both_widths(page, axe, screenshots, "messages-list")
     context.close()
-    assert _mailed(token) == ["alice@example.org", "mallory@example.org"]
+    assert mail_files.recipients(token) == ["alice@example.org", "mallory@example.org"]
     assert not problems, "\n".join(problems)

@@ -2,7 +2,7 @@
 that ranks (F1 instead of AP) and the board's columns, saves, and the leaderboard
 says it is ranked by F1, its rows in F1 order once the statistics job ran. The page
 passes axe-core and fits a phone; screenshots at 1280 and 390 px go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+$EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.urls import reverse
 from evalhub.competitions.services import teams
 from evalhub.rankings import jobs
 from tests import page_audit
+from tests.browsers import screenshots_wanted
 from tests.page_audit import DESKTOP, PHONE
 from tests.rankings.helpers import scored
 from tests.rankings.test_ranking_metric import _runs
@@ -60,9 +61,12 @@ def test_choosing_the_ranking_metric_on_the_console(  # noqa: PLR0913
     teams_in_order = [
         t.strip() for t in board.locator("tbody th.team").all_inner_texts()
     ]
-    page.screenshot(path=str(screenshots / "ranked-by-f1-desktop.png"), full_page=True)
-    page.set_viewport_size(PHONE)
-    page.screenshot(path=str(screenshots / "ranked-by-f1-phone.png"), full_page=True)
+    if screenshots_wanted():
+        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+            page.set_viewport_size(size)
+            page.screenshot(
+                path=str(screenshots / f"ranked-by-f1-{name}.png"), full_page=True
+            )
     assert not problems, problems
     assert teams_in_order[:3] == ["Team top", "Team dictionary", "Team roots"], (
         teams_in_order

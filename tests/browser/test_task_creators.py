@@ -2,7 +2,7 @@
 the granted user then follows the home page's "Create a task" to /new/task/. At
 desktop and phone width: axe-core finds no serious violation and no page scrolls
 sideways; no request goes to /admin/. Screenshots go to $EVALHUB_SCREENSHOTS
-(default: the test's tmp folder)."""
+(when it is set)."""
 
 from __future__ import annotations
 
@@ -10,29 +10,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.browsers import log_in
-from tests.page_audit import AXE_OPTIONS, DESKTOP, PHONE
-from tests.page_audit import serious as _serious
+from tests.page_audit import DESKTOP, at_both_widths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _check(page, axe, shots, name: str) -> list[str]:  # noqa: ANN001
-    """Screenshots at both widths; serious axe findings and sideways scrolling."""
-    problems = []
-    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        page.screenshot(path=str(shots / f"{name}-{size_name}.png"), full_page=True)
-        where = f"{name} ({size_name})"
-        problems += [
-            f"{where}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))
-        ]
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        if overflow > 1:
-            problems.append(f"{where}: the page scrolls sideways by {overflow}px")
-    page.set_viewport_size(DESKTOP)
-    return problems
 
 
 def test_staff_grant_the_right_and_the_user_creates_a_task(
@@ -61,7 +41,7 @@ def test_staff_grant_the_right_and_the_user_creates_a_task(
     page.get_by_role("button", name="Grant the right to carol").click()
     page.get_by_text("The right to create tasks is granted to carol.").wait_for()
     assert page.get_by_text("granted to carol by siteadmin").count() == 1
-    problems += _check(page, axe, screenshots, "staff-creators")
+    problems += at_both_widths(page, axe, screenshots, "staff-creators")
     context.close()
 
     context = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Paris")
@@ -69,11 +49,11 @@ def test_staff_grant_the_right_and_the_user_creates_a_task(
     page.set_default_timeout(30_000)
     page.on("request", lambda request: visited.append(request.url))
     log_in(page, base, "carol", "pw-carol-1")
-    problems += _check(page, axe, screenshots, "creator-home")
+    problems += at_both_widths(page, axe, screenshots, "creator-home")
     page.get_by_role("main").get_by_role("link", name="Create a task").click()
     page.wait_for_url(f"{base}/new/task/")
     page.get_by_role("heading", level=1).wait_for()
-    problems += _check(page, axe, screenshots, "creator-new-task")
+    problems += at_both_widths(page, axe, screenshots, "creator-new-task")
     context.close()
 
     assert not problems, "\n".join(problems)

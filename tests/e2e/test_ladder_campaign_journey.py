@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.rankings.models import PhaseRanking
-from tests.accounts.test_browser import _mail_link
+from tests import mail_files
 from tests.browsers import log_in
 from tests.page_audit import DESKTOP
 
@@ -164,7 +164,9 @@ def test_a_ladder_campaign_without_a_site_administrator(
     other.get_by_label("Password (again)").fill("a-long-passphrase-44")
     other.get_by_role("button", name="Create account").click()
     other.get_by_text("Signed in as").wait_for()
-    other.goto(_mail_link(mail, "dana@uni.example.org", "/accounts/confirm-email/"))
+    other.goto(
+        mail_files.link(mail, "dana@uni.example.org", "/accounts/confirm-email/")
+    )
     other.get_by_role("button", name="Confirm").click()
     other.get_by_text("Your e-mail address is verified").wait_for()
     dana = django_user_model.objects.get(username="dana")

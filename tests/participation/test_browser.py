@@ -2,7 +2,7 @@
 licence on the console's page; a participant follows a file link, is sent to the
 terms, accepts them and gets the file; the organiser's Participants page shows the
 acceptance. Every page passes axe-core and fits 1280 and 390 px; screenshots go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+$EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
