@@ -77,6 +77,49 @@ def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
     return value
 
 
+#: How to name each per-user answer of the site header, registered by the app that
+#: owns it (``register_header_key``): the core names no feature app.
+_HEADER_KEYS: list[Callable[[int], str]] = []
+#: Bumped by every ``forget``: header answers a user object holds from before are
+#: read again (a request may change a role and then render the header).
+_forgotten = [0]
+
+
+def register_header_key(key_of: Callable[[int], str]) -> None:
+    """Declare ``key_of(user_id)``, the cache key of one of the site header's
+    per-user answers, so ``kept_for_user`` reads it with the others in one round
+    trip."""
+    if key_of not in _HEADER_KEYS:
+        _HEADER_KEYS.append(key_of)
+
+
+def kept_for_user(user: object, key: str, compute: Callable[[], T], timeout: int) -> T:
+    """``kept(key, compute, timeout)`` for one of the header's per-user answers: the
+    first one asked for reads every registered answer of ``user`` in one
+    ``get_many``, held on the user object (one request's: nothing is shared
+    between viewers) until the next ``forget``."""
+    from django.core.cache import cache
+
+    held = getattr(user, "_evalhub_header", None)
+    if held is None or held[0] != _forgotten[0]:
+        generation = _forgotten[0]
+        pk = user.pk  # type: ignore[attr-defined]
+        try:
+            values = cache.get_many([key_of(pk) for key_of in _HEADER_KEYS])
+        except Exception:  # noqa: BLE001 - Redis down: each answer from the database
+            log.warning("cache unreachable; header answers afresh", exc_info=True)
+            return compute()
+        held = (generation, values)
+        user._evalhub_header = held  # type: ignore[attr-defined]
+    values = held[1]
+    if key in values:
+        return values[key]
+    value = kept(key, compute, timeout)
+    if held[0] == _forgotten[0]:
+        values[key] = value
+    return value
+
+
 def forget(keys: list[str]) -> None:
     """Delete ``keys`` now and again once the transaction commits (a request may have
     read the old rows and kept them in between); an unreachable cache is logged (the
@@ -91,5 +134,6 @@ def forget(keys: list[str]) -> None:
             log.warning("cache unreachable; %s not forgotten", keys, exc_info=True)
 
     if keys:
+        _forgotten[0] += 1
         delete()
         transaction.on_commit(delete)

@@ -96,7 +96,10 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "evalhub.notifications.context_processors.unread",
             ],
-            "builtins": ["evalhub.competitions.templatetags.urls_kept"],  # {% url %}
+            "builtins": [
+                "evalhub.competitions.templatetags.urls_kept",  # {% url %}
+                "evalhub.competitions.templatetags.static_kept",  # {% static %}
+            ],
         },
     },
 ]

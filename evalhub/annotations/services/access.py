@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from django.db.models import Q, QuerySet
 
 from evalhub.annotations.models import Annotator
-from evalhub.cache import forget, kept
+from evalhub.cache import forget, kept_for_user, register_header_key
 from evalhub.competitions.models import Registration, SharedTask, TestSet
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import access
@@ -106,7 +106,8 @@ def header_may_annotate(user: object) -> bool:
     applies the rules afresh."""
     if not getattr(user, "is_authenticated", False):
         return False
-    return kept(
+    return kept_for_user(
+        user,
         _header_key(user.pk),  # type: ignore[attr-defined]
         lambda: may_annotate(user),
         HEADER_CACHE_SECONDS,
@@ -121,6 +122,9 @@ def forget_header(user_ids: Iterable[int]) -> None:
 
 def _header_key(user_id: int) -> str:
     return f"annotations:may-annotate:{user_id}"
+
+
+register_header_key(_header_key)
 
 
 def may_annotate(user: object) -> bool:

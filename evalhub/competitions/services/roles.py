@@ -38,7 +38,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from evalhub.cache import forget, kept
+from evalhub.cache import forget, kept_for_user, register_header_key
 from evalhub.competitions.models import (
     Registration,
     SharedTask,
@@ -153,7 +153,9 @@ def header_may_create_tasks(user: object) -> bool:
     if user.is_staff:  # type: ignore[attr-defined]
         return True
     key = _header_key(user.pk)  # type: ignore[attr-defined]
-    return kept(key, lambda: may_create_tasks(user), HEADER_CACHE_SECONDS)
+    return kept_for_user(
+        user, key, lambda: may_create_tasks(user), HEADER_CACHE_SECONDS
+    )
 
 
 def forget_header(user_id: int) -> None:
@@ -163,6 +165,9 @@ def forget_header(user_id: int) -> None:
 
 def _header_key(user_id: int) -> str:
     return f"roles:may-create-tasks:{user_id}"
+
+
+register_header_key(_header_key)
 
 
 class Refused(Exception):

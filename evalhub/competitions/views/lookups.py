@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.functional import SimpleLazyObject, empty
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, Track
 from evalhub.competitions.services import roles
@@ -30,10 +31,22 @@ def organised_task_or_404(request: HttpRequest, slug: str) -> SharedTask:
 
 
 def run_or_404(request: HttpRequest, pk: int) -> Submission:
+    _unwrap_user(request)
     sub = loading.run(pk)
     if sub is None or not access.can_see_run(request.user, sub):
         raise Http404("No such run.")
     return sub
+
+
+def _unwrap_user(request: HttpRequest) -> None:
+    """Put the viewer itself in ``request.user``, in place of the lazy object
+    around it: a run page asks the viewer's attributes some ninety times (its
+    checks, its header, its template), each through the proxy (issue 47)."""
+    user = request.user
+    if isinstance(user, SimpleLazyObject):
+        if user._wrapped is empty:  # noqa: SLF001
+            user._setup()  # noqa: SLF001
+        request.user = user._wrapped  # noqa: SLF001
 
 
 def track_or_404(request: HttpRequest, phase: Phase) -> Track | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from evalhub.cache import forget, kept
+from evalhub.cache import forget, kept_for_user, register_header_key
 from evalhub.notifications import jobs
 from evalhub.notifications.models import Notification
 
@@ -78,7 +78,8 @@ def notify(
 def unread_count(*, user: object) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
-    return kept(
+    return kept_for_user(
+        user,
         _unread_key(user.pk),  # type: ignore[attr-defined]
         lambda: Notification.objects.filter(recipient=user, read=False).count(),
         UNREAD_CACHE_SECONDS,
@@ -87,6 +88,9 @@ def unread_count(*, user: object) -> int:
 
 def _unread_key(user_id: int) -> str:
     return f"notifications:unread:{user_id}"
+
+
+register_header_key(_unread_key)
 
 
 def _forget_unread(user_ids: Iterable[int]) -> None:
