@@ -109,7 +109,7 @@ def long_world(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
         task=task, author=organiser, text=f"Deadline moved: {LONG_WORD} " * 4
     )
     compose.post(
-        task=task, author=organiser, subject=f"Reminder {LONG_WORD} " * 3,
+        task=task, author=organiser, subject=f"Reminder {LONG_WORD} " * 2,  # 134 of 150 characters
         body=f"Please choose your final runs. {LONG_WORD}", key=recipients.ALL,
     )  # fmt: skip
     tokens.create(
