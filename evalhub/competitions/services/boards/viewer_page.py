@@ -73,12 +73,7 @@ def signed_in_leaderboard(
     viewer's parts put in. A shell built on a fragment of the previous boards
     (``fragments.noting_stale``) is served but not kept."""
     user = request.user
-    key = page_keys.key(
-        phase=phase,
-        test_sets=test_sets,
-        path=request.get_full_path(),
-        audience=audience(user, phase, test_sets),
-    )
+    key = _key(request, phase, test_sets)
     shell = cache.get(key)
     if shell is None:
         context = board_pages.leaderboard_page(
@@ -114,14 +109,19 @@ def cached_signed_in_leaderboard(
     if not access.can_see_task(user, phase.task):
         return None
     board_pages.note_view(phase.pk)
-    key = page_keys.key(
+    key = _key(request, phase, test_sets)
+    shell = cache.get(key)
+    return None if shell is None else fill(shell, request=request, task=phase.task)
+
+
+def _key(request: HttpRequest, phase, test_sets) -> str:  # noqa: ANN001
+    """The shell's cache key: the page's and the viewer's audience's."""
+    return page_keys.key(
         phase=phase,
         test_sets=test_sets,
         path=request.get_full_path(),
-        audience=audience(user, phase, test_sets),
+        audience=audience(request.user, phase, test_sets),
     )
-    shell = cache.get(key)
-    return None if shell is None else fill(shell, request=request, task=phase.task)
 
 
 def fill(shell: str, *, request: HttpRequest, task: SharedTask) -> str:
