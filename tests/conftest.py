@@ -7,22 +7,20 @@ with REDIS_URL and DATABASE_URL (as in CI) the tests use the real services.
 
 from __future__ import annotations
 
-import compileall
 import os
-import sys
 import uuid
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.scheduling", "tests.browser_fixtures"]
+from tests import bytecode
 
-ROOT = Path(__file__).resolve().parents[1]
+pytest_plugins = ["tests.scheduling", "tests.browser_fixtures"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _bytecode_kept()
+    bytecode.kept()
     from tests import plot_cache
 
     plot_cache.install()  # each distinct curve figure drawn once per process
@@ -45,23 +43,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config._evalhub_redis = embedded_redis.start(  # type: ignore[attr-defined]
             settings.EMBEDDED_REDIS_SOCKET, settings.VAR_DIR / "redis-test.db"
         )
-
-
-def _bytecode_kept() -> None:
-    """Where ``PYTHONDONTWRITEBYTECODE`` is set (many machines and images), Python
-    keeps no bytecode: every process the tests start (xdist workers, Celery workers,
-    gunicorn, ``manage.py up``, the CLI) compiled the project's modules from source
-    again, and each test process rewrote every test module's asserts again. The
-    project's bytecode is written once here (``compileall`` writes it whatever the
-    variable says; an unchanged module is skipped), and the test processes let
-    pytest keep its rewritten test modules. Only ``__pycache__`` folders, which git
-    ignores, are written."""
-    if not sys.dont_write_bytecode:
-        return  # Python writes bytecode itself
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        for package in ("evalhub", "tasks", "tests"):
-            compileall.compile_dir(ROOT / package, quiet=1, workers=1)
-    sys.dont_write_bytecode = False
 
 
 def _own_broker_keys(prefix: str) -> None:
@@ -301,7 +282,6 @@ def _process_with_port(port: int | None) -> str:
     """The local process (pid and command line) whose TCP socket has this local
     port: who holds a database session."""
     import os
-    from pathlib import Path
 
     if not port:
         return "?"
