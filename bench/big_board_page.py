@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load  # noqa: E402
+from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
 
 MEASURE = r"""
 import json
@@ -81,13 +81,11 @@ def main() -> None:
             **json.loads(out_file.read_text()),
             "machine_after": machine_load(),
         }
-        print(json.dumps(result, indent=2))
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M", time.gmtime())
-        name = f"big-board-page-{stack.database}-{args.board_runs}-{stamp}.json"
-        (out / name).write_text(json.dumps(result, indent=2) + "\n")
-        print(f"saved {out / name}")
+        save(
+            result,
+            out=args.out,
+            name=f"big-board-page-{stack.database}-{args.board_runs}",
+        )
 
 
 if __name__ == "__main__":

@@ -44,6 +44,18 @@ def machine_load() -> dict[str, object]:
     return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 
+def save(result: dict[str, object], *, out: str, name: str) -> None:
+    """Print ``result`` and write it to ``out/<name>-<UTC time>.json``."""
+    import json
+
+    print(json.dumps(result, indent=2))
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}-{time.strftime('%Y%m%d-%H%M', time.gmtime())}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"saved {path}")
+
+
 def command_line(script: str) -> str:
     """How the result was made, as a command to re-run it: the script and its options,
     without ``--out`` (where this copy was written is nobody else's business)."""

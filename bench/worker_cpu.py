@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import json
 import os
 import platform
 import pstats
@@ -43,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load  # noqa: E402
+from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
 
 
 class Stages:
@@ -243,15 +242,9 @@ def main() -> None:
             **measured,
             "machine_after": machine_load(),
         }
-        print(json.dumps(result, indent=2))
+        save(result, out=args.out, name=f"worker-cpu-{stack.database}")
         if profile:
             print(profile)
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M", time.gmtime())
-        name = f"worker-cpu-{stack.database}-{stamp}.json"
-        (out / name).write_text(json.dumps(result, indent=2) + "\n")
-        print(f"saved {out / name}")
 
 
 if __name__ == "__main__":
