@@ -9,12 +9,16 @@ measured with 250 keep-alive clients on 4 processes, one process ran at a full c
 (its threads waiting on each other for Python's interpreter lock) while another sat
 at a tenth, and leaderboard p99 doubled.
 
-``workers`` x ``threads``: 2 processes per core, 8 threads each. A page served from
+``workers`` x ``threads``: 1 process per core, 8 threads each. A page served from
 the cache is a few milliseconds of CPU around several round trips to PostgreSQL and
 Redis, and a run upload holds a thread for its synchronous parse: with 2 or 4 threads
 per process, cached pages queued behind uploads and fragment renders in the same
 process (p99 of signed-in pages 240 ms at 4 x 4, 193 ms at 4 x 8 on 2 cores; 4 x 16
-was worse again). ``WEB_CONCURRENCY`` and ``WEB_THREADS`` override them.
+was worse again). Once pages cost a few milliseconds, 2 processes per core only made
+each request dearer: on 2 cores, 2 x 8 served the same traffic at 10 % less CPU per
+request than 4 x 8 (anonymous board 1.41 against 1.56 ms, signed in 4.04 against 4.33)
+with lower p99s (bench/README.md, "Web processes per core"). ``WEB_CONCURRENCY`` and
+``WEB_THREADS`` override them.
 
 ``control_socket``: gunicorn's control interface, one per instance, in its data
 folder (``EVALHUB_VAR_DIR``), not one ``~/.gunicorn/gunicorn.ctl`` that every server
@@ -49,6 +53,6 @@ def when_ready(server) -> None:  # noqa: ANN001
 
 
 reuse_port = True
-workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1))
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
 threads = int(os.environ.get("WEB_THREADS") or 8)
 control_socket = _control_socket()

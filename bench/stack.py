@@ -70,6 +70,15 @@ def command_line(script: str) -> str:
     return " ".join(["python", f"bench/{script}", *args])
 
 
+def deployed_web_layout() -> tuple[int, int]:
+    """gunicorn's processes and threads as ``gunicorn.conf.py`` sets them on this
+    machine (``WEB_CONCURRENCY`` / ``WEB_THREADS`` included): the benchmarks' default."""
+    import runpy
+
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    return int(conf["workers"]), int(conf["threads"])
+
+
 class Stack:
     def __init__(
         self,

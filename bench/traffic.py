@@ -41,7 +41,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cpu_hooks import read_totals  # noqa: E402
 from http_client import Conn, Recorder, timed  # noqa: E402
-from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, wait  # noqa: E402
+from stack import (  # noqa: E402
+    PHASE,
+    ROOT,
+    TASK,
+    Stack,
+    command_line,
+    deployed_web_layout,
+    machine_load,
+    wait,
+)
 
 BOARD = f"/tasks/{TASK}/{PHASE}/leaderboard/"
 SUBMIT = f"/tasks/{TASK}/{PHASE}/submit/"
@@ -226,8 +235,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--view-think", type=float, default=1.0)
     parser.add_argument("--submit-think", type=float, default=10.0)
-    parser.add_argument("--web-workers", type=int, default=4)
-    parser.add_argument("--web-threads", type=int, default=8)
+    workers, threads = deployed_web_layout()
+    parser.add_argument("--web-workers", type=int, default=workers)
+    parser.add_argument("--web-threads", type=int, default=threads)
     parser.add_argument(
         "--worker-nice",
         type=int,

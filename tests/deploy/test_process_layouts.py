@@ -88,7 +88,7 @@ def test_gunicorn_conf_spreads_connections_and_sizes_the_web_layout():
     import os
 
     conf = _gunicorn_settings(WEB_CONCURRENCY="", WEB_THREADS="")
-    assert conf == {"reuse_port": True, "workers": 2 * os.cpu_count(), "threads": 8}
+    assert conf == {"reuse_port": True, "workers": os.cpu_count(), "threads": 8}
     conf = _gunicorn_settings(WEB_CONCURRENCY="3", WEB_THREADS="2")
     assert (conf["workers"], conf["threads"]) == (3, 2)
     # The container image carries the file next to manage.py (its working folder).
