@@ -7,6 +7,7 @@ change of the run: queued, scored, queued again by a rescore, hidden."""
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 
 from evalhub.competitions.services.runs import hiding, lifecycle
@@ -75,9 +76,15 @@ def test_joining_and_leaving_the_team_shows_and_takes_away_its_parts(
     team_services.accept(invitation=invitation, user=bob)
     page = _page(client, run)
     assert DOWNLOAD in page and CHOICES in page
+    # The viewer's teams are kept in the cache for every web process: a change
+    # deletes them there too, not only in this process's user objects.
+    key = f"teams:member-of:{bob.pk}"
+    assert cache.get(key) == frozenset({team.pk})
     assert not team_services.leave(team=team, user=bob)  # the team stays
+    assert cache.get(key) is None
     page = _page(client, run)
     assert DOWNLOAD not in page and CHOICES not in page
+    assert cache.get(key) == frozenset()
 
 
 def test_the_page_follows_the_run_scored_rescored_and_hidden(

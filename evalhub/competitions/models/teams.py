@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from evalhub.cache import forget, kept_for_user, register_header_key
 from evalhub.competitions.models.tasks import SharedTask
 from evalhub.precompiled import Precompiled
 
@@ -46,11 +47,14 @@ class Registration(models.Model):
 
 # --- whose teams a user is in, read once per user object ----------------------------
 # A run page asks "is this viewer in the run's team?" several times per request (the
-# run file, the failure message, the team's choices, the fact sheet, the paper); the
-# answer for every team is one query, kept on the user object, which Django builds
-# afresh for each request (as ``organised_task_ids`` keeps the organised tasks).
-# Changes made in this process (members added or removed, a team deleted) make every
-# kept answer stale at once.
+# run file, the failure message, the team's choices, the fact sheet, the paper) and a
+# board marks the viewer's rows: the answer for every team is kept in the cache with
+# the site header's per-user answers (``evalhub.cache.kept_for_user``: read in the
+# same round trip) and on the user object, which Django builds afresh for each
+# request. Every change of a membership (members added, removed or cleared, from
+# either side, a team deleted: its membership rows go first, one signal each)
+# forgets the kept answers of the users it touches, now and at commit; changes
+# made in this process also make the answers kept on user objects stale at once.
 _members_generation = [0]
 _MEMBER_OF = Precompiled(
     lambda user_id: Team.members.through.objects.filter(user_id=user_id).values_list(
@@ -58,6 +62,8 @@ _MEMBER_OF = Precompiled(
     ),
     user_id=-2_000_000_003,
 )
+#: Seconds a user's teams are kept in the cache at most (changes forget them first).
+MEMBERS_CACHE_SECONDS = 300
 
 
 def member_team_ids(user: object) -> frozenset[int]:
@@ -65,17 +71,50 @@ def member_team_ids(user: object) -> frozenset[int]:
     kept = getattr(user, "_evalhub_member_of", None)
     if kept is None or kept[0] != _members_generation[0]:
         generation = _members_generation[0]
-        ids = frozenset(row[0] for row in _MEMBER_OF.rows(user_id=user.pk))  # type: ignore[attr-defined]
+        pk = user.pk  # type: ignore[attr-defined]
+        ids = kept_for_user(
+            user,
+            _members_key(pk),
+            lambda: frozenset(row[0] for row in _MEMBER_OF.rows(user_id=pk)),
+            MEMBERS_CACHE_SECONDS,
+        )
         kept = (generation, ids)
         user._evalhub_member_of = kept  # type: ignore[attr-defined]
     return kept[1]
 
 
-def _members_changed(**_: object) -> None:
+def _members_key(user_id: int) -> str:
+    return f"teams:member-of:{user_id}"
+
+
+register_header_key(_members_key)
+
+
+def _forget_members(user_ids: object) -> None:
     _members_generation[0] += 1
+    forget([_members_key(pk) for pk in user_ids])  # type: ignore[attr-defined]
+
+
+def _row_changed(*, instance: object, **_: object) -> None:
+    """A membership row saved or deleted (one member, one team)."""
+    _forget_members([instance.user_id])  # type: ignore[attr-defined]
+
+
+def _members_changed(
+    *, instance: object, action: str, reverse: bool, pk_set: object, **_: object
+) -> None:
+    """``team.members.add/remove/clear`` (``reverse`` False: ``pk_set`` holds users)
+    or ``user.teams...`` (True: the user is ``instance``)."""
+    if action not in ("post_add", "post_remove", "pre_clear"):
+        return
+    if reverse:
+        _forget_members([instance.pk])  # type: ignore[attr-defined]
+    elif action == "pre_clear":  # the members, before they are gone
+        _forget_members(list(instance.members.values_list("pk", flat=True)))  # type: ignore[attr-defined]
+    else:
+        _forget_members(pk_set or ())
 
 
 models.signals.m2m_changed.connect(_members_changed, sender=Team.members.through)
-models.signals.post_save.connect(_members_changed, sender=Team.members.through)
-models.signals.post_delete.connect(_members_changed, sender=Team.members.through)
-models.signals.post_delete.connect(_members_changed, sender=Team)
+models.signals.post_save.connect(_row_changed, sender=Team.members.through)
+models.signals.post_delete.connect(_row_changed, sender=Team.members.through)

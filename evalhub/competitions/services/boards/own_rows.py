@@ -31,6 +31,7 @@ from evalhub.competitions.models import (
     SharedTask,
     Submission,
     TestSet,
+    member_team_ids,
 )
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
@@ -57,7 +58,7 @@ def own_team_ids(user: object) -> frozenset[int]:
     """The teams ``user`` is a member of (none when not signed in)."""
     if not getattr(user, "is_authenticated", False):
         return frozenset()
-    return frozenset(user.teams.values_list("pk", flat=True))  # type: ignore[attr-defined]
+    return member_team_ids(user)
 
 
 def mark(html: str, user: object) -> SafeString:
