@@ -1,19 +1,24 @@
 """The site header's per-user answers (issue 47): the unread notifications, the
-"Annotate" and "Create a task" links are each kept in the cache per user, and a
-page reads all three in one round trip (``evalhub.cache.kept_for_user``; the apps
+"Annotate" and "Create a task" links, and the viewer's teams, are each kept in
+the cache per user, and a page reads all four in one round trip (``evalhub.cache.kept_for_user``; the apps
 that own them register their keys). Through web requests on the run page: one
 read for the three, each viewer's own answers, and a change shown at once. And
-``{% static %}`` builds each address once per process
+the account links are drawn from their answers alone and kept per process
+(``competitions/account_links.py``). ``{% static %}`` builds each address once
+per process
 (``competitions/templatetags/static_kept.py``), following a change of the
 static address."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.test import override_settings
 from django.urls import reverse
 
 from evalhub.cache import RedisCache
+from evalhub.competitions import account_links
 from evalhub.competitions.templatetags import static_kept
 from evalhub.notifications.services import notify
 
@@ -23,6 +28,7 @@ HEADER_KEYS = (
     "notifications:unread:",
     "annotations:may-annotate:",
     "roles:may-create-tasks:",
+    "teams:member-of:",
 )
 
 
@@ -101,3 +107,43 @@ def test_static_addresses_are_built_once_and_follow_the_setting(client, run):  #
     with override_settings(STATIC_URL="/assets/"):
         assert 'href="/assets/evalhub.css"' in _page(client, run)
     assert 'href="/static/evalhub.css"' in _page(client, run)
+
+
+def test_the_account_links_are_drawn_from_their_answers_alone(
+    client, run, participant, outsider
+):  # noqa: ANN001
+    """The template may read only the answers ``account_links`` gives it (a name it
+    does not give would be empty on every page, and the kept drawings would not
+    follow it), and a drawing is kept: a viewer's second page renders nothing."""
+    from django.template.base import Lexer, TokenType
+    from django.template.loader import get_template
+
+    given = {name for name, _ in account_links.answers(participant, run.phase.task)}
+    read = set()
+    for name in ("base_account.html", "notifications/notification_bell.html"):
+        source = get_template(name).template.source
+        for token in Lexer(source).tokenize():
+            if token.token_type not in (TokenType.VAR, TokenType.BLOCK):
+                continue
+            bits = token.split_contents()
+            bits = bits if token.token_type == TokenType.VAR else bits[1:]
+            for bit in bits:
+                for part in re.split(r"[|=]", bit):
+                    head = part.split(".")[0]
+                    if re.fullmatch(r"[a-z_]+", head):
+                        read.add(head)
+    read -= {"n", "not", "and", "or", "as"}  # ``with n=...``, operators
+    assert read and read <= given, read - given
+    account_links._drawn.cache_clear()  # noqa: SLF001
+    pages = {}
+    for user in (participant, outsider, participant):
+        client.force_login(user)
+        pages.setdefault(user.username, []).append(_page(client, run))
+    assert account_links._drawn.cache_info().hits >= 1  # noqa: SLF001
+    mine, theirs = pages[participant.username][0], pages[outsider.username][0]
+    assert f"<strong>{participant.username}</strong>" in mine
+    assert f"<strong>{outsider.username}</strong>" in theirs
+    assert participant.username not in theirs.split("</nav>")[0]
+    # Each page's log-out form carries that request's own token, not a kept one.
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', mine)
+    assert tokens and "account:csrf" not in mine

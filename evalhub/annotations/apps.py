@@ -10,3 +10,7 @@ class AnnotationsConfig(AppConfig):
 
     def ready(self) -> None:
         from evalhub.annotations import receivers  # noqa: F401  (connects signals)
+        from evalhub.annotations.services import access
+        from evalhub.competitions import account_links
+
+        account_links.register_answer("may_annotate", access.header_may_annotate)

@@ -9,4 +9,10 @@ class NotificationsConfig(AppConfig):
     verbose_name = "On-site notifications"
 
     def ready(self) -> None:
+        from evalhub.competitions import account_links
         from evalhub.notifications import receivers  # noqa: F401  (connects signals)
+        from evalhub.notifications.services import notify
+
+        account_links.register_answer(
+            "unread_notifications", lambda user: notify.unread_count(user=user)
+        )

@@ -260,9 +260,10 @@ def test_no_page_links_organisers_to_the_admin(client, organiser, carol):
 def test_nobody_else_decides_who_may_create_tasks():
     """``is_staff`` decides nothing about creating tasks outside the rule: it is read
     only by the rule itself, the admin (for staff only), the staff page and the demo
-    seed (which makes the demo's organiser); templates read it for the staff link
-    only."""
+    seed (which makes the demo's organiser), and the header's account links give it
+    to their template, which reads it for the staff link only."""
     allowed = {
+        "evalhub/competitions/account_links.py",
         "evalhub/competitions/services/roles.py",
         "evalhub/competitions/admin.py",
         "evalhub/competitions/views/staff.py",

@@ -12,6 +12,7 @@ from django.utils import dateformat
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from evalhub.competitions import account_links as links
 from evalhub.competitions import markdown, public_url, signals
 from evalhub.competitions.models import Phase, SharedTask
 
@@ -199,3 +200,15 @@ def band_rule() -> str:
     from tasks.common.resampling import bands
 
     return f"{bands.band_rule_text()} ({bands.REFERENCE})"
+
+
+@register.simple_tag(takes_context=True)
+def account_links(context) -> SafeString:  # noqa: ANN001
+    """The header's account links (``competitions/account_links.py``), with the
+    CSRF token the page already masked."""
+    token = context.get("csrf_token")
+    return links.links(
+        context.get("request"),
+        context.get("task"),
+        token=str(token) if token and str(token) != "NOTPROVIDED" else None,
+    )

@@ -31,6 +31,7 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from evalhub.competitions import account_links
 from evalhub.competitions.models import Phase, SharedTask, TestSet, Track
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
@@ -131,7 +132,5 @@ def fill(shell: str, *, request: HttpRequest, task: SharedTask) -> str:
     whole does)."""
     page = own_rows.mark(shell, request.user)
     token = get_token(request)
-    account = render_to_string(
-        "base_account.html", {"task": task, "csrf_token": token}, request=request
-    )
+    account = account_links.links(request, task, token=token)
     return page.replace(_CSRF_HOLE, token).replace(_ACCOUNT_HOLE, account)
