@@ -8,7 +8,8 @@ Each request goes through the WSGI application gunicorn serves
 gunicorn builds it; ``time.process_time()`` around ``--requests`` requests after
 ``--warmup`` untimed ones gives CPU milliseconds per request, which do not depend on
 how busy the machine is (its noise remains: repeat and compare runs of one
-machine). ``--profile anonymous`` (or ``signed-in``, ``run``, ``scored-run``) adds
+machine). ``--board-runs N`` seeds N more teams with a scored run each first (as
+``traffic.py --board-runs``). ``--profile anonymous`` (or ``signed-in``, ``run``, ``scored-run``) adds
 cProfile's top functions (by own CPU time) of that endpoint.
 
 Run: ``.venv/bin/python bench/request_cpu.py`` (SQLite) or with ``--database-url
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
+from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
 
 MEASURE = r"""
 import cProfile, io, json, pstats, time
@@ -116,10 +117,23 @@ def main() -> None:
     parser.add_argument(
         "--profile", choices=("anonymous", "signed-in", "run", "scored-run")
     )
+    parser.add_argument(
+        "--board-runs",
+        type=int,
+        default=0,
+        help="seed this many more teams with a scored run each (as traffic.py)",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
     with Stack(database_url=args.database_url) as stack:
         stack.add_participants(["cpu0"])
+        if args.board_runs:
+            stack.shell(
+                "from evalhub.competitions.models import Phase\n"
+                "from tests.competitions.big_board import seed_board\n"
+                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
+                f"seed_board(phase=phase, teams={args.board_runs})\n"
+            )
         out_file = stack.tmp / "cpu.json"
         before = machine_load()
         code = (
@@ -135,6 +149,7 @@ def main() -> None:
             "command": command_line("request_cpu.py"),
             "machine": {**before, "python": platform.python_version()},
             "database": stack.database,
+            "board_runs_seeded": args.board_runs,
             **measured,
             "machine_after": machine_load(),
         }

@@ -130,14 +130,15 @@ def test_all_rows_lists_every_team(
 def test_own_rows_lost_from_the_cache_point_to_the_full_board(
     client, phase, big, participant
 ):  # noqa: ANN001
-    big[799].members.add(participant)
     client.force_login(participant)
-    assert "Seeded 0800" in client.get(_url(phase)).content.decode()
-    # The tail rows evicted while the fragment naming them is still cached.
+    assert "Seeded 0800" not in client.get(_url(phase)).content.decode()
+    # The tail rows evicted while the fragment naming them is still cached, before
+    # any request drew them.
     redis = cache._cache.get_client(write=True)  # noqa: SLF001
     evicted = list(redis.scan_iter(match=f"*:leaderboard:tail:*:{big[799].pk}"))
     assert evicted
     redis.delete(*evicted)
+    big[799].members.add(participant)
     html = client.get(_url(phase)).content.decode()
     assert "Seeded 0800" not in html
     assert "Your team is further down" in html
@@ -150,3 +151,20 @@ def test_a_short_board_is_unchanged(client, phase, test_set, participant):  # no
     html = client.get(_url(phase)).content.decode()
     assert len(_teams_shown(html)) == tails.TOP_ROWS
     assert "ranked rows" not in html and "<!--tail:" not in html
+
+
+def test_own_rows_drawn_once_are_served_again_without_the_cache(
+    client, phase, big, participant
+):  # noqa: ANN001
+    """A tail's rows never change under its token: the rows drawn for a team are
+    kept by the process and served again without reading the tail, until a new
+    rendering of the board (a new token) names other rows."""
+    big[799].members.add(participant)
+    client.force_login(participant)
+    first = client.get(_url(phase)).content.decode()
+    assert "Seeded 0800" in first and YOU in _row(first, "Seeded 0800")
+    redis = cache._cache.get_client(write=True)  # noqa: SLF001
+    redis.delete(*redis.scan_iter(match=f"*:leaderboard:tail:*:{big[799].pk}"))
+    again = client.get(_url(phase)).content.decode()
+    token = re.compile(r"[A-Za-z0-9]{64}")  # the CSRF token, masked anew per request
+    assert token.sub("", again) == token.sub("", first)

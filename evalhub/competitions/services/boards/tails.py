@@ -10,7 +10,8 @@ of that rendering, with what the row template needs of the board; the fragment
 holds a placeholder naming the token and the tail's teams (``render_tail``: ids
 and a random token, the same for every viewer). The page, after reading the
 fragment, renders the viewer's teams' tail rows in place of the placeholder
-(``insert``: one cache read, none for a viewer without a team on the tail) and
+(``insert``: one cache read, none for a viewer without a team on the tail nor
+for rows the process drew from that tail before) and
 drops the placeholder for everyone else. The tail is stored with
 ``boardcache.store_many``, so what a worker rendered ahead of a failed bump is
 dropped with the fragment, and it outlives the fragment that names it. Should
@@ -22,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -180,28 +183,60 @@ def _key(token: str, what: int | str) -> str:
 def insert(html: str, own_teams: Iterable[int]) -> str:
     """``html`` (a fragment read from the cache) with each tail placeholder
     replaced by the rows of ``own_teams`` it names, after a separator row, or
-    removed. One cache read for all boards, none without own rows on a tail."""
+    removed. One cache read for all boards, none without own rows on a tail, nor
+    for rows this process drew from the same tail before (``_drawn``)."""
     if "<!--tail:" not in html:
         return html
     own = set(own_teams)
     wanted: dict[str, object] = {}
     found = []
     for m in _PLACEHOLDER.finditer(html):
-        teams = {int(t) for t in m.group(3).split(",") if t} & own
-        found.append((m, sorted(teams)))
-        wanted.update({_key(m.group(2), t): None for t in teams})
-        if teams:
+        teams = sorted({int(t) for t in m.group(3).split(",") if t} & own)
+        drawn = _drawn.get((m.group(0), tuple(teams))) if teams else ""
+        found.append((m, teams, drawn))
+        if drawn is None:
+            wanted.update({_key(m.group(2), t): None for t in teams})
             wanted[_key(m.group(2), "view")] = None
     if wanted:
         wanted.update(cache.get_many(list(wanted)))
     out, at = [], 0
-    for m, teams in found:
+    for m, teams, drawn in found:
         out.append(html[at : m.start()])
         at = m.end()
-        if teams:
-            out.append(_own_rows(m, teams, wanted))
+        if drawn is None:
+            drawn = _own_rows(m, teams, wanted)
+        out.append(drawn)
     out.append(html[at:])
     return "".join(out)
+
+
+class _Drawn:
+    """The own rows this process drew, by placeholder and teams: a tail's rows never
+    change under its token (a new rendering of the board makes a new token), so
+    what was drawn from them is the same for the next viewer of those teams. Only
+    complete drawings are kept (none with rows evicted from the cache); the
+    oldest go first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple[str, tuple[int, ...]], str] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, tuple[int, ...]]) -> str | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is not None:
+                self.items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, tuple[int, ...]], html: str) -> None:
+        with self.lock:
+            self.items[key] = html
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+_drawn = _Drawn(2048)
 
 
 def _own_rows(
@@ -242,4 +277,7 @@ def _own_rows(
             "show every row</a>."
         )
     gap = f'<tr class="tail-gap"><td colspan="{width}">{note}</td></tr>'
-    return gap + "".join(piece for _, piece in sorted(rows))
+    drawn = gap + "".join(piece for _, piece in sorted(rows))
+    if not missing:
+        _drawn.put((m.group(0), tuple(teams)), drawn)
+    return drawn
