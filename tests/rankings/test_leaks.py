@@ -9,9 +9,6 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import SharedTask, Submission
-from evalhub.competitions.services import teams
-from evalhub.rankings import jobs
-from evalhub.rankings.models import PhaseRanking
 from tests import demo_world, shared_world
 from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
     isolated_storage_row,
@@ -24,15 +21,17 @@ from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
     team_row,
     test_set_row,
 )
-from tests.rankings.helpers import scored
+from tests.rankings import ladder_stats
 
 pytestmark = pytest.mark.django_db
 
 
+TEST_SETS = ("test_set", "private_test_set")
+
+
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
-    """The conftest's world, two runs of the participant's team and one of another
-    team scored and the statistics refreshed, the Ladder on: built once for the
+    """The conftest's world and ``ladder_stats``' runs: built once for the
     module (``shared_world``). The tests read it; those that change it (revealing
     the private test set, a draft task, released gold) are rolled back after."""
 
@@ -48,18 +47,14 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
         outsider = users.get(pk=found["outsider"])
         task = SharedTask.objects.get(pk=found["task"])
         phase = Phase.objects.get(pk=found["phase"])
-        demo = registry.get("bilingual_term_alignment").demo(seed=0)
-        PhaseRanking.objects.create(phase=phase, ladder=True)
-        runs = {method: files["test"] for _, method, files in demo.runs}
-        subs = [
-            scored(phase, participant, runs["roots only"], "first"),
-            scored(phase, participant, runs["dictionary"], "second"),
-        ]
-        teams.register(task=task, user=outsider, new_team_name="Other")
-        subs.append(scored(phase, outsider, runs["random"], "other"))
-        for name in ("test_set", "private_test_set"):
-            ts = TestSet.objects.get(pk=found[name])
-            assert jobs.refresh_statistics(ts.pk) == "refreshed"
+        subs = ladder_stats.build(
+            task=task,
+            phase=phase,
+            test_sets=[TestSet.objects.get(pk=found[n]) for n in TEST_SETS],
+            demo=registry.get("bilingual_term_alignment").demo(seed=0),
+            participant=participant,
+            outsider=outsider,
+        )
         return {**found, "stats": [s.pk for s in subs]}
 
     folder = tmp_path_factory.mktemp("leaks") / "storage"
