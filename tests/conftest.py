@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from tests import bytecode
+from tests import bytecode, demo_world
 
 pytest_plugins = ["tests.scheduling", "tests.browser_fixtures"]
 
@@ -90,6 +89,8 @@ def isolated_storage(request, settings, tmp_path):  # noqa: ANN001, ANN201
     """Uploaded files go to a fresh folder; a fresh cache namespace per test. A test
     with the test process's worker (``worker``) uses the worker's folder and
     namespace, emptied first: what the worker reads and writes is this test's."""
+    from tests import shared_world
+
     shared = None
     if "worker" in request.fixturenames:
         shared = request.getfixturevalue("shared_worker")
@@ -98,40 +99,28 @@ def isolated_storage(request, settings, tmp_path):  # noqa: ANN001, ANN201
     else:
         root = tmp_path / "private"
         root.mkdir()
-        prefix = f"test-{uuid.uuid4().hex[:12]}"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {
-            **settings.STORAGES["default"],
-            "OPTIONS": {"location": str(root), "base_url": None},
-        },
-    }
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
+        prefix = shared_world.fresh_cache_prefix()
+    found = shared_world.point_storage(settings, root, prefix)
     if shared is not None:
         from django.core.cache import cache
 
         cache.clear()  # the namespace's keys only (evalhub.cache.RedisCache.clear)
-    from evalhub.competitions.services.data import taskdata
-
-    taskdata.clear_caches()
-    return {"root": root, "cache_prefix": prefix}
+    return found
 
 
 @pytest.fixture
 def organiser(django_user_model):  # noqa: ANN001, ANN201
-    return django_user_model.objects.create_user(
-        "org", password="pw-organiser-1", is_staff=True
-    )
+    return demo_world.organiser_user(django_user_model)
 
 
 @pytest.fixture
 def participant(django_user_model):  # noqa: ANN001, ANN201
-    return django_user_model.objects.create_user("alice", password="pw-alice-1")
+    return demo_world.participant_user(django_user_model)
 
 
 @pytest.fixture
 def outsider(django_user_model):  # noqa: ANN001, ANN201
-    return django_user_model.objects.create_user("mallory", password="pw-mallory-1")
+    return demo_world.outsider_user(django_user_model)
 
 
 @pytest.fixture
@@ -143,61 +132,24 @@ def bucc_demo():  # noqa: ANN201
 
 @pytest.fixture
 def task(organiser, bucc_demo, isolated_storage):  # noqa: ANN001, ANN201
-    from evalhub.competitions.models import SharedTask
-
-    t = SharedTask.objects.create(
-        slug="bucc-test",
-        title="BUCC test task",
-        description="A *test* task.",
-        task_type="bilingual_term_alignment",
-        task_settings=dict(bucc_demo.settings),
-        state=SharedTask.State.PUBLISHED,
-    )
-    t.organisers.add(organiser)
-    return t
+    return demo_world.bucc_task(organiser, bucc_demo)
 
 
 @pytest.fixture
 def phase(task):  # noqa: ANN001, ANN201
-    from django.utils import timezone
-
-    from evalhub.competitions.models import Phase
-
-    now = timezone.now()
-    return Phase.objects.create(
-        task=task,
-        slug="evaluation",
-        name="Evaluation",
-        opens_at=now - timedelta(days=1),
-        closes_at=now + timedelta(days=7),
-        daily_limit=3,
-        total_limit=5,
-    )
-
-
-def _add_test_set(phase, demo, *, slug: str, visibility: str):  # noqa: ANN001, ANN202
-    from evalhub.competitions.models import TestSet
-    from evalhub.competitions.services.data import datasets
-
-    ts_data = demo.test_sets[0]
-    test_set = TestSet.objects.create(
-        phase=phase, slug=slug, name=slug.title(), visibility=visibility
-    )
-    for role, data in {**ts_data.inputs, **ts_data.gold}.items():
-        datasets.store_file(
-            test_set=test_set, role=role, filename=f"{role}.tsv", data=data
-        )
-    return test_set
+    return demo_world.evaluation_phase(task)
 
 
 @pytest.fixture
 def test_set(phase, bucc_demo):  # noqa: ANN001, ANN201
-    return _add_test_set(phase, bucc_demo, slug="public", visibility="public")
+    return demo_world.add_test_set(phase, bucc_demo, slug="public", visibility="public")
 
 
 @pytest.fixture
 def private_test_set(phase, bucc_demo, test_set):  # noqa: ANN001, ANN201
-    return _add_test_set(phase, bucc_demo, slug="private", visibility="private")
+    return demo_world.add_test_set(
+        phase, bucc_demo, slug="private", visibility="private"
+    )
 
 
 @pytest.fixture

@@ -19,10 +19,15 @@ still scores, stores and serves its plots, and each distinct figure is still dra
   the transforms record taken out, plus the key and title: an equal figure built
   again in this process gets the first drawing's bytes.
 
+- ``render_pdf`` (the PDF export of a comparison figure, the overall ranking's
+  PDF: figures captured from the production code, not drawn through ``render``)
+  is keyed on the figure's state as ``render`` is: the export still builds every
+  figure it captures, and an equal figure's PDF comes from the first drawing (the
+  archive round trip exports each figure before and after the import).
+
 The points a drawing collected (the figures' CSV data), and the PDF when one is
 collected (``collecting_pdfs``: the interval charts, the analyses), are handed out
-with it. The PDF export (which captures the figures themselves) and the Celery
-worker processes the end-to-end tests start always render.
+with it. The Celery worker processes the end-to-end tests start always render.
 """
 
 from __future__ import annotations
@@ -38,14 +43,15 @@ from tasks.pages import Plot, RunDetail
 
 
 def install() -> None:
-    """Memoise ``curve_plot``, ``overlay_plots`` and ``render`` in this process
-    (idempotent)."""
+    """Memoise ``curve_plot``, ``overlay_plots``, ``render`` and ``render_pdf`` in
+    this process (idempotent)."""
     global _RENDER  # noqa: PLW0603 - the render this module installed
     if getattr(plotting.curve_plot, "_memoised", False):
         return
     plotting.curve_plot = _memoised_curve_plot(plotting.curve_plot)
     plotting.overlay_plots = _memoised_overlay_plots(plotting.overlay_plots)
     plotting.render = _RENDER = _memoised_render(plotting.render)
+    plotting.render_pdf = _memoised_render_pdf(plotting.render_pdf)
     from evalhub.rankings.services import narrow_chart  # no Django at import
 
     narrow_chart.narrow_svg = _memoised_narrow_chart(narrow_chart.narrow_svg)
@@ -146,6 +152,21 @@ def _fingerprint(fig: object) -> bytes | None:
     except Exception:  # noqa: BLE001 - then it is drawn, as always
         return None
     return hashlib.sha256(_ADDRESS.sub(b"", state)).digest()
+
+
+def _memoised_render_pdf(draw: Callable[..., bytes]) -> Callable[..., bytes]:
+    cache: dict[bytes, bytes] = {}
+
+    @functools.wraps(draw)
+    def render_pdf(fig):  # noqa: ANN001, ANN202
+        state = _fingerprint(fig)  # before ``render_pdf`` lays the figure out
+        if state is None:
+            return draw(fig)
+        if state not in cache:
+            cache[state] = draw(fig)
+        return cache[state]
+
+    return render_pdf
 
 
 def _memoised_render(draw: Callable[..., Plot]) -> Callable[..., Plot]:

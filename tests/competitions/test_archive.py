@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 
 from evalhub.competitions.models import SharedTask, Submission, Team
 from tasks import registry
+from tests import shared_world
 from tests.competitions.archive_helpers import (
     TRACKS,
     finished_campaign,
@@ -92,13 +93,31 @@ def _rewrite(data: bytes, change) -> bytes:  # noqa: ANN001
     return out.getvalue()
 
 
+@pytest.fixture(scope="module")
+def archived_world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The two-track campaign finished, exported and deleted (its accounts and teams
+    stay), built once for the tests below: each reads the archive and imports it (or
+    a spoiled copy) in its own transaction, rolled back after it (``shared_world``).
+    The round trip above builds its own campaigns before this world is set up (the
+    module's tests run in order)."""
+    folder = tmp_path_factory.mktemp("archived")
+
+    def build() -> tuple[bytes, str]:
+        task = finished_campaign(TRACKS)
+        data = _export(task, folder)
+        task.delete()
+        return data, task.slug
+
+    yield from shared_world.kept(django_db_blocker, folder / "storage", build)
+
+
 @pytest.fixture
-def archived(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
+def archived(archived_world, settings):  # noqa: ANN001, ANN201
     """The two-track campaign's archive, the task deleted: (bytes, slug)."""
-    task = finished_campaign(TRACKS)
-    data = _export(task, tmp_path)
-    task.delete()
-    return data, task.slug
+    shared_world.point_storage(
+        settings, archived_world.root, shared_world.fresh_cache_prefix()
+    )
+    return archived_world.value
 
 
 def test_accounts_keep_their_user_name_only(archived):  # noqa: ANN001

@@ -31,6 +31,7 @@ from evalhub.competitions.models import (
 )
 from evalhub.competitions.services.archive import site
 from evalhub.competitions.services.boards import visibility
+from tests import shared_world
 from tests.competitions.archive_helpers import finished_campaign
 from tests.competitions.crawl import comparable
 
@@ -39,18 +40,35 @@ pytestmark = pytest.mark.django_db
 _ATTRIBUTE = re.compile(r"""\b(?:href|src|srcset|action)=["']([^"']*)["']""")
 
 
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The campaign and its snapshot, built once for the module (``shared_world``):
+    the tests read them (a test's own snapshot goes to its ``tmp_path``)."""
+    out = tmp_path_factory.mktemp("snapshot") / "site"
+
+    def build() -> int:
+        task = finished_campaign("sentence_alignment")
+        call_command("archive", "site", task.slug, str(out), stdout=io.StringIO())
+        return task.pk
+
+    folder = tmp_path_factory.mktemp("archive-site") / "storage"
+    for world in shared_world.kept(django_db_blocker, folder, build):
+        yield {"world": world, "folder": out}
+
+
 @pytest.fixture
-def campaign(isolated_storage):  # noqa: ANN001, ANN201
+def campaign(world, settings):  # noqa: ANN001, ANN201
     """The sentence-alignment demo: a public and a private (unrevealed) test set,
     the Ladder on, one run hidden."""
-    return finished_campaign("sentence_alignment")
+    root = world["world"].root
+    shared_world.point_storage(settings, root, shared_world.fresh_cache_prefix())
+    return SharedTask.objects.get(pk=world["world"].value)
 
 
 @pytest.fixture
-def folder(campaign, tmp_path) -> Path:  # noqa: ANN001
-    out = tmp_path / "site"
-    call_command("archive", "site", campaign.slug, str(out), stdout=io.StringIO())
-    return out
+def folder(world, campaign) -> Path:  # noqa: ANN001
+    """The campaign's snapshot (``manage.py archive site``)."""
+    return world["folder"]
 
 
 def _texts(folder: Path) -> dict[Path, str]:
@@ -59,6 +77,17 @@ def _texts(folder: Path) -> dict[Path, str]:
         for path in folder.rglob("*")
         if path.is_file()
     }
+
+
+def test_a_draft_task_has_no_snapshot(isolated_storage, tmp_path):  # noqa: ANN001
+    """A campaign of its own (first in the module: before the shared world is
+    built)."""
+    task = finished_campaign("term_extraction")
+    SharedTask.objects.filter(pk=task.pk).update(state=SharedTask.State.DRAFT)
+    out = tmp_path / "site"
+    with pytest.raises(CommandError, match="sees nothing of this task"):
+        call_command("archive", "site", task.slug, str(out), stdout=io.StringIO())
+    assert not out.exists()
 
 
 def test_every_link_resolves_to_a_file_of_the_site(folder):  # noqa: ANN001
@@ -170,15 +199,6 @@ def test_it_holds_no_gold_no_hidden_run_and_no_withheld_score(campaign, folder):
     withheld_values = {v for v in withheld_values - shown_values if len(v) >= 8}
     assert withheld_values and any(v in everything for v in shown_values)
     assert [v for v in withheld_values if v in everything] == []
-
-
-def test_a_draft_task_has_no_snapshot(isolated_storage, tmp_path):  # noqa: ANN001
-    task = finished_campaign("term_extraction")
-    SharedTask.objects.filter(pk=task.pk).update(state=SharedTask.State.DRAFT)
-    out = tmp_path / "site"
-    with pytest.raises(CommandError, match="sees nothing of this task"):
-        call_command("archive", "site", task.slug, str(out), stdout=io.StringIO())
-    assert not out.exists()
 
 
 def test_forms_are_not_crawled_and_lead_to_the_page_saying_why(

@@ -7,19 +7,61 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.services.boards import analyses
+from tests import demo_world, shared_world
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    isolated_storage_row,
+    organiser_row,
+    outsider_row,
+    participant_row,
+    phase_row,
+    private_test_set_row,
+    task_row,
+    team_row,
+    test_set_row,
+)
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The conftest's world with the demo's best run submitted by the participant,
+    scored and both test sets' analyses refreshed: built once for the module
+    (``shared_world``). The tests read it; those that change it (a reveal, released
+    gold, a draft task, another team) are rolled back after."""
+
+    def build() -> dict[str, object]:
+        from django.contrib.auth import get_user_model
+
+        from evalhub.competitions.models import Phase
+        from evalhub.competitions.services.runs import submit
+        from tasks import registry
+
+        found = demo_world.build()
+        demo = registry.get("bilingual_term_alignment").demo(seed=0)
+        sub = submit.submit_run(
+            phase=Phase.objects.get(pk=found["phase"]),
+            user=get_user_model().objects.get(pk=found["participant"]),
+            filename="run.tsv",
+            data=next(iter(demo.runs[0][2].values())),  # as ``demo_run``
+            method_name="m",
+        )
+        jobs.score_submission(sub.pk)
+        analyses.refresh(test_set_id=found["test_set"])
+        analyses.refresh(test_set_id=found["private_test_set"])
+        sub.refresh_from_db()
+        assert sub.status == "scored"
+        return {**found, "scored": sub.pk}
+
+    folder = tmp_path_factory.mktemp("leaks") / "storage"
+    yield from shared_world.kept(django_db_blocker, folder, build)
+
+
 @pytest.fixture
-def scored(submit_run, demo_run, test_set, private_test_set):  # noqa: ANN001, ANN201
-    sub = submit_run(demo_run)
-    jobs.score_submission(sub.pk)
-    analyses.refresh(test_set_id=test_set.pk)
-    analyses.refresh(test_set_id=private_test_set.pk)
-    sub.refresh_from_db()
-    assert sub.status == "scored"
-    return sub
+def scored(world, isolated_storage):  # noqa: ANN001, ANN201
+    from evalhub.competitions.models import Submission
+
+    return Submission.objects.get(pk=world.value["scored"])
 
 
 def _gold_pairs(bucc_demo) -> list[bytes]:  # noqa: ANN001

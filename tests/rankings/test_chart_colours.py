@@ -11,7 +11,7 @@ from django.urls import reverse
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services.boards import team_colours
 from tasks.common.plotting import PALETTE
-from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
+from tests.rankings.ladder_stats import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 from evalhub.competitions.models import Team
 from evalhub.competitions.services.boards import overall
 from evalhub.rankings.models import PhaseRanking
-from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
+from tests.rankings.ladder_stats import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from evalhub.competitions.services.boards import (
     visibility,
 )
 from evalhub.rankings import jobs
-from tests.rankings.test_leaks import stats  # noqa: F401  (fixture)
+from tests.rankings.ladder_stats import stats  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

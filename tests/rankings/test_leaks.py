@@ -8,30 +8,62 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.models import SharedTask
-from evalhub.competitions.services import teams
-from evalhub.rankings import jobs
-from evalhub.rankings.models import PhaseRanking
-from tests.rankings.helpers import scored
+from evalhub.competitions.models import SharedTask, Submission
+from tests import demo_world, shared_world
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    isolated_storage_row,
+    organiser_row,
+    outsider_row,
+    participant_row,
+    phase_row,
+    private_test_set_row,
+    task_row,
+    team_row,
+    test_set_row,
+)
+from tests.rankings import ladder_stats
 
 pytestmark = pytest.mark.django_db
 
 
+TEST_SETS = ("test_set", "private_test_set")
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The conftest's world and ``ladder_stats``' runs: built once for the
+    module (``shared_world``). The tests read it; those that change it (revealing
+    the private test set, a draft task, released gold) are rolled back after."""
+
+    def build() -> dict[str, object]:
+        from django.contrib.auth import get_user_model
+
+        from evalhub.competitions.models import Phase, SharedTask, TestSet
+        from tasks import registry
+
+        found = demo_world.build()
+        users = get_user_model().objects
+        participant = users.get(pk=found["participant"])
+        outsider = users.get(pk=found["outsider"])
+        task = SharedTask.objects.get(pk=found["task"])
+        phase = Phase.objects.get(pk=found["phase"])
+        subs = ladder_stats.build(
+            task=task,
+            phase=phase,
+            test_sets=[TestSet.objects.get(pk=found[n]) for n in TEST_SETS],
+            demo=registry.get("bilingual_term_alignment").demo(seed=0),
+            participant=participant,
+            outsider=outsider,
+        )
+        return {**found, "stats": [s.pk for s in subs]}
+
+    folder = tmp_path_factory.mktemp("leaks") / "storage"
+    yield from shared_world.kept(django_db_blocker, folder, build)
+
+
 @pytest.fixture
-def stats(
-    task, phase, test_set, private_test_set, bucc_demo, participant, team, outsider
-):  # noqa: ANN001, ANN201
-    PhaseRanking.objects.create(phase=phase, ladder=True)
-    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
-    subs = [
-        scored(phase, participant, runs["roots only"], "first"),
-        scored(phase, participant, runs["dictionary"], "second"),
-    ]
-    teams.register(task=task, user=outsider, new_team_name="Other")
-    subs.append(scored(phase, outsider, runs["random"], "other"))
-    for ts in (test_set, private_test_set):
-        assert jobs.refresh_statistics(ts.pk) == "refreshed"
-    return subs
+def stats(world, isolated_storage):  # noqa: ANN001, ANN201
+    return [Submission.objects.get(pk=pk) for pk in world.value["stats"]]
 
 
 def _urls(test_set) -> list[str]:  # noqa: ANN001
