@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.services.boards import analyses
+from tests import run_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -15,6 +16,7 @@ pytestmark = pytest.mark.django_db
 def scored(submit_run, demo_run, test_set, private_test_set):  # noqa: ANN001, ANN201
     sub = submit_run(demo_run)
     jobs.score_submission(sub.pk)
+    run_figures.draw_pending(sub)  # the job the scoring job sends after commit
     analyses.refresh(test_set_id=test_set.pk)
     analyses.refresh(test_set_id=private_test_set.pk)
     sub.refresh_from_db()
