@@ -311,9 +311,5 @@ class Stack:
         with psycopg.connect(url, autocommit=True) as c:
             c.execute(query)
 
-    def count(self, where: str) -> int:
-        return int(
-            self.sql(f"SELECT count(*) FROM competitions_submission WHERE {where}")[0][
-                0
-            ]
-        )
+    def count(self, where: str, table: str = "competitions_submission") -> int:
+        return int(self.sql(f"SELECT count(*) FROM {table} WHERE {where}")[0][0])

@@ -8,7 +8,7 @@ runs the scoring job itself."""
 
 from __future__ import annotations
 
-from evalhub.competitions import jobs
+from evalhub.competitions import jobs, queue
 from evalhub.competitions.models import Evaluation, Submission
 
 
@@ -23,3 +23,30 @@ def draw_pending(*runs: Submission) -> int:
         assert jobs.draw_run_figures(pk, key) == "drawn"
         drawn += 1
     return drawn
+
+
+def sent(key: str) -> list[list[object]]:
+    """The arguments of the figure jobs for ``key`` waiting in the broker, taken off
+    it: read where a worker reads them, the scoring queue's list of priority
+    ``RUN_FIGURES_PRIORITY`` (kombu's Redis transport keeps a list per step)."""
+    import base64
+    import json
+
+    from celery import current_app
+    from django.conf import settings
+
+    options = current_app.conf.broker_transport_options
+    name = f"scoring\x06\x16{settings.RUN_FIGURES_PRIORITY}"
+    found = []
+    with current_app.connection_for_read() as conn:
+        client = conn.default_channel.client
+        key_name = options.get("global_keyprefix", "") + name
+        for raw in client.lrange(key_name, 0, -1):
+            message = json.loads(raw)
+            if message["headers"]["task"] != queue.DRAW_RUN_FIGURES:
+                continue
+            args = json.loads(base64.b64decode(message["body"]))[0]
+            if args[1] == key:
+                client.lrem(key_name, 1, raw)
+                found.append(args)
+    return found
