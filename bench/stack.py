@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
+from evalhub import worker_queues
+
 ROOT = Path(__file__).resolve().parents[1]
 TASK, PHASE = "demo-bilingual-term-alignment", "evaluation"
 PASSWORD = "load-bench-pw-1"
@@ -201,7 +203,7 @@ class Stack:
         self,
         name: str,
         *,
-        queues: str = "scoring,default",
+        queues: str = worker_queues.argument("all"),
         log: Path | None = None,
         nice: int | None = None,
         env: dict[str, str] | None = None,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from evalhub import settings_blocks
+from evalhub import settings_blocks, worker_queues
 from evalhub.env import env_bool, env_int, env_list, env_str, env_task_creators
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -243,15 +243,17 @@ if env_str("EVALHUB_BROKER_KEY_PREFIX"):
 # starved under load), and every worker's ``-Q`` would have to name the new queue.
 CELERY_BROKER_TRANSPORT_OPTIONS["priority_steps"] = [0, 3, 6, 9]
 RUN_FIGURES_PRIORITY = 9
-CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_DEFAULT_QUEUE = worker_queues.DEFAULT
 CELERY_TASK_ROUTES = {
-    "evalhub.competitions.jobs.score_submission": {"queue": "scoring"},
-    "evalhub.competitions.jobs.validate_submission": {"queue": "scoring"},
+    "evalhub.competitions.jobs.score_submission": {"queue": worker_queues.SCORING},
+    "evalhub.competitions.jobs.validate_submission": {"queue": worker_queues.SCORING},
     "evalhub.competitions.jobs.draw_run_figures": {
-        "queue": "scoring",
+        "queue": worker_queues.SCORING,
         "priority": RUN_FIGURES_PRIORITY,
     },
 }
+# What each kind of worker consumes (``evalhub/worker_queues.py``, the one place).
+WORKER_QUEUES = worker_queues.WORKERS
 CELERY_TASK_ALWAYS_EAGER = False
 # Beat's ticks: the sweepers, private test sets due for their reveal at the end
 # of their phase, messages to teams with deliveries due (a failed send, a lost job).

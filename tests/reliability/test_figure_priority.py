@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalhub import worker_queues
 from evalhub.competitions.models import Evaluation, Submission
 from evalhub.competitions.services.runs import scoring, submit
 from tests.reliability.conftest import wait_for
@@ -33,7 +34,7 @@ def test_a_scoring_job_sent_after_a_figure_job_is_taken_first(
     figures = Evaluation.objects.get(submission=first)
     assert figures.figures == "pending"
     second = run("second")  # its scoring job is sent after the figure job
-    scorer = cluster.worker("scorer", queues="scoring")
+    scorer = cluster.worker("scorer", queues=worker_queues.argument("scoring"))
     cluster.wait_ready(scorer)
 
     def done() -> bool:
