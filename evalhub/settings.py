@@ -169,9 +169,7 @@ SCORING_MAX_ATTEMPTS = env_int("EVALHUB_SCORING_MAX_ATTEMPTS", 3, minimum=1)
 VALIDATION_MAX_ATTEMPTS = env_int("EVALHUB_VALIDATION_MAX_ATTEMPTS", 3, minimum=1)
 SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
-# A scored run's own figures are drawn by a job of their own, after the score
-# (``services/runs/run_figures.py``); the sweeper sends it again if they are still
-# pending after this many seconds (a job lost with the broker or a worker).
+# The sweeper re-sends the job drawing a scored run's figures still pending then.
 RUN_FIGURES_RESEND_AFTER = env_int("EVALHUB_RUN_FIGURES_RESEND_AFTER", 600, minimum=1)
 RUN_FIGURES_SOFT_TIME_LIMIT = 120
 RUN_FIGURES_TIME_LIMIT = RUN_FIGURES_SOFT_TIME_LIMIT + 30
@@ -232,26 +230,12 @@ if env_str("EVALHUB_BROKER_KEY_PREFIX"):
     CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = env_str(
         "EVALHUB_BROKER_KEY_PREFIX"
     )
-# Message priority on Redis (kombu): each queue is a list per step of
-# ``priority_steps``, and a worker's BRPOP names every queue's step 0 before any
-# queue's step 9 (0 is the highest). A scored run's own figures go to the scoring
-# queue at step 9: a scoring worker takes every waiting scoring job first, and a
-# worker that also consumes ``default`` takes its refreshes first too (figures never
-# starve them). Chosen over a queue of its own with ``queue_order_strategy:
-# priority``: that option is global to the connection and would also order
-# ``scoring`` strictly before ``default`` on a worker consuming both (refreshes
-# starved under load), and every worker's ``-Q`` would have to name the new queue.
-CELERY_BROKER_TRANSPORT_OPTIONS["priority_steps"] = [0, 3, 6, 9]
-RUN_FIGURES_PRIORITY = 9
+# A run's own figures: the scoring queue at the lowest message priority (why:
+# ``evalhub/worker_queues.py``), taken after every waiting score and refresh.
+CELERY_BROKER_TRANSPORT_OPTIONS["priority_steps"] = worker_queues.PRIORITY_STEPS
+RUN_FIGURES_PRIORITY = worker_queues.LOWEST
 CELERY_TASK_DEFAULT_QUEUE = worker_queues.DEFAULT
-CELERY_TASK_ROUTES = {
-    "evalhub.competitions.jobs.score_submission": {"queue": worker_queues.SCORING},
-    "evalhub.competitions.jobs.validate_submission": {"queue": worker_queues.SCORING},
-    "evalhub.competitions.jobs.draw_run_figures": {
-        "queue": worker_queues.SCORING,
-        "priority": RUN_FIGURES_PRIORITY,
-    },
-}
+CELERY_TASK_ROUTES = worker_queues.ROUTES  # the jobs not on the default queue
 # What each kind of worker consumes (``evalhub/worker_queues.py``, the one place).
 WORKER_QUEUES = worker_queues.WORKERS
 CELERY_TASK_ALWAYS_EAGER = False

@@ -8,6 +8,7 @@ runs the scoring job itself."""
 
 from __future__ import annotations
 
+from evalhub import worker_queues
 from evalhub.competitions import jobs, queue
 from evalhub.competitions.models import Evaluation, Submission
 
@@ -36,7 +37,7 @@ def sent(key: str) -> list[list[object]]:
     from django.conf import settings
 
     options = current_app.conf.broker_transport_options
-    name = f"scoring\x06\x16{settings.RUN_FIGURES_PRIORITY}"
+    name = f"{worker_queues.SCORING}\x06\x16{settings.RUN_FIGURES_PRIORITY}"
     found = []
     with current_app.connection_for_read() as conn:
         client = conn.default_channel.client
