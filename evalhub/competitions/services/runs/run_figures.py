@@ -16,6 +16,7 @@ worker)."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -79,8 +80,6 @@ def resend_lost(*, now=None) -> int:  # noqa: ANN001
     """The sweeper's part: send again the jobs of figures pending for longer than
     ``RUN_FIGURES_RESEND_AFTER`` or being drawn for longer than the job's time limit
     (``lifecycle.lost_figures``). Returns how many were sent."""
-    from datetime import timedelta
-
     now = now or timezone.now()
     lost = lifecycle.lost_figures(
         now=now,
