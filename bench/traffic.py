@@ -210,6 +210,7 @@ async def run_load(args, port: int, users: list[str], run: bytes, snapshot) -> d
         # those still to draw at the end.
         "run_figures_drawn_in_the_minute": snap1["drawn"] - snap0["drawn"],
         "run_figures_backlog_at_end": snap1["figures_backlog"],
+        "_end": snap1["t"],  # popped by main(): when the minute ended
         "client": {
             "cpu_share_of_one_core": round(cpu / seconds, 2),
             "loop_lag_p50_ms": round(lags[len(lags) // 2] * 1000, 2) if lags else None,
@@ -324,11 +325,13 @@ def main() -> None:
                     "scored": stack.count("status = 'scored'"),
                     "drawn": stack.count("figures = 'drawn'", EVALUATIONS),
                     "figures_backlog": stack.count("figures <> 'drawn'", EVALUATIONS),
+                    "t": time.monotonic(),
                 },
             )
         )
-        # The clients have stopped: how long the workers take to draw the rest.
-        t_drain = time.monotonic()
+        # From the minute's end (the clients stopping meanwhile): how long the
+        # workers take to draw the rest.
+        t_drain = measured.pop("_end")
         wait(
             lambda: stack.count("figures <> 'drawn'", EVALUATIONS) == 0,
             "the run figures' backlog drawn",
