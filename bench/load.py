@@ -28,6 +28,8 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
+from evalhub import worker_queues
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stack import PASSWORD, PHASE, ROOT, TASK, free_port, wait  # noqa: E402
 
@@ -196,7 +198,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script
             cwd=ROOT, env=env, start_new_session=True))  # fmt: skip
         for name in ("load-a", "load-b"):
             procs.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", "scoring,default",
+                [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", worker_queues.argument("all"),
                  "-c", "1", "--without-mingle", "--without-gossip", "--loglevel", "WARNING",
                  "-n", f"{name}@%h"],
                 cwd=ROOT, env=env, start_new_session=True,

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
+from evalhub import worker_queues
+
 ROOT = Path(__file__).resolve().parents[1]
 TASK, PHASE = "demo-bilingual-term-alignment", "evaluation"
 PASSWORD = "load-bench-pw-1"
@@ -210,7 +212,7 @@ class Stack:
         self,
         name: str,
         *,
-        queues: str = "scoring,default",
+        queues: str = worker_queues.argument("all"),
         log: Path | None = None,
         nice: int | None = None,
         env: dict[str, str] | None = None,
@@ -320,9 +322,5 @@ class Stack:
         with psycopg.connect(url, autocommit=True) as c:
             c.execute(query)
 
-    def count(self, where: str) -> int:
-        return int(
-            self.sql(f"SELECT count(*) FROM competitions_submission WHERE {where}")[0][
-                0
-            ]
-        )
+    def count(self, where: str, table: str = "competitions_submission") -> int:
+        return int(self.sql(f"SELECT count(*) FROM {table} WHERE {where}")[0][0])

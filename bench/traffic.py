@@ -11,7 +11,10 @@ runs, for 60 s; throughput, p50/p90/p99/max latency and errors per endpoint.
 - Participants: each signed in with its own team; POST a run (the demo's 19.7 kB
   BUCC run, parsed synchronously against the inputs), follow to the run page, then
   wait [0.5, 1.5] x ``--submit-think`` (default 10 s). Runs are scored by the two
-  workers meanwhile, so every scored run invalidates the cached board.
+  workers meanwhile, so every scored run invalidates the cached board. A run's own
+  figures are drawn after its score by a job of their own, at a lower priority:
+  the result gives the figures drawn in the minute, the backlog left at its end
+  and the seconds the workers then take to draw it (the clients stopped).
 
 The client is one asyncio process (stdlib only, HTTP/1.1 keep-alive), on the same
 two cores as the server. To show it is not the bottleneck it reports its own CPU
@@ -211,6 +214,12 @@ async def run_load(args, port: int, users: list[str], run: bytes, snapshot) -> d
         "runs_scored_per_minute": round(
             (snap1["scored"] - snap0["scored"]) * 60 / seconds, 1
         ),
+        # A run's own figures are drawn after its score, by a job of their own at a
+        # lower priority: those drawn meanwhile (one per run and test set) and
+        # those still to draw at the end.
+        "run_figures_drawn_in_the_minute": snap1["drawn"] - snap0["drawn"],
+        "run_figures_backlog_at_end": snap1["figures_backlog"],
+        "_end": snap1["t"],  # popped by main(): when the minute ended
         "client": {
             "cpu_share_of_one_core": round(cpu / seconds, 2),
             "loop_lag_p50_ms": round(lags[len(lags) // 2] * 1000, 2) if lags else None,
@@ -219,6 +228,9 @@ async def run_load(args, port: int, users: list[str], run: bytes, snapshot) -> d
             else None,
         },
     }
+
+
+EVALUATIONS = "competitions_evaluation"
 
 
 def _cpu() -> float:
@@ -321,8 +333,22 @@ def main() -> None:
                     "web_cpu": stack.cpu_seconds(web),
                     "requests": read_totals(cpu_dir),
                     "scored": stack.count("status = 'scored'"),
+                    "drawn": stack.count("figures = 'drawn'", EVALUATIONS),
+                    "figures_backlog": stack.count("figures <> 'drawn'", EVALUATIONS),
+                    "t": time.monotonic(),
                 },
             )
+        )
+        # From the minute's end (the clients stopping meanwhile): how long the
+        # workers take to draw the rest.
+        t_drain = measured.pop("_end")
+        wait(
+            lambda: stack.count("figures <> 'drawn'", EVALUATIONS) == 0,
+            "the run figures' backlog drawn",
+            900,
+        )
+        measured["seconds_to_draw_the_figure_backlog_after_the_load"] = round(
+            time.monotonic() - t_drain, 1
         )
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

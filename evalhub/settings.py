@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from evalhub import settings_blocks
+from evalhub import settings_blocks, worker_queues
 from evalhub.env import env_bool, env_int, env_list, env_str, env_task_creators
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -169,6 +169,10 @@ SCORING_MAX_ATTEMPTS = env_int("EVALHUB_SCORING_MAX_ATTEMPTS", 3, minimum=1)
 VALIDATION_MAX_ATTEMPTS = env_int("EVALHUB_VALIDATION_MAX_ATTEMPTS", 3, minimum=1)
 SWEEP_INTERVAL = env_int("EVALHUB_SWEEP_INTERVAL", 60, minimum=1)
 QUEUED_REENQUEUE_AFTER = env_int("EVALHUB_QUEUED_REENQUEUE_AFTER", 300, minimum=1)
+# The sweeper re-sends the job drawing a scored run's figures still pending then.
+RUN_FIGURES_RESEND_AFTER = env_int("EVALHUB_RUN_FIGURES_RESEND_AFTER", 600, minimum=1)
+RUN_FIGURES_SOFT_TIME_LIMIT = 120
+RUN_FIGURES_TIME_LIMIT = RUN_FIGURES_SOFT_TIME_LIMIT + 30
 # A scoring worker refreshes its row's heartbeat this often; the sweeper requeues rows
 # whose heartbeat is older than STALE_AFTER (worker killed, machine lost).
 SCORING_HEARTBEAT_INTERVAL = env_int(
@@ -226,11 +230,14 @@ if env_str("EVALHUB_BROKER_KEY_PREFIX"):
     CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = env_str(
         "EVALHUB_BROKER_KEY_PREFIX"
     )
-CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {
-    "evalhub.competitions.jobs.score_submission": {"queue": "scoring"},
-    "evalhub.competitions.jobs.validate_submission": {"queue": "scoring"},
-}
+# A run's own figures: the scoring queue at the lowest message priority (why:
+# ``evalhub/worker_queues.py``), taken after every waiting score and refresh.
+CELERY_BROKER_TRANSPORT_OPTIONS["priority_steps"] = worker_queues.PRIORITY_STEPS
+RUN_FIGURES_PRIORITY = worker_queues.LOWEST
+CELERY_TASK_DEFAULT_QUEUE = worker_queues.DEFAULT
+CELERY_TASK_ROUTES = worker_queues.ROUTES  # the jobs not on the default queue
+# What each kind of worker consumes (``evalhub/worker_queues.py``, the one place).
+WORKER_QUEUES = worker_queues.WORKERS
 CELERY_TASK_ALWAYS_EAGER = False
 # Beat's ticks: the sweepers, private test sets due for their reveal at the end
 # of their phase, messages to teams with deliveries due (a failed send, a lost job).

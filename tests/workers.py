@@ -12,12 +12,11 @@ from pathlib import Path
 
 
 def all_queues() -> str:
-    """Every queue the settings route a job to, comma-separated."""
+    """Every queue, comma-separated (``evalhub/worker_queues.py``; that it holds every
+    queue the settings route a job to is ``tests/deploy/test_worker_queues.py``'s)."""
     from django.conf import settings
 
-    queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
-    queues.update(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())
-    return ",".join(sorted(queues))
+    return ",".join(settings.WORKER_QUEUES["all"])
 
 
 def command(

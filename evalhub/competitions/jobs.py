@@ -12,7 +12,12 @@ from django.conf import settings
 
 from evalhub.competitions.services.boards import analyses, compare_figures, refreshes
 from evalhub.competitions.services.data import datasets
-from evalhub.competitions.services.runs import scoring, sweeper, validation
+from evalhub.competitions.services.runs import (
+    run_figures,
+    scoring,
+    sweeper,
+    validation,
+)
 
 
 @shared_task(
@@ -28,6 +33,20 @@ def score_submission(self, submission_id: int) -> str:  # noqa: ANN001
         return scoring.score_submission(
             submission_id=submission_id, worker=self.request.hostname or ""
         )
+
+
+@shared_task(
+    name="evalhub.competitions.jobs.draw_run_figures",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.RUN_FIGURES_SOFT_TIME_LIMIT,
+    time_limit=settings.RUN_FIGURES_TIME_LIMIT,
+)
+def draw_run_figures(evaluation_id: int, key: str) -> str:
+    """A scored run's own figures, after its score (queue and priority: the route
+    in ``settings.CELERY_TASK_ROUTES``)."""
+    with memory_limit(settings.SCORING_MEMORY_LIMIT_MB):
+        return run_figures.draw(evaluation_id=evaluation_id, key=key)
 
 
 @shared_task(

@@ -21,6 +21,7 @@ _discovering = threading.Lock()
 SCORE_SUBMISSION = "evalhub.competitions.jobs.score_submission"
 VALIDATE_SUBMISSION = "evalhub.competitions.jobs.validate_submission"
 REFRESH_ANALYSES = "evalhub.competitions.jobs.refresh_analyses"
+DRAW_RUN_FIGURES = "evalhub.competitions.jobs.draw_run_figures"
 
 
 def job(name: str):  # noqa: ANN201 - a celery Task
@@ -48,10 +49,17 @@ def enqueue_validation(submission_id: int) -> None:
     _send(VALIDATE_SUBMISSION, submission_id)
 
 
-def _send(name: str, submission_id: int) -> None:
+def enqueue_run_figures(evaluation_id: int, key: str) -> None:
+    """Send the job drawing a scored run's own figures (queue and priority: the
+    settings' ``CELERY_TASK_ROUTES``). The score is stored: if the broker is down
+    the figures stay pending and the sweeper sends the job later."""
+    _send(DRAW_RUN_FIGURES, evaluation_id, key)
+
+
+def _send(name: str, row_id: int, *args: object) -> None:
     try:
-        job(name).delay(submission_id)
+        job(name).delay(row_id, *args)
     except (kombu.exceptions.OperationalError, redis.exceptions.RedisError, OSError):
         log.warning(
-            "broker unavailable; run %s will be enqueued by the sweeper", submission_id
+            "broker unavailable; %s(%s) will be sent by the sweeper", name, row_id
         )

@@ -9,6 +9,8 @@ from datetime import timedelta
 
 import pytest
 
+from tests import run_figures
+
 
 @pytest.fixture
 def mt_demo():  # noqa: ANN201
@@ -87,6 +89,7 @@ def submit_scored(mt_test_set, django_user_model):  # noqa: ANN001, ANN201
             method_name=name,
         )
         assert scoring.score_submission(submission_id=sub.pk) == "scored"
+        run_figures.draw_pending(sub)  # the job the scoring job sends after commit
         sub.refresh_from_db()
         return sub
 

@@ -29,6 +29,7 @@ from evalhub.competitions.services.boards import analyses, compare_figures
 from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
+from tests import run_figures
 from tests.figure_text import problems, texts
 from tests.rankings.helpers import scored
 
@@ -85,6 +86,7 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
     tracked = demo.seed_tracks_demo()
     for sub in Submission.objects.filter(phase__task=tracked):
         scoring.score_submission(submission_id=sub.pk)
+    run_figures.draw_pending()  # the figure jobs the scoring jobs send
     out = []
     for task in [*tasks, tracked]:
         phase = task.phases.get()

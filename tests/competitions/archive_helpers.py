@@ -12,6 +12,7 @@ from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import hiding
 from evalhub.console.services import people
 from evalhub.rankings import jobs as ranking_jobs
+from tests import run_figures
 from tests.competitions.crawl import comparable, crawl
 
 TRACKS = "tracks"
@@ -29,6 +30,7 @@ def finished_campaign(kind: str) -> SharedTask:
     runs = Submission.objects.filter(phase__task=task).order_by("created_at", "pk")
     for run in runs:
         jobs.score_submission(run.pk)
+    run_figures.draw_pending()  # the figure jobs the scoring jobs send
     hidden = runs.filter(is_baseline=False).last()
     hiding.set_hidden_by_organiser(
         task=task, user=organiser, submission_ids=[hidden.pk], hidden=True

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from evalhub.competitions.services.boards import analyses
-from tests import demo_world, shared_world
+from tests import demo_world, run_figures, shared_world
 from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
     isolated_storage_row,
     organiser_row,
@@ -47,6 +47,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
             method_name="m",
         )
         jobs.score_submission(sub.pk)
+        run_figures.draw_pending(sub)  # the job the scoring job sends after commit
         analyses.refresh(test_set_id=found["test_set"])
         analyses.refresh(test_set_id=found["private_test_set"])
         sub.refresh_from_db()

@@ -9,6 +9,7 @@ from evalhub.competitions import jobs
 from evalhub.competitions.models import Artefact, Evaluation, Score, Submission
 from evalhub.competitions.services.runs import lifecycle, sweeper
 from tasks import registry
+from tests import run_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +32,11 @@ def test_score_job_stores_scores_plots_and_marks_scored(submit_run, demo_run, te
     )
     assert ap == pytest.approx(report.metrics["ap"], abs=1e-12)
     assert 0 < ap <= 1
+    # The figures are drawn after the score, by the job it sends after its commit.
+    assert Evaluation.objects.get(submission=sub).figures == "pending"
+    assert not Artefact.objects.filter(evaluation__submission=sub).exists()
+    assert run_figures.draw_pending(sub) == 1
+    assert Evaluation.objects.get(submission=sub).figures == "drawn"
     assert Artefact.objects.filter(evaluation__submission=sub).count() >= 2
     assert all(
         a.svg.read().lstrip().startswith(b"<?xml") for a in Artefact.objects.all()

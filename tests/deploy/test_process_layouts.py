@@ -39,7 +39,8 @@ def test_procfile():
     assert commands["web"][0] == "gunicorn" and "evalhub.wsgi" in commands["web"]
     assert "beat" in commands["beat"]
     assert _consumed(list(commands.values())) == _routed_queues()
-    assert _consumed([commands["scoring"]]) == {"scoring"}
+    for kind in ("scoring", "default"):  # as evalhub/worker_queues.py says
+        assert _consumed([commands[kind]]) == set(settings.WORKER_QUEUES[kind])
 
 
 def test_compose():
@@ -50,6 +51,10 @@ def test_compose():
     )
     commands = [s["command"] for s in services.values() if "command" in s]
     assert _consumed(commands) == _routed_queues()
+    for kind in ("scoring", "default"):  # as evalhub/worker_queues.py says
+        assert _consumed([services[kind]["command"]]) == set(
+            settings.WORKER_QUEUES[kind]
+        )
     env = services["web"]["environment"]
     assert env["EVALHUB_STORAGE"] == "s3" and env["DATABASE_URL"].startswith(
         "postgres://"

@@ -80,8 +80,16 @@ def test_upload_is_scored_by_a_worker_and_ranked(
     _wait_for(
         lambda: _rendered_ahead(phase, sub.pk, monkeypatch), "boards rendered ahead"
     )
+    # The run's own figures follow the score, drawn by their own job: the status
+    # part polls until they are there, then reloads the page.
+    _wait_for(
+        lambda: not sub.evaluations.exclude(figures="drawn").exists(),
+        "the run's figures drawn",
+    )
     final = client.get(status_url, HTTP_HX_REQUEST="true")
     assert "Scored" in final.content.decode() and final["HX-Refresh"] == "true"
+    page = client.get(f"/runs/{sub.pk}/").content.decode()
+    assert "Figures are being drawn" not in page and f"/runs/{sub.pk}/plots/" in page
 
     _wait_for(
         lambda: f"/runs/{sub.pk}/" in client.get(board_url).content.decode(),

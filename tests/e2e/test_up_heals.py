@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from evalhub import worker_queues
 from tests.paths import REPO_ROOT
 from tests.processes import alive, children_running, descendants
 from tests.reliability.conftest import FAST_ENV, free_port, wait_for
@@ -24,8 +25,8 @@ from tests.reliability.conftest import FAST_ENV, free_port, wait_for
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 #: up's scoring worker (its other worker takes the default queue: refreshes, mails).
-WORKER = "celery -A evalhub worker -Q scoring -c"
-REFRESH_WORKER = "celery -A evalhub worker -Q default -c"
+WORKER = f"celery -A evalhub worker -Q {worker_queues.argument('scoring')} -c"
+REFRESH_WORKER = f"celery -A evalhub worker -Q {worker_queues.argument('default')} -c"
 
 
 class Up:

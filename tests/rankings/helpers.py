@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from evalhub.competitions.models import Submission
 from evalhub.competitions.services.runs import scoring, submit
+from tests import run_figures
 
 
 def scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001
@@ -17,6 +18,7 @@ def scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001
 def rescored(sub: Submission) -> Submission:
     """Score a queued run (a new one, or one queued again for rescoring) now."""
     assert scoring.score_submission(submission_id=sub.pk) == "scored"
+    run_figures.draw_pending(sub)  # the job the scoring job sends after commit
     sub.refresh_from_db()
     return sub
 

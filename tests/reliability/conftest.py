@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from evalhub import worker_queues
 from tests import workers
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
@@ -148,7 +149,7 @@ class Cluster:
         self,
         key: str,
         *,
-        queues: str = "scoring,default",
+        queues: str = worker_queues.argument("all"),
         beat: bool = False,
         **env: str,
     ) -> str:

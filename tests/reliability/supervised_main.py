@@ -8,6 +8,7 @@ from __future__ import annotations
 import signal
 import sys
 
+from evalhub import worker_queues
 from evalhub.supervisor import Program, Supervisor, stop_on_signals
 
 
@@ -26,7 +27,7 @@ def main(node: str, schedule: str) -> None:
                     *celery,
                     "worker",
                     "-Q",
-                    "scoring,default",
+                    worker_queues.argument("all"),
                     "-c",
                     "1",
                     "--without-mingle",

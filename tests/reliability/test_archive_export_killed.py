@@ -12,6 +12,7 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from evalhub import worker_queues
 from evalhub.competitions.models import Submission
 from evalhub.console.models import ArchiveExport
 from evalhub.console.services import archive_exports
@@ -33,7 +34,7 @@ def test_a_killed_export_is_written_again_by_another_worker(
             status=Submission.Status.FAILED,
         )  # fmt: skip
         run.file.save("run.tsv", ContentFile(os.urandom(RUN_BYTES)))
-    a = cluster.worker("a", queues="default")
+    a = cluster.worker("a", queues=worker_queues.argument("default"))
     cluster.beat()  # the sweeper every second; heartbeats stale after 4 s (FAST_ENV)
     cluster.wait_ready(a)
     assert archive_exports.request_export(task=task, user=organiser)
@@ -53,7 +54,7 @@ def test_a_killed_export_is_written_again_by_another_worker(
     assert not default_storage.exists(folder) or not default_storage.listdir(folder)[1]
 
     cluster.procs.pop("a")  # dead, as meant: wait_ready checks the living ones
-    b = cluster.worker("b", queues="default")
+    b = cluster.worker("b", queues=worker_queues.argument("default"))
     cluster.wait_ready(b)
 
     def ready() -> ArchiveExport | None:

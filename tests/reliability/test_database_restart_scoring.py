@@ -103,7 +103,7 @@ def test_runs_in_flight_survive_a_database_restart_under_traffic(
     spawn(sys.executable, "-m", "gunicorn", "evalhub.wsgi", "-b", f"127.0.0.1:{port}",
           "-w", "1", "--threads", "4", "--log-level", "warning")  # fmt: skip
     for name in ("pg-a", "pg-b"):
-        spawn(*workers.command(f"{name}@%h", "scoring,default"))
+        spawn(*workers.command(f"{name}@%h", workers.all_queues()))
     spawn(sys.executable, "-m", "celery", "-A", "evalhub", "beat", "-s",
           str(tmp_path / "beat"))  # fmt: skip
     statuses: list[tuple[float, int]] = []

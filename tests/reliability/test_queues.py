@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from evalhub import worker_queues
 from evalhub.competitions.models import Evaluation, Submission
 from evalhub.competitions.services.runs import submit
 from evalhub.rankings.models import TestSetStatistics
@@ -24,10 +25,15 @@ def _jobs(log: str, name: str) -> int:
 def test_scoring_and_default_queues_on_separate_workers(
     cluster, probe_phase, participant, team, demo_run, test_set
 ):
-    scorer = cluster.worker("scorer", queues="scoring", EVALHUB_LOG_LEVEL="INFO")
+    scorer = cluster.worker(
+        "scorer", queues=worker_queues.argument("scoring"), EVALHUB_LOG_LEVEL="INFO"
+    )
     # Beat (it sends the refreshes that are due) runs in the default worker.
     other = cluster.worker(
-        "other", queues="default", beat=True, EVALHUB_LOG_LEVEL="INFO"
+        "other",
+        queues=worker_queues.argument("default"),
+        beat=True,
+        EVALHUB_LOG_LEVEL="INFO",
     )
     cluster.wait_ready(scorer, other)
     subs = [

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from evalhub import worker_queues
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
 from evalhub.competitions.services.runs import submit
@@ -133,8 +134,8 @@ def test_two_workers_on_different_queues_share_runs_without_double_scoring(
     # Worker "a" takes only scoring jobs; "b" also runs the sweeper (default queue)
     # and beat. The sweeper re-enqueues queued rows every 3 s, so duplicate messages
     # abound.
-    a = cluster.worker("a", queues="scoring")
-    b = cluster.worker("b", queues="default,scoring", beat=True)
+    a = cluster.worker("a", queues=worker_queues.argument("scoring"))
+    b = cluster.worker("b", queues=worker_queues.argument("all"), beat=True)
     cluster.wait_ready(a, b)
     subs = [_submit(probe_phase, participant, demo_run, "slow-1.tsv") for _ in range(8)]
     for sub in subs:

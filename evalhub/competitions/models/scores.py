@@ -16,6 +16,14 @@ from evalhub.competitions.models.submissions import Submission
 class Evaluation(models.Model):
     """The result of scoring one submission on one test set."""
 
+    class Figures(models.TextChoices):
+        """The run's own figures (``services/runs/run_figures.py``): drawn by a job
+        of their own after the score is stored."""
+
+        PENDING = "pending", "waiting for their job"
+        DRAWING = "drawing", "being drawn"
+        DRAWN = "drawn", "drawn"
+
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="evaluations"
     )
@@ -33,8 +41,17 @@ class Evaluation(models.Model):
         help_text="Per-item outcomes: organiser-only until gold release",
     )
     created_at = models.DateTimeField(auto_now=True)
+    figures = models.CharField(
+        max_length=8, choices=Figures.choices, default=Figures.DRAWN
+    )
+    #: Names the stored results the figures are to be drawn from: a new score (or
+    #: the sweeper taking a drawing over) changes it, so an older job is a no-op.
+    figures_key = models.CharField(max_length=32, blank=True)
+    #: When ``figures`` last changed (the sweeper re-sends jobs lost meanwhile).
+    figures_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        indexes = [models.Index(fields=["figures", "figures_at"])]
         constraints = [
             models.UniqueConstraint(
                 fields=["submission", "test_set"], name="evaluation_unique"

@@ -33,8 +33,9 @@ def run_status(request: HttpRequest, pk: int) -> HttpResponse:
     sub = run_or_404(request, pk)
     context = pages.run_page(submission=sub, user=request.user)
     response = render(request, "competitions/run_status.html", context)
-    if sub.is_terminal and request.htmx:
-        # Stop polling and reload once so scores and plots appear.
+    if sub.is_terminal and not context["figures_pending"] and request.htmx:
+        # Stop polling and reload once so scores and plots appear (the figures are
+        # drawn after the score: the page polls until they are).
         response["HX-Refresh"] = "true"
     return response
 

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from evalhub import embedded_redis
+from evalhub import embedded_redis, worker_queues
 from evalhub.competitions import public_url
 from evalhub.supervisor import Program, Stopped, Supervisor, stop_on_signals
 
@@ -148,7 +148,7 @@ def _programs(*, bind: str, workers: int) -> dict[str, Program]:
                 *celery,
                 "worker",
                 "-Q",
-                "scoring",
+                worker_queues.argument("scoring"),
                 "-c",
                 str(workers),
                 "--loglevel",
@@ -166,7 +166,7 @@ def _programs(*, bind: str, workers: int) -> dict[str, Program]:
                 *celery,
                 "worker",
                 "-Q",
-                "default",
+                worker_queues.argument("default"),
                 "-c",
                 "1",
                 "--loglevel",

@@ -19,6 +19,7 @@ from django.utils import timezone
 from evalhub.competitions.models import SharedTask
 from evalhub.competitions.services.archive import format as fmt
 from evalhub.competitions.services.archive.parts import parts
+from evalhub.competitions.services.runs import run_figures
 
 #: ``progress(stage, done, total)``: the writer reads the rows part by part
 #: (``ROWS``), then copies the files they name one by one (``FILES``).
@@ -33,6 +34,9 @@ def write_archive(
     returns its manifest. ``progress`` is told each step done (the console's
     export shows it)."""
     report = progress or (lambda stage, done, total: None)
+    # A run's own figures are drawn after its score by their own job: those still
+    # pending are drawn here (a worker, or the command), so the archive has them.
+    run_figures.draw_pending(task=task)
     rows: list[dict[str, object]] = []
     files: dict[str, tuple[FileField, str]] = {}
     user_ids: set[int] = set()

@@ -99,6 +99,8 @@ class EvaluationView:
     detail_url: str | None
     #: The run's place on the test set's board, if the viewer sees that board.
     rank: own_rows.RunRank | None = None
+    #: Its figures are still to be drawn (by their own job, after the score).
+    figures_pending: bool = False
 
 
 def run_page(*, submission: Submission, user: object) -> dict[str, object]:
@@ -130,12 +132,14 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
                 if visible
                 else ()
             )
+            drawn = ev.figures == Evaluation.Figures.DRAWN
             evaluations.append(
                 EvaluationView(
                     test_set=ev.test_set,
                     visible=visible,
                     metrics=metrics,
-                    plots=tuple(ev.artefacts.all()) if visible else (),
+                    plots=tuple(ev.artefacts.all()) if visible and drawn else (),
+                    figures_pending=visible and not drawn,
                     detail_url=reverse(
                         "competitions:run-item-detail",
                         args=[submission.pk, ev.test_set_id],
@@ -159,6 +163,8 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
         "run": submission,
         "task": task,
         "evaluations": evaluations,
+        # The status part polls until they are drawn, then reloads the page.
+        "figures_pending": any(ev.figures_pending for ev in evaluations),
         "can_manage": manage,
         "choices": finals.choices(phase=submission.phase, team=submission.team)
         if manage

@@ -27,7 +27,8 @@ Invariants, each kept here and nowhere else:
   score runs (its gold or an input deleted) loses its evaluations at once, and a
   run's rescore removes its evaluations on test sets it was not scored on.
 - **Scores are written here only**: ``finish`` and ``rejudged`` (a feature app's
-  rescore) call ``evaluations.py``, under the phase's lock, after the check.
+  rescore) call ``evaluations.py``, under the phase's lock, after the check; a
+  run's own figures are drawn later by their job through ``*_figures`` below.
 - **Every stage has an attempt cap and a terminal state.** Scoring: a run whose
   worker was lost is queued again, and failed after ``SCORING_MAX_ATTEMPTS``.
   Validation: a job re-sent ``VALIDATION_MAX_ATTEMPTS`` times without a decision
@@ -95,8 +96,7 @@ def _check(sources: Iterable[str | None], target: str) -> None:
 def _move(
     rows: QuerySet[Submission], sources: tuple[str, ...], target: str, **fields: object
 ) -> int:
-    """Compare-and-set: the rows among ``rows`` still in one of ``sources`` move to
-    ``target`` (with ``fields``); returns how many did."""
+    """Compare-and-set: ``rows`` still in a state of ``sources`` move to ``target``."""
     _check(sources, target)
     return rows.filter(status__in=sources).update(status=target, **fields)
 
@@ -171,18 +171,16 @@ def reject(pk: int, *, message: str, category: str = "format") -> bool:
 def claim(pk: int, token: str) -> bool:
     """queued -> scoring; exactly one caller wins and its token is recorded."""
     now = timezone.now()
-    return (
-        _move(
-            Submission.objects.filter(pk=pk),
-            (S.QUEUED,),
-            S.SCORING,
-            started_at=now,
-            heartbeat_at=now,
-            worker=token[:200],
-            attempts=F("attempts") + 1,
-        )
-        == 1
+    moved = _move(
+        Submission.objects.filter(pk=pk),
+        (S.QUEUED,),
+        S.SCORING,
+        started_at=now,
+        heartbeat_at=now,
+        worker=token[:200],
+        attempts=F("attempts") + 1,
     )
+    return moved == 1
 
 
 def owned(pk: int, token: str) -> QuerySet[Submission]:
@@ -190,7 +188,11 @@ def owned(pk: int, token: str) -> QuerySet[Submission]:
     return Submission.objects.filter(pk=pk, status=S.SCORING, worker=token[:200])
 
 
-Scored = Sequence[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]
+Plots = tuple[Plot, ...]
+#: What a scoring job stores (figures None: drawn after it, ``run_figures.py``).
+Scored = Sequence[tuple[TestSet, ScoreReport, Plots | None]]
+claim_figures, store_figures = evaluations.claim_figures, evaluations.store_figures
+lost_figures = evaluations.lost_figures
 
 
 def finish(
@@ -368,9 +370,7 @@ def data_changed(*, test_set_id: int, role: str, change: str, private: bool) -> 
 def rejudged(
     *,
     test_set_id: int,
-    score: Callable[
-        [TestSet], Iterable[tuple[Submission, ScoreReport, tuple[Plot, ...]]]
-    ],
+    score: Callable[[TestSet], Iterable[tuple[Submission, ScoreReport, Plots]]],
 ) -> list[int]:
     """Scores on one test set computed again by a feature app from what it keeps
     beside the data (the annotators' judgements): ``score(test_set)`` yields each

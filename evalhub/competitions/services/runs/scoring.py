@@ -36,7 +36,7 @@ from evalhub.competitions.models import (
 from evalhub.competitions.services.boards import boardcache, refreshes
 from evalhub.competitions.services.data import taskdata
 from evalhub.competitions.services.runs import lifecycle, stale
-from tasks.base import FormatError, Plot, ScoreReport
+from tasks.base import FormatError, ScoreReport
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def _tell_scored(submission_id: int, test_set_ids: list[int]) -> None:
 
 def _score_all(
     submission: Submission, test_sets: list[TestSet]
-) -> list[tuple[TestSet, ScoreReport, tuple[Plot, ...]]]:
+) -> list[tuple[TestSet, ScoreReport, None]]:
     with submission.file.open("rb") as handle:
         data = handle.read()
     if not test_sets:
@@ -215,6 +215,7 @@ def _score_all(
             + [c.to_json() for c in report.curves],
             f"run {submission.pk} on test set {test_set.pk}",
         )
-        plots = task_type.plots(report, settings)
-        results.append((test_set, report, plots))
+        # The figures are drawn after the score is stored, by a job of their own
+        # (``run_figures.py``), from what the evaluation keeps.
+        results.append((test_set, report, None))
     return results

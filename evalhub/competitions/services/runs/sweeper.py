@@ -1,6 +1,7 @@
 """The sweeper (a beat job): finishes or retries runs stuck in ``scoring`` whose
 worker was lost, and re-sends queued and validating runs whose message was lost with
-the broker (a run sent ``VALIDATION_MAX_ATTEMPTS`` times is rejected).
+the broker (a run sent ``VALIDATION_MAX_ATTEMPTS`` times is rejected), and the
+jobs drawing a scored run's own figures lost likewise (``run_figures.py``).
 Status changes are compare-and-set on the row (``services/runs/lifecycle.py``), so
 running it twice, or alongside workers, is harmless."""
 
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from evalhub.competitions import queue
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services.runs import lifecycle
+from evalhub.competitions.services.runs import lifecycle, run_figures
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ def sweep(*, now=None) -> dict[str, int]:  # noqa: ANN001
         _enqueue(jobs, pk)
         counts["reenqueued"] += 1
     counts["reenqueued"] += _resend_validation(now=now, before=lost_before)
+    counts["figures"] = run_figures.resend_lost(now=now)
     return counts
 
 
