@@ -18,7 +18,13 @@ from evalhub.competitions.models import (
     TestSet,
 )
 from evalhub.competitions.services import roles
-from evalhub.competitions.services.boards import access, own_rows, ranking, systems
+from evalhub.competitions.services.boards import (
+    access,
+    own_rows,
+    ranking,
+    run_scores,
+    systems,
+)
 from evalhub.competitions.services.data import tracks
 from evalhub.competitions.services.runs import finals, submit
 
@@ -105,8 +111,38 @@ class EvaluationView:
 
 def run_page(*, submission: Submission, user: object) -> dict[str, object]:
     task = submission.phase.task
-    task_type = task.type
     private_ok = access.can_see_run_private(user, submission)
+    manage = access.can_manage_run(user, submission)
+    scores = run_scores.KeptScores(
+        submission=submission,
+        user=user,
+        context=functools.partial(run_scores_context, submission, user),
+    )
+    return {
+        "run": submission,
+        "task": task,
+        # ``evaluations`` and ``primary_metric``, computed only where the kept
+        # copy of the viewer's audience is missing (``run_scores``).
+        "scores": scores,
+        # The status part polls until they are drawn, then reloads the page.
+        "figures_pending": scores.figures_pending(),
+        "can_manage": manage,
+        "choices": finals.choices(phase=submission.phase, team=submission.team)
+        if manage
+        else None,
+        "show_private": private_ok,
+        "is_organiser": roles.is_organiser(user, task),
+        # Called by the template only where shown (not by the polled status part).
+        "panels": functools.partial(systems.panels, submission.phase, user, submission),
+    }
+
+
+def run_scores_context(submission: Submission, user: object) -> dict[str, object]:
+    """The run's scores as ``user`` sees them: ``evaluations`` (one
+    ``EvaluationView`` per test set it was scored on; none before it is scored)
+    and ``primary_metric`` (marks a row of the scores shown)."""
+    task = submission.phase.task
+    task_type = task.type
     detail_ok = access.can_see_detail(user, task)
     evaluations = []
     if submission.status == Submission.Status.SCORED:
@@ -158,23 +194,9 @@ def run_page(*, submission: Submission, user: object) -> dict[str, object]:
             dataclasses.replace(ev, rank=ranks.get(ev.test_set.pk))
             for ev in evaluations
         ]
-    manage = access.can_manage_run(user, submission)
     return {
-        "run": submission,
-        "task": task,
         "evaluations": evaluations,
-        # The status part polls until they are drawn, then reloads the page.
-        "figures_pending": any(ev.figures_pending for ev in evaluations),
-        "can_manage": manage,
-        "choices": finals.choices(phase=submission.phase, team=submission.team)
-        if manage
-        else None,
-        "show_private": private_ok,
-        "is_organiser": roles.is_organiser(user, task),
-        # Marks a row of the scores shown (none before the run is scored).
         "primary_metric": ranking.of(submission.phase).metric if evaluations else "",
-        # Called by the template only where shown (not by the polled status part).
-        "panels": functools.partial(systems.panels, submission.phase, user, submission),
     }
 
 

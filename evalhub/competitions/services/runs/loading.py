@@ -39,3 +39,22 @@ def run(pk: int) -> Submission | None:
     submission.phase = phase
     submission.team = instance(Team, row[ends[2] : ends[3]])
     return submission
+
+
+def state(submission: Submission) -> tuple:  # type: ignore[type-arg]
+    """Every field of the run and of its phase, task and team as ``run`` loaded
+    them: what a page kept for the run depends on of them (``boards.run_scores``)."""
+    return tuple(
+        tuple(getattr(obj, name) for name in names)
+        for obj, names in (
+            (submission, _RUN),
+            (submission.phase, _PHASE_NAMES),
+            (submission.phase.task, _TASK_NAMES),
+            (submission.team, _TEAM_NAMES),
+        )
+    )
+
+
+_PHASE_NAMES = fields(Phase)
+_TASK_NAMES = fields(SharedTask)
+_TEAM_NAMES = fields(Team)
