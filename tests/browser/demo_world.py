@@ -1,13 +1,17 @@
 """The seeded demo site as a world built once per test module, for the browser
 modules whose tests only read it (a module imports the fixtures it uses:
-``demo_tasks`` and ``transactional_db``).
+``demo_tasks``, ``module_world`` and ``transactional_db``).
 
-Seeding the four demo tasks and scoring their runs takes half a minute of CPU;
-built per test, the four roles of the accessibility crawl paid it four times.
-``demo_tasks`` builds it at the module's first test, committed (the live server's
-thread reads it through a connection of its own), with a storage folder and a
-cache namespace of the module's own; at the module's end the database is
-flushed, as a transactional test leaves it for the next module.
+Seeding the four demo tasks and scoring their runs takes a quarter to half a
+minute of CPU; built per test, the four roles of the accessibility crawl paid it
+four times. ``demo_tasks`` builds it at the module's first test, committed (the
+live server's thread reads it through a connection of its own), in the test
+process's world storage folder with a cache namespace of the module's own; at
+the module's end the database is flushed, as a transactional test leaves it for
+the next module. The process's next module that asks for it gets the same rows
+back from a snapshot taken just after the seeding (tests/db_snapshot.py: no
+model save, no receiver), the files still in the same folder: seeded once per
+test process.
 
 The tests of such a module reach the database through ``transactional_db``,
 overridden here (pytest-django's ``live_server`` asks for it): the database
@@ -22,8 +26,11 @@ being there. Each test still reads and writes its own cache namespace
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
+
+from tests import db_snapshot
 
 
 def seed_demo_tasks() -> tuple[list, list]:
@@ -52,10 +59,19 @@ def seed_demo_tasks() -> tuple[list, list]:
     return tasks, runs
 
 
+#: The test process's demo world, once built: (snapshot, task ids, run ids).
+_BUILT: list[tuple[db_snapshot.Snapshot, list[int], list[int]]] = []
+
+
+#: The storage folder of the test process's worlds: a world put back from a
+#: snapshot finds its files where they were written.
+_STORAGE: list[Path] = []
+
+
 @pytest.fixture(scope="module")
 def module_world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201, ARG001
-    """The database unblocked, a storage folder and a cache namespace for the
-    module's world while its tests run; the database flushed at the end."""
+    """The database unblocked, the process's storage folder and a cache namespace
+    of the module's own while its tests run; the database flushed at the end."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connections
@@ -63,12 +79,13 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa:
 
     from evalhub.competitions.services.data import taskdata
 
-    root = tmp_path_factory.mktemp("world-private")
+    if not _STORAGE:
+        _STORAGE.append(tmp_path_factory.mktemp("world-private"))
     storages = {
         **settings.STORAGES,
         "default": {
             **settings.STORAGES["default"],
-            "OPTIONS": {"location": str(root), "base_url": None},
+            "OPTIONS": {"location": str(_STORAGE[0]), "base_url": None},
         },
     }
     prefix = f"test-world-{uuid.uuid4().hex[:12]}"
@@ -84,8 +101,21 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa:
 
 @pytest.fixture(scope="module")
 def demo_tasks(module_world):  # noqa: ANN001, ANN201, ARG001
-    """The seeded demo site, once per module: (tasks, runs)."""
-    return seed_demo_tasks()
+    """The seeded demo site: (tasks, runs). Seeded by the process's first module
+    that asks for it; the next ones get its rows back from a snapshot
+    (tests/db_snapshot.py) taken just after the seeding, before any test ran."""
+    from evalhub.competitions.models import SharedTask, Submission
+
+    if _BUILT:
+        snapshot, task_ids, run_ids = _BUILT[0]
+        db_snapshot.restore(snapshot)
+    else:
+        tasks, runs = seed_demo_tasks()
+        task_ids, run_ids = [t.pk for t in tasks], [r.pk for r in runs]
+        _BUILT.append((db_snapshot.take(), task_ids, run_ids))
+    tasks = SharedTask.objects.in_bulk(task_ids)
+    runs = Submission.objects.in_bulk(run_ids)
+    return [tasks[pk] for pk in task_ids], [runs[pk] for pk in run_ids]
 
 
 @pytest.fixture
