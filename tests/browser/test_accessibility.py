@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import resolve
 
@@ -32,9 +33,18 @@ from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
 from tests import browsers, page_audit
-from tests.browser.test_public_pages import demo_tasks  # noqa: F401 - a fixture
+from tests.browser.demo_world import (  # noqa: F401 - fixtures
+    demo_tasks,
+    module_world,
+    transactional_db,
+)
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+#: One demo site for the four roles (tests/browser/demo_world.py): each role's crawl
+#: only reads pages (GET requests and forms, no logout), signs its own user in (a
+#: session of its own) and draws the compare figures of the pages it opens, as the
+#: worker would (drawn again, or already there, for the next role: the same
+#: figures of the same runs).
+pytestmark = [pytest.mark.e2e]
 
 SIZES = (
     ("desktop", {"width": 1280, "height": 900}),
@@ -47,10 +57,11 @@ SIZES = (
 MT_PROBE_BOARD = "/tasks/demo-mt-lexicon-probe/evaluation/leaderboard/"
 
 
-@pytest.fixture
-def demo_site(demo_tasks, django_user_model):  # noqa: ANN001, ANN201, F811
+@pytest.fixture(scope="module")
+def demo_site(demo_tasks):  # noqa: ANN001, ANN201, F811
     """The seeded demo site and one user per role: (role, user or None)."""
     tasks, runs = demo_tasks
+    django_user_model = get_user_model()
     tracked = demo.seed_tracks_demo()
     for sub in Submission.objects.filter(phase__task=tracked):
         scoring.score_submission(submission_id=sub.pk)

@@ -24,16 +24,21 @@ import pytest
 from django.urls import reverse
 
 from evalhub.competitions.models import Submission
-from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import analyses, compare_figures
 from evalhub.competitions.services.data import demo
 from evalhub.competitions.services.runs import scoring
 from evalhub.rankings import jobs
 from tests import run_figures
+from tests.browser.demo_world import (  # noqa: F401 - fixtures
+    demo_tasks,
+    module_world,
+    transactional_db,
+)
 from tests.figure_text import problems, texts
-from tests.rankings.helpers import scored
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+#: The demo site is built once for the module, or put back from the test
+#: process's snapshot (tests/browser/demo_world.py): no ``django_db`` marker.
+pytestmark = [pytest.mark.e2e]
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -71,35 +76,30 @@ MEASURE = """async img => {
 }"""
 
 
-@pytest.fixture
-def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
-    """Every demo task with its demo runs scored, and the two-track demo; the
-    statistics and figures of each test set drawn. Returns (path, track runs,
-    other tracks' runs) per leaderboard."""
-    tasks = demo.seed_demo(with_runs=False)
-    for task in tasks:
-        phase = task.phases.get()
-        for i, (team, method, files) in enumerate(task.type.demo(seed=0).runs):
-            user = django_user_model.objects.create_user(f"{task.pk}-{i}")
-            teams.register(task=task, user=user, new_team_name=f"{team} {task.pk}")
-            scored(phase, user, next(iter(files.values())), method)
+@pytest.fixture(scope="module")
+def tracked_world(demo_tasks):  # noqa: ANN001, ANN201, F811
+    """Every demo task with its demo runs scored (tests/browser/demo_world.py), and
+    the two-track demo; the statistics and figures of each test set drawn. Returns
+    (path, track runs, other tracks' runs) per leaderboard, and the two runs of
+    each demo task that its comparison draws."""
+    tasks, _ = demo_tasks
     tracked = demo.seed_tracks_demo()
     for sub in Submission.objects.filter(phase__task=tracked):
         scoring.score_submission(submission_id=sub.pk)
     run_figures.draw_pending()  # the figure jobs the scoring jobs send
-    out = []
+    for test_set in tracked.phases.get().test_sets.all():
+        jobs.refresh_statistics(test_set.pk)
+        analyses.refresh(test_set_id=test_set.pk)
+    out, compared = [], []
     for task in [*tasks, tracked]:
         phase = task.phases.get()
-        for test_set in phase.test_sets.all():
-            jobs.refresh_statistics(test_set.pk)
-            analyses.refresh(test_set_id=test_set.pk)
         path = reverse("competitions:leaderboard-detail", args=[task.slug, phase.slug])
         if task != tracked:
             first, second = Submission.objects.filter(phase=phase).order_by("pk")[:2]
-            for test_set in phase.test_sets.all():  # the worker's drawing
-                compare_figures.draw(
-                    test_set_id=test_set.pk, run_ids=[first.pk, second.pk]
-                )
+            compared += [
+                (test_set.pk, [first.pk, second.pk])
+                for test_set in phase.test_sets.all()
+            ]
             compare = reverse("competitions:runs-compare", args=[task.slug, phase.slug])
             out += [
                 (path, set(), set()),
@@ -114,6 +114,16 @@ def boards(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
             mine = {s.pk for s in runs if s.track.slug == slug}
             others = {s.pk for s in runs if s.track.slug != slug}
             out.append((f"{path}?track={slug}", mine, others))
+    return out, compared
+
+
+@pytest.fixture
+def boards(tracked_world):  # noqa: ANN001, ANN201
+    """``tracked_world``'s leaderboards, with each comparison's figures drawn (the
+    worker's drawing) in the test's own cache namespace, where they are kept."""
+    out, compared = tracked_world
+    for test_set_id, run_ids in compared:
+        compare_figures.draw(test_set_id=test_set_id, run_ids=run_ids)
     return out
 
 

@@ -10,9 +10,16 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.browser.test_public_pages import PHONE, demo_tasks  # noqa: F401 - a fixture
+from tests.browser.demo_world import (  # noqa: F401 - fixtures
+    demo_tasks,
+    module_world,
+    transactional_db,
+)
+from tests.browser.test_public_pages import PHONE
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+#: One demo site for both tests (tests/browser/demo_world.py): the first reads the
+#: boards, the second signs a participant in (a session of its own) and reads.
+pytestmark = [pytest.mark.e2e]
 
 #: Every ranked row's primary score cell that is not fully inside the viewport, or
 #: that another element (a sticky column) covers at its centre; the window is

@@ -9,13 +9,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import teams
-from evalhub.competitions.services.boards import analyses
-from evalhub.competitions.services.data import demo
-from evalhub.rankings import jobs
-from tests.rankings.helpers import scored
+from tests.browser.demo_world import (  # noqa: F401 - fixtures
+    demo_tasks,
+    module_world,
+    transactional_db,
+)
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+#: The demo site is built once for the module (tests/browser/demo_world.py): no
+#: ``django_db`` marker.
+pytestmark = [pytest.mark.e2e]
 
 DESKTOP = {"width": 1280, "height": 900}
 #: The smallest text of a figure <img> as displayed, in CSS px: matplotlib draws text
@@ -31,25 +33,7 @@ SMALLEST_TEXT_PX = """async img => {
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture
-def demo_tasks(isolated_storage, django_user_model):  # noqa: ANN001, ANN201
-    """The four demo tasks with their demo runs scored (no worker: the scorer is
-    called directly) and their boards' intervals and bands computed."""
-    tasks = demo.seed_demo(with_runs=False)
-    runs = []
-    for task in tasks:
-        phase = task.phases.get()
-        for i, (team_name, method, files) in enumerate(task.type.demo(seed=0).runs):
-            user = django_user_model.objects.create_user(f"{task.pk}-{i}")
-            teams.register(task=task, user=user, new_team_name=f"{team_name} {task.pk}")
-            runs.append(scored(phase, user, next(iter(files.values())), method))
-        for test_set in phase.test_sets.all():
-            jobs.refresh_statistics(test_set.pk)
-            analyses.refresh(test_set_id=test_set.pk)
-    return tasks, runs
-
-
-def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  # noqa: ANN001
+def test_public_pages_fit_and_log_no_error(live_server, demo_tasks, browser):  # noqa: ANN001, F811
     tasks, runs = demo_tasks
     boards = [
         reverse("competitions:leaderboard-detail", args=[t.slug, "evaluation"])
