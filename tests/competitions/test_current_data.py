@@ -16,7 +16,7 @@ from evalhub.competitions.services.data import datasets, taskdata
 from evalhub.competitions.services.runs import scoring
 from tests.competitions.test_admin import _change_form_data
 from tests.concurrency import WAIT, in_thread
-from tests.conftest import _add_test_set
+from tests.demo_world import add_test_set
 
 
 def _fewer_source_terms(bucc_demo) -> bytes:  # noqa: ANN001
@@ -113,7 +113,7 @@ def test_a_test_set_that_loses_its_gold_ranks_no_run_on_it(
     the rescore skipped that test set and its old evaluations stayed: the public
     board, the overall ranking and the exports ranked the run on deleted gold, and
     the rescoring page listed it for ever."""
-    second = _add_test_set(phase, bucc_demo, slug="second", visibility="public")
+    second = add_test_set(phase, bucc_demo, slug="second", visibility="public")
     sub = submit_run(demo_run)
     jobs.score_submission(sub.pk)
     assert Evaluation.objects.filter(submission=sub).count() == 2
