@@ -42,18 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import stack as bench_stack  # noqa: E402
 from cpu_hooks import read_totals  # noqa: E402
 from http_client import Conn, Recorder, timed  # noqa: E402
-from stack import (  # noqa: E402
-    PHASE,
-    ROOT,
-    TASK,
-    Stack,
-    command_line,
-    deployed_web_layout,
-    machine_load,
-    wait,
-)
+from stack import PHASE, ROOT, TASK, Stack, command_line, wait  # noqa: E402
 
 BOARD = f"/tasks/{TASK}/{PHASE}/leaderboard/"
 SUBMIT = f"/tasks/{TASK}/{PHASE}/submit/"
@@ -247,7 +239,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--view-think", type=float, default=1.0)
     parser.add_argument("--submit-think", type=float, default=10.0)
-    workers, threads = deployed_web_layout()
+    workers, threads = bench_stack.deployed_web_layout()
     parser.add_argument("--web-workers", type=int, default=workers)
     parser.add_argument("--web-threads", type=int, default=threads)
     parser.add_argument(
@@ -322,7 +314,7 @@ def main() -> None:
             "demo runs",
             600,
         )
-        before = machine_load()
+        before = bench_stack.machine_load()
         measured = asyncio.run(
             run_load(
                 args,
@@ -373,7 +365,7 @@ def main() -> None:
                 stack.count("status = 'scored'") - 3 - seeded,
                 stack.count("status = 'failed'"),
             ],
-            "machine_after": machine_load(),
+            "machine_after": bench_stack.machine_load(),
         }
         print(json.dumps(result, indent=2))
         out = Path(args.out)

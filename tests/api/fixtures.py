@@ -35,9 +35,11 @@ def secret_test_set(phase, bucc_demo, test_set):  # noqa: ANN001, ANN201
 @pytest.fixture
 def scored(submit_run, demo_run, test_set, secret_test_set):  # noqa: ANN001, ANN201
     from evalhub.competitions import jobs
+    from tests import run_figures
 
     sub = submit_run(demo_run, method="dictionary")
     jobs.score_submission(sub.pk)
+    run_figures.draw_pending(sub)  # the job the scoring job sends after commit
     sub.refresh_from_db()
     assert sub.status == "scored", sub.failure_message
     return sub
