@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stack import PHASE, ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
+from stack import ROOT, TASK, Stack, command_line, machine_load, save  # noqa: E402
 
 MEASURE = r"""
 import cProfile, io, json, pstats, time
@@ -127,13 +127,7 @@ def main() -> None:
     args = parser.parse_args()
     with Stack(database_url=args.database_url) as stack:
         stack.add_participants(["cpu0"])
-        if args.board_runs:
-            stack.shell(
-                "from evalhub.competitions.models import Phase\n"
-                "from tests.competitions.big_board import seed_board\n"
-                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
-                f"seed_board(phase=phase, teams={args.board_runs})\n"
-            )
+        stack.seed_board(args.board_runs)
         out_file = stack.tmp / "cpu.json"
         before = machine_load()
         code = (

@@ -196,6 +196,17 @@ class Stack:
     def shell(self, code: str, timeout: float = 600) -> None:
         self.manage("shell", "-c", code, timeout=timeout)
 
+    def seed_board(self, teams: int) -> None:
+        """``teams`` more teams on the demo board, each with one scored run
+        (``tests/competitions/big_board.py``: bulk inserts); none for 0."""
+        if teams:
+            self.shell(
+                "from evalhub.competitions.models import Phase\n"
+                "from tests.competitions.big_board import seed_board\n"
+                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
+                f"seed_board(phase=phase, teams={teams})\n"
+            )
+
     def gunicorn(
         self, *, workers: int, threads: int, config: Path | None = None, **env: str
     ) -> subprocess.Popen[bytes]:

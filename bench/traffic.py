@@ -275,13 +275,7 @@ def main() -> None:
         users = [f"team{i}" for i in range(args.participants)]
         viewers = [f"viewer{i}" for i in range(args.logged_in_viewers)]
         run = stack.add_participants(users + viewers)
-        if args.board_runs:
-            stack.shell(
-                "from evalhub.competitions.models import Phase\n"
-                "from tests.competitions.big_board import seed_board\n"
-                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
-                f"seed_board(phase=phase, teams={args.board_runs})\n"
-            )
+        stack.seed_board(args.board_runs)
         cpu_dir = stack.tmp / "cpu"
         cpu_dir.mkdir()
         web = stack.gunicorn(

@@ -263,13 +263,7 @@ def main() -> None:
     args.names = [f"cpu{i:03d}" for i in range(args.teams)]
     with Stack(database_url=args.database_url, beat=False) as stack:
         stack.add_participants(args.names)
-        if args.board_runs:
-            stack.shell(
-                "from evalhub.competitions.models import Phase\n"
-                "from tests.competitions.big_board import seed_board\n"
-                f"phase = Phase.objects.get(task__slug={TASK!r}, slug={PHASE!r})\n"
-                f"seed_board(phase=phase, teams={args.board_runs})\n"
-            )
+        stack.seed_board(args.board_runs)
         before = machine_load()
         measured = measure(stack, args)
         profile = measured.pop("profile", "")
