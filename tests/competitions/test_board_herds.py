@@ -133,3 +133,96 @@ def test_a_page_around_the_previous_boards_is_not_kept_for_the_new_version(
     assert b"first-method" in during and b"second-method" not in during
     # No new change since: the next request gets the new boards all the same.
     assert b"second-method" in client.get(url).content
+
+
+def _page_lock(phase, path: str) -> str:  # noqa: ANN001
+    """The render lock of the anonymous page at ``path`` as it is now (what a
+    request rendering it holds), from the same rules the page is kept by."""
+    from evalhub.competitions.services.boards import fragments, page_keys
+
+    phase_, test_sets = page_keys.light_phase(
+        slug=phase.task.slug, phase_slug=phase.slug
+    )
+    vary_on = page_keys.vary_on(phase=phase_, path=path)
+    return fragments.page_key(test_sets=test_sets, vary_on=vary_on) + ":rendering"
+
+
+@pytest.mark.django_db
+def test_a_page_being_rendered_elsewhere_serves_the_previous_page(
+    client, phase, test_set, submit_run, bucc_demo, task, outsider, participant,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    """After a change, one request renders each kept page (the anonymous page,
+    a signed-in audience's shell); the others get the previous one meanwhile
+    rather than all rendering it (issue 47: each new board version drew the
+    pages around it once per waiting request)."""
+    from django.core.cache import cache
+    from django.test import Client
+
+    from evalhub.competitions.services import teams
+
+    def score(sub) -> None:  # noqa: ANN001
+        with django_capture_on_commit_callbacks(execute=True):
+            assert scoring.score_submission(submission_id=sub.pk) == "scored"
+
+    url = f"/tasks/{phase.task.slug}/{phase.slug}/leaderboard/"
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    signed_in = Client()
+    signed_in.force_login(participant)
+    score(submit_run(runs["dictionary"], method="first-method"))
+    assert b"first-method" in client.get(url).content
+    assert b"first-method" in signed_in.get(url).content
+    teams.register(task=task, user=outsider, new_team_name="Second team")
+    score(submit_run(runs["random"], user=outsider, method="second-method"))
+
+    # Another request renders the new anonymous page: served from the cache
+    # (the quick way) and by the full way alike, the previous page.
+    lock = _page_lock(phase, url)
+    cache.set(lock, 1)
+    during = client.get(url).content
+    assert b"first-method" in during and b"second-method" not in during
+    cache.delete(lock)
+    assert b"second-method" in client.get(url).content
+
+    # Every page lock held (the fragment's is free): the signed-in shell too.
+    real_add = cache.add
+
+    def busy(key, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if key.startswith("leaderboard:page:") and key.endswith(":rendering"):
+            return False
+        return real_add(key, *args, **kwargs)
+
+    cache.add = busy
+    try:
+        during = signed_in.get(url).content.decode()
+    finally:
+        del cache.add
+    assert "first-method" in during and "second-method" not in during
+    assert 'class="badge you"' in during  # the viewer's parts put in all the same
+    assert "second-method" in signed_in.get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_page_drawn_before_a_run_was_hidden_is_never_served_again(
+    client, phase, test_set, submit_run, bucc_demo, participant,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    from django.core.cache import cache
+
+    from evalhub.competitions.services.runs import hiding
+
+    url = f"/tasks/{phase.task.slug}/{phase.slug}/leaderboard/"
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    sub = submit_run(runs["dictionary"], method="soon-hidden")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert scoring.score_submission(submission_id=sub.pk) == "scored"
+    assert b"soon-hidden" in client.get(url).content
+    with django_capture_on_commit_callbacks(execute=True):
+        hiding.set_hidden(submission=sub, user=participant, hidden=True)
+    lock = _page_lock(phase, url)
+    cache.set(lock, 1)  # another request renders the page without the run
+    try:
+        during = client.get(url).content
+    finally:
+        cache.delete(lock)
+    assert b"soon-hidden" not in during

@@ -268,24 +268,23 @@ def anonymous_leaderboard(
     """The whole leaderboard page as anonymous visitors see it, shared by all of
     them (the caller checks there is nothing of the viewer's on it: no CSRF token,
     no messages) and rendered by ``render`` once per change of anything it shows
-    (``page_keys.key``)."""
+    (``page_keys.vary_on``); while another request renders it, the previous
+    one (``fragments.page``)."""
     note_view(phase.pk)
-    key = page_keys.key(phase=phase, test_sets=test_sets, path=path)
-    html = cache.get(key)
-    if html is None:
-        with fragments.noting_stale() as stale:
-            html = render()
-        if not stale[0]:  # a page around the previous boards: not kept
-            cache.set(key, html, fragments.FRAGMENT_TIMEOUT)
-    return html
+    return fragments.page(
+        test_sets=test_sets,
+        vary_on=page_keys.vary_on(phase=phase, path=path),
+        render=render,
+    )
 
 
 def cached_anonymous_leaderboard(
     *, slug: str, phase_slug: str, path: str
 ) -> bytes | None:
     """The page ``anonymous_leaderboard`` keeps, if the cache holds it for the
-    phase as it is now: one light query (``page_keys.light_phase``) and one
-    cache read. None (the caller takes the full way, which renders it or answers
+    phase as it is now (or the previous one while another request renders it:
+    ``fragments.kept_page``): one light query (``page_keys.light_phase``) and
+    one cache read. None (the caller takes the full way, which renders it or answers
     404): no such phase, a task hidden from the public, no page kept yet."""
     found = page_keys.light_phase(slug=slug, phase_slug=phase_slug)
     if found is None:
@@ -294,7 +293,9 @@ def cached_anonymous_leaderboard(
     if not access.can_see_task(AnonymousUser(), phase.task):
         return None
     note_view(phase.pk)
-    return cache.get(page_keys.key(phase=phase, test_sets=test_sets, path=path))
+    return fragments.kept_page(
+        test_sets=test_sets, vary_on=page_keys.vary_on(phase=phase, path=path)
+    )
 
 
 def _board_views(

@@ -1,7 +1,8 @@
 """The leaderboard page's cached HTML: the boards fragment, rendered once per
-change and viewer class, with the previous fragment served while another request
-renders the new one, and the keys of whole pages showing boards. Every key holds
-the board versions of ``boardcache`` (which invalidates them)."""
+change and viewer class, and the whole pages showing boards (the anonymous page,
+a signed-in audience's shell), rendered once per change and audience; for both,
+the previous rendering is served while another request renders the new one. Every
+key holds the board versions of ``boardcache`` (which invalidates them)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import contextlib
 import contextvars
 import hashlib
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 
 from evalhub.competitions.models import BoardVersion, TestSet
 from evalhub.competitions.services.boards.boardcache import store, versions
+
+T = TypeVar("T")
 
 #: Seconds a rendered fragment is kept. Versions make every change visible at once;
 #: the timeout only bounds how long a deploy that changes the template shows old HTML.
@@ -43,10 +47,64 @@ def fragment(
     state = _boards_state(test_sets)
     key = "leaderboard:fragment:" + _digest((vary_on, state))
     html = cache.get(key)
-    if html is not None:
-        return mark_safe(html)  # noqa: S308 - rendered by the template engine
-    # Replaced gold starts a new fallback too: no board of the old gold is served.
-    latest = "leaderboard:fragment-latest:" + _digest(
+    if html is None:
+        html = _render_once(
+            key=key,
+            latest=_latest_key("fragment", vary_on, test_sets),
+            state=state,
+            render=render,
+            keep=store,
+        )
+    return mark_safe(html)  # noqa: S308 - rendered by the template engine
+
+
+def page(
+    *,
+    test_sets: Sequence[TestSet],
+    vary_on: Hashable,
+    render: Callable[[], T],
+) -> T:
+    """A whole page showing these boards, shared by the viewers of ``vary_on``
+    (the anonymous page, a signed-in page's shell): kept under ``page_key``,
+    rendered once per change. As with ``fragment``, requests arriving while
+    another renders it get the previous page of the same ``vary_on`` if it shows
+    nothing taken off the boards since; a page rendered around a previous
+    fragment is served but neither kept nor remembered as the previous page."""
+    state = _boards_state(test_sets)
+    key = _page_key(vary_on, state)
+    kept = cache.get(key)
+    if kept is not None:
+        return kept
+    return _render_once(
+        key=key,
+        latest=_latest_key("page", vary_on, test_sets),
+        state=state,
+        render=render,
+        keep=cache.set,
+    )
+
+
+def kept_page(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> object | None:
+    """The page ``page`` keeps for these boards as they are now, or, while another
+    request renders it, the previous one (as ``page`` serves it); None: the
+    caller renders it (through ``page``). A read-only look, for pages served
+    without building what their rendering needs."""
+    key = page_key(test_sets=test_sets, vary_on=vary_on)
+    kept = cache.get(key)
+    if kept is not None:
+        return kept
+    latest = _latest_key("page", vary_on, test_sets)
+    found = cache.get_many([key + ":rendering", latest])
+    if key + ":rendering" not in found:
+        return None
+    return _previous(found.get(latest))
+
+
+def _latest_key(kind: str, vary_on: Hashable, test_sets: Sequence[TestSet]) -> str:
+    """Where the last ``kind`` rendered for ``vary_on`` is remembered with the
+    board versions it was drawn at. Replaced gold starts a new one: nothing drawn
+    on the old gold is served as a previous page."""
+    return f"leaderboard:{kind}-latest:" + _digest(
         (
             vary_on,
             tuple(
@@ -54,22 +112,44 @@ def fragment(
             ),
         )
     )
+
+
+def _render_once(
+    *,
+    key: str,
+    latest: str,
+    state: tuple,
+    render: Callable[[], T],
+    keep: Callable[[str, object, int], None],
+) -> T:
+    """``render()`` and ``keep`` it under ``key`` (and as the latest), unless
+    another request holds ``key``'s render lock: then the latest still shown."""
     lock = key + ":rendering"
     if not cache.add(lock, 1, timeout=30):
-        stale = cache.get(latest)
-        if isinstance(stale, tuple) and _still_shown(stale[0]):
+        previous = _previous(cache.get(latest))
+        if previous is not None:
             served = _stale_served.get()
             if served is not None:
                 served[0] = True
-            return mark_safe(stale[1])  # noqa: S308
+            return previous
     drawn = {pk: _number(v) for pk, *_, v in state}
     try:
-        html = render()
-        store(key, html, FRAGMENT_TIMEOUT)
-        cache.set(latest, (drawn, html), FRAGMENT_TIMEOUT)
+        with noting_stale() as stale:
+            html = render()
+        if not stale[0]:
+            keep(key, html, FRAGMENT_TIMEOUT)
+            cache.set(latest, (drawn, html), FRAGMENT_TIMEOUT)
     finally:
         cache.delete(lock)
-    return mark_safe(html)  # noqa: S308
+    return html
+
+
+def _previous(latest: object) -> object | None:
+    """The remembered latest rendering (``_latest_key``), if it shows nothing
+    taken off the boards since it was drawn."""
+    if isinstance(latest, tuple) and _still_shown(latest[0]):
+        return latest[1]
+    return None
 
 
 _stale_served: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar(
@@ -88,6 +168,9 @@ def noting_stale() -> Iterator[list[bool]]:
         yield served
     finally:
         _stale_served.reset(token)
+        outer = _stale_served.get()
+        if served[0] and outer is not None:
+            outer[0] = True  # a page around this one is not current either
 
 
 def _number(version: int | str) -> int:
@@ -120,7 +203,11 @@ def _boards_state(test_sets: Sequence[TestSet]) -> tuple:
 def page_key(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> str:
     """Cache key of a whole page showing these boards: it changes with every board
     version (see ``fragment``) and with ``vary_on``."""
-    return "leaderboard:page:" + _digest((vary_on, _boards_state(test_sets)))
+    return _page_key(vary_on, _boards_state(test_sets))
+
+
+def _page_key(vary_on: Hashable, state: tuple) -> str:
+    return "leaderboard:page:" + _digest((vary_on, state))
 
 
 def _digest(value: object) -> str:

@@ -1,4 +1,4 @@
-"""The keys of the leaderboard pages kept whole (the page anonymous visitors share,
+"""What the leaderboard pages kept whole are keyed on (the page anonymous visitors share,
 and the signed-in page's shell shared by the viewers of one audience:
 ``viewer_page``), and the little these keys need, read in one precompiled query:
 for a page served from the cache, the phase's and its test sets' other fields (the
@@ -6,50 +6,43 @@ task's description, settings and dates, ...) are not read (issue 47: reading and
 building them was a third of such a page's CPU). ``board_pages.cached_anonymous_leaderboard``
 and ``viewer_page.cached_signed_in_leaderboard`` serve pages from it;
 ``board_pages.anonymous_leaderboard`` and ``viewer_page.signed_in_leaderboard``
-render and keep them under the same keys."""
+render and keep them under the same keys (``fragments.page``)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services.boards import boardcache, fragments
+from evalhub.competitions.services.boards import boardcache
 from evalhub.precompiled import Precompiled
 
 #: What the key holds (``key``), and what ``access.can_see_task``, the audience
 #: (``board_pages.audience``) and the header's "My runs" link read.
-_TEST_SET = ("id", "name", "visibility", "revealed")
+_TEST_SET = ("id", "name", "visibility", "revealed", "gold_version")
 _PHASE = ("id", "name", "max_final_runs", "after_campaign")
 _TASK = ("id", "slug", "title", "task_type", "state", "gold_released")
 
 
-def key(
-    *,
-    phase: Phase,
-    test_sets: Sequence[TestSet],
-    path: str,
-    audience: Hashable = "anonymous",
-) -> str:
-    """The cache key of the page at ``path`` as the viewers of ``audience`` see it
+def vary_on(*, phase: Phase, path: str, audience: Hashable = "anonymous") -> tuple:
+    """What the page at ``path`` as the viewers of ``audience`` see it is kept on,
+    besides its boards (``fragments.page``)
     ("anonymous", or what the signed-in page's shell depends on of its viewer:
     ``viewer_page``; times are drawn in UTC and redrawn by the browser): it holds
     everything the page shows that may change (task title, type, state and gold
     release, phase name, final-run rule and campaign, each test set's name,
-    visibility, reveal and board version), so a change shows at once."""
+    visibility, reveal and board version, which ``fragments.page`` adds), so a
+    change shows at once."""
     task = phase.task
-    return fragments.page_key(
-        test_sets=test_sets,
-        vary_on=(
-            audience,
-            path,
-            task.title,
-            task.task_type,
-            task.state,
-            task.gold_released,
-            phase.name,
-            phase.max_final_runs,
-            phase.after_campaign,
-        ),
+    return (
+        audience,
+        path,
+        task.title,
+        task.task_type,
+        task.state,
+        task.gold_released,
+        phase.name,
+        phase.max_final_runs,
+        phase.after_campaign,
     )
 
 

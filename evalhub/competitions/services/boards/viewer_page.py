@@ -8,7 +8,7 @@ What the shell may hold of its viewer is decided by the audience it is keyed on
 scores, per-item detail and hidden runs the viewer may see) and whether the viewer
 organises the task (the page's words for organisers, the package link, the
 feature apps' panels); with the address and what the anonymous page's key holds
-(``page_keys.key``: board versions, task, phase and test set fields), so a change
+(``page_keys.vary_on`` and the board versions, task, phase and test set fields), so a change
 of the boards shows at once. What is the viewer's own is never in it, only a
 hole for it (``fill``):
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from django.core.cache import cache
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
@@ -71,12 +70,12 @@ def signed_in_leaderboard(
 ) -> str:
     """The leaderboard page for the signed-in viewer of ``request`` (no message for
     them): its audience's shell, rendered and kept unless the cache has it, with the
-    viewer's parts put in. A shell built on a fragment of the previous boards
-    (``fragments.noting_stale``) is served but not kept."""
+    viewer's parts put in. While another request renders it, the previous shell
+    of the audience; one built on a fragment of the previous boards is served but
+    not kept (``fragments.page``)."""
     user = request.user
-    key = _key(request, phase, test_sets)
-    shell = cache.get(key)
-    if shell is None:
+
+    def render() -> str:
         context = board_pages.leaderboard_page(
             phase=phase,
             test_sets=test_sets,
@@ -85,12 +84,13 @@ def signed_in_leaderboard(
             every_row=every_row,
             own_rows_marked=False,
         )
-        with fragments.noting_stale() as stale:
-            shell = render_to_string(
-                SHELL_TEMPLATE, {**context, "csrf_token": _CSRF_HOLE}, request=request
-            )
-        if not stale[0]:
-            cache.set(key, shell, fragments.FRAGMENT_TIMEOUT)
+        return render_to_string(
+            SHELL_TEMPLATE, {**context, "csrf_token": _CSRF_HOLE}, request=request
+        )
+
+    shell = fragments.page(
+        test_sets=test_sets, vary_on=_vary_on(request, phase, test_sets), render=render
+    )
     return fill(shell, request=request, task=phase.task)
 
 
@@ -110,16 +110,17 @@ def cached_signed_in_leaderboard(
     if not access.can_see_task(user, phase.task):
         return None
     board_pages.note_view(phase.pk)
-    key = _key(request, phase, test_sets)
-    shell = cache.get(key)
+    shell = fragments.kept_page(
+        test_sets=test_sets, vary_on=_vary_on(request, phase, test_sets)
+    )
     return None if shell is None else fill(shell, request=request, task=phase.task)
 
 
-def _key(request: HttpRequest, phase, test_sets) -> str:  # noqa: ANN001
-    """The shell's cache key: the page's and the viewer's audience's."""
-    return page_keys.key(
+def _vary_on(request: HttpRequest, phase, test_sets) -> tuple:  # noqa: ANN001
+    """What the shell is kept on besides its boards: the page's and the viewer's
+    audience's."""
+    return page_keys.vary_on(
         phase=phase,
-        test_sets=test_sets,
         path=request.get_full_path(),
         audience=audience(request.user, phase, test_sets),
     )
