@@ -146,3 +146,23 @@ def test_a_drawing_whose_worker_was_lost_is_taken_over(submit_run, demo_run, tes
     assert run_figures.sent(evaluation.figures_key)
     assert not lifecycle.store_figures(evaluation.pk, old, ())
     assert jobs.draw_run_figures(evaluation.pk, evaluation.figures_key) == "drawn"
+
+
+def test_figures_pending_on_a_test_set_the_viewer_may_not_see_are_not_spoken_of(
+    client, organiser, submit_run, demo_run, test_set, private_test_set
+):  # noqa: ANN001
+    """The status part says "being drawn" only of figures the viewer may see: a
+    run's figures on a private test set are the organisers' to know about."""
+    run = submit_run(demo_run)
+    assert jobs.score_submission(run.pk) == "scored"
+    public = Evaluation.objects.get(submission=run, test_set=test_set)
+    assert jobs.draw_run_figures(public.pk, public.figures_key) == "drawn"
+    private = Evaluation.objects.get(submission=run, test_set=private_test_set)
+    assert private.figures == "pending"
+    assert PENDING.encode() not in _status(client, run).content  # anonymous
+    page = client.get(reverse("competitions:run-detail", args=[run.pk])).content
+    assert PENDING.encode() not in page
+    client.force_login(organiser)
+    assert PENDING.encode() in _status(client, run).content
+    assert run_figures.draw_pending(run) == 1
+    assert PENDING.encode() not in _status(client, run).content

@@ -89,9 +89,21 @@ class KeptScores:
         return self._read
 
     def figures_pending(self) -> bool:
-        """Some of the run's figures are still to be drawn (their own job, after
-        the score): the page's status part polls until they are."""
-        return any(row[14] != Evaluation.Figures.DRAWN for row in self._rows())
+        """Some of the run's figures the viewer may see are still to be drawn
+        (their own job, after the score): the page's status part polls until
+        they are. Figures on a test set whose scores the viewer may not see are
+        not spoken of (as the scores part shows them: ``access.can_see_run_scores``);
+        the test sets are read only while some figures are pending."""
+        pending = {
+            row[1] for row in self._rows() if row[14] != Evaluation.Figures.DRAWN
+        }
+        if not pending:
+            return False
+        for test_set in TestSet.objects.filter(pk__in=pending):
+            test_set.phase = self.submission.phase
+            if access.can_see_run_scores(self.user, self.submission, test_set):
+                return True
+        return False
 
     def key(self) -> str | None:
         """The cache key (see the module's docstring); None: not scored, nothing kept."""
