@@ -126,9 +126,12 @@ TABLE: dict[str, tuple[int, ...]] = {
     # A compare figure of no runs chosen: not found (the page's figures are tested
     # role by role in tests/competitions/test_compare_figures.py).
     "competitions:runs-compare-figure": GONE,
-    # A private test set is not revealed: organisers only; their first request is
-    # answered "being prepared" (202) while a worker draws the figures as PDF.
-    "rankings:package": (404, 404, 404, 202),
+    # A private test set is not revealed: organisers only. A first request is
+    # answered "being prepared" (202) while a worker draws the figures as PDF
+    # (tests/rankings/test_package.py); here the crawl has already downloaded the
+    # comparison figures as PDF (api:figure-export, each kept once drawn), so the
+    # package is ready.
+    "rankings:package": (404, 404, 404, 200),
     # Tracks of a phase (console/views/tracks.py); the world's phase has no track
     # "x": not found even for its organisers (tests/console/test_tracks_pages.py
     # covers a real track role by role).

@@ -197,6 +197,38 @@ def test_figures_as_svg_and_pdf(client, analysed, test_set, secret_test_set, org
     assert client.get(url).status_code == 200
 
 
+def test_every_comparison_pdf_of_a_test_set_costs_one_drawing(
+    client, analysed, test_set, monkeypatch
+):  # noqa: ANN001
+    """A reader downloading every comparison figure as PDF: the first request
+    draws the figures of its runs once and keeps each, the others are read (each
+    used to draw every figure again: a crawl of N figures drew N x N)."""
+    from tasks import registry
+
+    kind = type(registry.get("bilingual_term_alignment"))
+    calls = []
+    real = kind.comparison_plots
+
+    def counting(self, runs, settings):  # noqa: ANN001, ANN202
+        calls.append(len(runs))
+        return real(self, runs, settings)
+
+    monkeypatch.setattr(kind, "comparison_plots", counting)
+    keys = list(
+        test_set.task_artefacts.filter(key__startswith="compare-").values_list(
+            "key", flat=True
+        )
+    )
+    assert len(keys) >= 2
+    pdfs = [
+        client.get(reverse("api:figure-export", args=[test_set.pk, key, "pdf"]))
+        for key in keys
+    ]
+    assert all(r.status_code == 200 and r.content.startswith(b"%PDF") for r in pdfs)
+    assert len({r.content for r in pdfs}) == len(keys)  # each its own figure
+    assert len(calls) == 1
+
+
 def test_runs_zip_is_for_organisers_only_and_has_no_gold(
     client, scored, organiser, participant, outsider, demo_run, bucc_demo
 ):

@@ -62,11 +62,22 @@ def figure_pdf(
             return fh.read()
     if not artefact.key.startswith(COMPARE_PREFIX):
         raise NotVisible
-    cache_key = _pdf_key(artefact)
-    pdf = cache.get(cache_key)
+    pdf = cache.get(_pdf_key(artefact))
     if pdf is None:
-        pdf = _render_comparison_pdf(test_set=test_set, artefact=artefact)
-        cache.set(cache_key, pdf, timeout=7 * 24 * 3600)
+        # Drawing one comparison figure again builds every figure of its runs
+        # (``comparison_plots``): keep each of them, so that the next one asked
+        # for (a reader downloading them all) is read, not drawn again.
+        siblings = [
+            a
+            for a in TaskArtefact.objects.filter(
+                test_set=test_set,
+                track_id=artefact.track_id,
+                key__startswith=COMPARE_PREFIX,
+            ).exclude(svg="")
+            if a.runs == artefact.runs
+        ]
+        drawn = _pdfs(test_set, siblings or [artefact], render=True) or {}
+        pdf = drawn.get(artefact.key[len(COMPARE_PREFIX) :], b"")
     if not pdf:  # the figure could not be drawn again (see ``_pdfs``)
         raise NotVisible
     return pdf
@@ -141,19 +152,10 @@ def _pdfs(
     return {key: out[key] for key in sorted(out) if out[key]}
 
 
-def _render_comparison_pdf(*, test_set: TestSet, artefact: TaskArtefact) -> bytes:
-    wanted = artefact.key[len(COMPARE_PREFIX) :]
-    drawn = _render_comparison_pdfs(test_set=test_set, artefact=artefact, only=wanted)
-    if wanted not in drawn:
-        raise NotVisible
-    return drawn[wanted]
-
-
 def _render_comparison_pdfs(
-    *, test_set: TestSet, artefact: TaskArtefact, only: str | None = None
+    *, test_set: TestSet, artefact: TaskArtefact
 ) -> dict[str, bytes]:
-    """Every comparison figure drawn from ``artefact``'s runs (or the one named
-    ``only``), as PDF, by key."""
+    """Every comparison figure drawn from ``artefact``'s runs, as PDF, by key."""
     from tasks.common import plotting
     from tasks.common.plotting import render_pdf
 
@@ -167,8 +169,4 @@ def _render_comparison_pdfs(
         plotting.series_styles(analyses.styles(test_set, evaluations)),
     ):
         task.type.comparison_plots(runs, task.parsed_settings())
-    return {
-        key: render_pdf(fig)  # type: ignore[arg-type]
-        for key, fig in captured
-        if only is None or key == only
-    }
+    return {key: render_pdf(fig) for key, fig in captured}  # type: ignore[arg-type]
