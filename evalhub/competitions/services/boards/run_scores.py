@@ -92,21 +92,33 @@ class KeptScores:
         """Some of the run's figures the viewer may see are still to be drawn
         (their own job, after the score): the page's status part polls until
         they are. Figures on a test set whose scores the viewer may not see are
-        not spoken of (as the scores part shows them: ``access.can_see_run_scores``);
-        the test sets are read only while some figures are pending."""
-        pending = {
-            row[1] for row in self._rows() if row[14] != Evaluation.Figures.DRAWN
-        }
+        not spoken of (as the scores part shows them: ``access.can_see_run_scores``).
+        The answer depends on what the kept part's key holds, so it is kept
+        under that key while some figures are pending (a page polled every 2 s
+        during a backlog of figures asks it again and again)."""
+        rows = self._rows()
+        pending = {row[1] for row in rows if row[14] != Evaluation.Figures.DRAWN}
         if not pending:
             return False
-        for test_set in TestSet.objects.filter(pk__in=pending):
-            test_set.phase = self.submission.phase
-            if access.can_see_run_scores(self.user, self.submission, test_set):
-                return True
-        return False
+        key = f"{self.key()}:figures-pending"
+        answer = cache.get(key)
+        if answer is None:
+            answer = False
+            for test_set in TestSet.objects.filter(pk__in=pending):
+                test_set.phase = self.submission.phase
+                if access.can_see_run_scores(self.user, self.submission, test_set):
+                    answer = True
+                    break
+            boardcache.store(key, answer, fragments.FRAGMENT_TIMEOUT)
+        return answer
 
     def key(self) -> str | None:
         """The cache key (see the module's docstring); None: not scored, nothing kept."""
+        if not hasattr(self, "_key"):
+            self._key = self._make_key()
+        return self._key
+
+    def _make_key(self) -> str | None:
         run = self.submission
         if run.status != Submission.Status.SCORED:
             return None
