@@ -137,6 +137,15 @@ def screenshots_wanted(environ: Mapping[str, str] = os.environ) -> bool:
     return bool(environ.get("EVALHUB_SCREENSHOTS"))
 
 
+def screenshot(target, path: Path, **options: object) -> None:  # noqa: ANN001
+    """A screenshot of ``target`` (a page or a locator) saved at ``path``, taken only
+    when $EVALHUB_SCREENSHOTS names a folder to look at (``screenshots_wanted``):
+    nothing reads it otherwise, and each costs Chromium a good part of a CPU
+    second (a full page more)."""
+    if screenshots_wanted():
+        target.screenshot(path=str(path), **options)
+
+
 def log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001
     """Sign ``page`` in through the login form, as a person does (``base``: the
     live server's address), and wait until the header says so."""
