@@ -10,7 +10,9 @@ import pytest
 
 @pytest.fixture
 def screenshots(tmp_path):  # noqa: ANN001, ANN201
-    """Where browser tests save screenshots: $EVALHUB_SCREENSHOTS, else tmp_path."""
+    """Where browser tests save screenshots: $EVALHUB_SCREENSHOTS, else tmp_path
+    (where only the crawl's lists of pages go: the screenshots are taken only when
+    $EVALHUB_SCREENSHOTS is set, ``tests/browsers.py``'s ``screenshot``)."""
     import os
     from pathlib import Path
 

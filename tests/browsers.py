@@ -1,9 +1,12 @@
 """Which Chromium the browser tests drive, and what happens without one.
 
-Debian's ``chromium`` is used when installed, else the Chromium Playwright downloads
-itself (``playwright install chromium``). Without either, the browser tests are
-skipped with one line that says how to get one; with ``CI=true`` (as ``.ci/run``
-runs) a missing browser fails them, so CI always runs every browser test.
+Debian's ``chromium-headless-shell`` is used when installed (Chromium's engine
+built for headless use only, as Playwright runs headless by default: the pages
+cost it about half the CPU the full browser spends on them), else Debian's
+``chromium``, else the Chromium Playwright downloads itself (``playwright install
+chromium``). Without any, the browser tests are skipped with one line that says
+how to get one; with ``CI=true`` (as ``.ci/run`` runs) a missing browser fails
+them, so CI always runs every browser test.
 
 A test process launches Chromium once (``Shared``) and lends it to each browser
 test, which opens contexts of its own (each with its own cookies and storage) and
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
+DEBIAN_HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -29,7 +33,8 @@ ARGS = [
     "--disable-sync",
 ]
 MISSING = (
-    "no Chromium for the browser tests: install Debian's (apt-get install chromium)"
+    "no Chromium for the browser tests: install Debian's (apt-get install"
+    " chromium-headless-shell, or chromium)"
     " or Playwright's (.venv/bin/playwright install chromium); with CI=true this fails"
 )
 
@@ -103,8 +108,12 @@ def playwright_chromium() -> Path | None:
 def find_chromium(
     debian: Path = DEBIAN_CHROMIUM,
     playwright: Callable[[], Path | None] = playwright_chromium,
+    shell: Path = DEBIAN_HEADLESS_SHELL,
 ) -> Path | None:
-    """Debian's Chromium if installed, else Playwright's own, else None."""
+    """Debian's headless shell if installed, else Debian's Chromium, else
+    Playwright's own, else None."""
+    if shell.exists():
+        return shell
     if debian.exists():
         return debian
     return playwright()
@@ -135,6 +144,15 @@ def screenshots_wanted(environ: Mapping[str, str] = os.environ) -> bool:
     (``page_audit``) save a picture of each page they check only then; a
     full-page screenshot costs Chromium a good part of a CPU second."""
     return bool(environ.get("EVALHUB_SCREENSHOTS"))
+
+
+def screenshot(target, path: Path, **options: object) -> None:  # noqa: ANN001
+    """A screenshot of ``target`` (a page or a locator) saved at ``path``, taken only
+    when $EVALHUB_SCREENSHOTS names a folder to look at (``screenshots_wanted``):
+    nothing reads it otherwise, and each costs Chromium a good part of a CPU
+    second (a full page more)."""
+    if screenshots_wanted():
+        target.screenshot(path=str(path), **options)
 
 
 def log_in(page, base: str, username: str, password: str) -> None:  # noqa: ANN001

@@ -1,5 +1,6 @@
-"""The browser tests' Chromium: Debian's first, else Playwright's own; without one
-they are skipped with how to get one, and fail under CI=true (tests/browsers.py)."""
+"""The browser tests' Chromium: Debian's headless shell first, else Debian's
+Chromium, else Playwright's own; without one they are skipped with how to get one,
+and fail under CI=true (tests/browsers.py)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,32 @@ from tests import browsers
 from tests.paths import REPO_ROOT
 
 
-def test_debian_chromium_comes_first(tmp_path):  # noqa: ANN001
+def test_debian_headless_shell_comes_first(tmp_path):  # noqa: ANN001
+    debian, shell = tmp_path / "chromium", tmp_path / "chromium-headless-shell"
+    debian.write_bytes(b"")
+    shell.write_bytes(b"")
+    asked = []
+    found = browsers.find_chromium(
+        debian, lambda: asked.append(1) or tmp_path, shell=shell
+    )
+    assert (found, asked) == (shell, [])
+
+
+def test_debian_chromium_without_the_shell(tmp_path):  # noqa: ANN001
     debian = tmp_path / "chromium"
     debian.write_bytes(b"")
     asked = []
-    found = browsers.find_chromium(debian, lambda: asked.append(1) or tmp_path)
+    found = browsers.find_chromium(
+        debian, lambda: asked.append(1) or tmp_path, shell=tmp_path / "no-shell"
+    )
     assert (found, asked) == (debian, [])
 
 
 def test_playwright_chromium_when_debian_has_none(tmp_path):  # noqa: ANN001
     bundled = tmp_path / "chrome-linux" / "chrome"
-    assert browsers.find_chromium(tmp_path / "none", lambda: bundled) == bundled
-    assert browsers.find_chromium(tmp_path / "none", lambda: None) is None
+    none, no_shell = tmp_path / "none", tmp_path / "no-shell"
+    assert browsers.find_chromium(none, lambda: bundled, shell=no_shell) == bundled
+    assert browsers.find_chromium(none, lambda: None, shell=no_shell) is None
 
 
 @pytest.mark.parametrize(
@@ -54,8 +69,8 @@ def test_a_fresh_machine_skips_the_browser_tests_with_one_line(tmp_path):  # noq
         "@pytest.fixture(scope='session')\n"
         "def chromium_path():\n"
         "    from tests import browsers\n"
-        "    return browsers.find_chromium(browsers.DEBIAN_CHROMIUM.with_name("
-        "'no-such-chromium'), lambda: None)\n"
+        "    none = browsers.DEBIAN_CHROMIUM.with_name('no-such-chromium')\n"
+        "    return browsers.find_chromium(none, lambda: None, shell=none)\n"
     )
     (tmp_path / "test_b.py").write_text(
         "def test_a(browser): pass\ndef test_b(browser): pass\ndef test_c(): pass\n"

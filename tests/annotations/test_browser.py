@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from tests.browsers import screenshot
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 TIMEOUT_MS = 90_000
@@ -84,7 +86,7 @@ def test_annotator_tags_with_the_keyboard_and_sees_the_score_change(
     # A worker re-scored the runs: adjectives 0/1, verbs 1/1 -> mean 0.5.
     expect(score).to_have_text("0.5000", timeout=TIMEOUT_MS)
     expect(page.locator(".progress")).to_contain_text("2 items tagged by annotators")
-    page.screenshot(path=str(screenshots / "annotations-tagged.png"), full_page=True)
+    screenshot(page, screenshots / "annotations-tagged.png", full_page=True)
     # The worker invalidated the cached leaderboard: the row is re-ranked.
     assert _ranked_primary(mt_test_set, segmenting.pk) == pytest.approx(0.5)
 
@@ -104,7 +106,7 @@ def test_annotator_tags_with_the_keyboard_and_sees_the_score_change(
 
 
 def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
-    mt_task, organiser, live_server, browser_page, tmp_path
+    mt_task, organiser, live_server, browser_page, tmp_path, screenshots
 ):
     from django.utils import timezone
     from playwright.sync_api import expect
@@ -155,7 +157,7 @@ def test_organiser_builds_a_probe_set_on_the_page_from_the_real_lexicon(
     expect(page.locator("td.cell")).to_have_count(9)
     expect(page.locator("td.cell .selected")).to_have_text(["100"] * 9)
     expect(page.locator('td[data-cell="verb-low"]')).to_contain_text("available")
-    page.screenshot(path=str(tmp_path / "probe-set-preview.png"), full_page=True)
+    screenshot(page, screenshots / "probe-set-preview.png", full_page=True)
 
     page.get_by_label("Save into").select_option(label="Probing · a new test set")
     page.get_by_label("New test set name").fill("Wiktionary probes")

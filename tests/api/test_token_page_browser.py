@@ -1,6 +1,6 @@
 """The API-token page in a real browser (Debian's Chromium via Playwright) against the
 live server: create a token, see it once, use it over HTTP, revoke it. Screenshots go
-to $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+to $EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import urllib.error
 import urllib.request
 
 import pytest
+
+from tests.browsers import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +37,7 @@ def test_create_see_once_use_and_revoke_a_token(
     page.get_by_role("button", name="Create token").click()
     secret = page.locator("#new-token").inner_text()
     assert secret.startswith("evh_")
-    page.screenshot(path=str(screenshots / "token_created.png"), full_page=True)
+    screenshot(page, screenshots / "token_created.png", full_page=True)
 
     runs = f"{live_server.url}/api/tasks/bucc-test/phases/evaluation/runs"
     assert _api_status(runs, secret) == 200
@@ -44,5 +46,5 @@ def test_create_see_once_use_and_revoke_a_token(
     assert secret not in page.content()  # shown once
     page.get_by_role("button", name="Revoke").click()
     page.get_by_text("revoked").wait_for()
-    page.screenshot(path=str(screenshots / "token_revoked.png"), full_page=True)
+    screenshot(page, screenshots / "token_revoked.png", full_page=True)
     assert _api_status(runs, secret) == 401

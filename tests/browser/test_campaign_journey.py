@@ -26,6 +26,7 @@ from django.urls import reverse
 from evalhub import settings_blocks
 from evalhub.competitions.services.runs import finals
 from tests import mail_files
+from tests.browsers import screenshot
 from tests.oidc import PASSWORD, running_provider
 from tests.paths import REPO_ROOT
 
@@ -169,7 +170,7 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
         roster = org.locator("table").inner_text()
         assert "Graceful" in roster and "Mallory" in roster and "Alpha" not in roster
         assert "grace@uni.example" in roster
-        org.screenshot(path=str(screenshots / "journey-roster.png"), full_page=True)
+        screenshot(org, screenshots / "journey-roster.png", full_page=True)
         org.goto(live_server.url + reverse("console:message-create", args=[task.slug]))
         org.locator("#id_subject").fill(f"Final runs {token_word}")
         org.locator("#id_body").fill("Please **choose your final run** by Friday.")
@@ -177,7 +178,7 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
         org.get_by_role("button", name="Preview").click()
         org.get_by_role("button", name="Send").click()
         org.locator("#message-progress").get_by_text("Done").wait_for(timeout=90_000)
-        org.screenshot(path=str(screenshots / "journey-message.png"), full_page=True)
+        screenshot(org, screenshots / "journey-message.png", full_page=True)
 
     mallory = [u.username for u in other_team.members.all()]
     assert mail_files.recipients(token_word) == sorted(

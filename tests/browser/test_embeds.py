@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from evalhub.competitions import jobs
+from tests.browsers import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -109,15 +110,15 @@ def test_embed_shown_on_a_listed_origin_refused_on_another(
         shown = _framed_text(page, listed)
         assert METHOD in shown and "Ranked by" in shown
         assert not refusals
-        page.screenshot(path=str(screenshots / "embed-listed-1280.png"))
+        screenshot(page, screenshots / "embed-listed-1280.png")
         page.set_viewport_size({"width": 390, "height": 844})
         page.reload()
-        page.screenshot(path=str(screenshots / "embed-listed-390.png"))
+        screenshot(page, screenshots / "embed-listed-390.png")
         page.set_viewport_size({"width": 1280, "height": 900})
         refused = _framed_text(page, other)
         assert METHOD not in refused and "Ranked by" not in refused
         assert any(other not in r and listed in r for r in refusals), refusals
-        page.screenshot(path=str(screenshots / "embed-refused-1280.png"))
+        screenshot(page, screenshots / "embed-refused-1280.png")
         context.close()
     # The snippets below the boards, and the console's page: nothing scrolls
     # sideways on a phone.
@@ -147,8 +148,9 @@ def test_embed_shown_on_a_listed_origin_refused_on_another(
             assert name in ("badge", "embed") or overflow <= 0, (name, width, overflow)
             if name != "badge":
                 problems += _serious(page)
-            page.screenshot(
-                path=str(screenshots / f"embeds-{name}-{width}.png"),
+            screenshot(
+                page,
+                screenshots / f"embeds-{name}-{width}.png",
                 full_page=name != "badge",  # an SVG document has no full page
             )
     context.close()

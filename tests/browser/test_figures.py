@@ -34,6 +34,7 @@ from tests.browser.demo_world import (  # noqa: F401 - fixtures
     module_world,
     transactional_db,
 )
+from tests.browsers import screenshot
 from tests.figure_text import problems, texts
 
 #: The demo site is built once for the module, or put back from the test
@@ -189,15 +190,15 @@ def test_figures_read_well_at_1280_and_390(live_server, boards, browser, screens
                     problems_found.append(f"{path} scrolls sideways by {overflow}px")
             if "/leaderboard/" in path:
                 slug = path.strip("/").split("/")[1] + path.partition("?track=")[2]
-                page.locator(".figure-area").first.screenshot(
-                    path=str(screenshots / f"figures-{slug}-{name}.png")
+                screenshot(
+                    page.locator(".figure-area").first,
+                    screenshots / f"figures-{slug}-{name}.png",
                 )
             else:  # a run page, a comparison: the page's figures
                 kind = "compare" if "/compare/" in path else "run"
                 slug = f"{kind}-{path.strip('/').split('/')[1]}"
-                page.screenshot(
-                    path=str(screenshots / f"figures-{slug}-{name}.png"),
-                    full_page=True,
+                screenshot(
+                    page, screenshots / f"figures-{slug}-{name}.png", full_page=True
                 )
     context.close()
     assert not problems_found, "\n".join(problems_found)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browsers import screenshot
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
@@ -77,7 +79,7 @@ def test_participant_picks_a_final_run_and_hides_another(
     # A second final run is refused, saying why.
     page.get_by_role("button", name=f"Choose as final run {strong.pk}").click()
     page.get_by_text("at most 1 final run").wait_for()
-    page.screenshot(path=str(shots / "team_runs.png"), full_page=True)
+    screenshot(page, shots / "team_runs.png", full_page=True)
     # Compare both runs from the team's runs list (ticked with the keyboard).
     for run in (strong, weak):
         page.get_by_label(f"Compare run {run.pk}").focus()
@@ -87,7 +89,7 @@ def test_participant_picks_a_final_run_and_hides_another(
     table = page.locator("table.compare-table").first
     assert table.locator("td.best").count() >= 1
     assert "strong method" in table.inner_text() and "weak method" in table.inner_text()
-    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    screenshot(page, shots / "compare.png", full_page=True)
     # The team still sees its hidden run's page.
     page.goto(f"{live_server.url}/runs/{strong.pk}/")
     page.get_by_text("Seen by the team and the organisers only").wait_for()
@@ -97,6 +99,6 @@ def test_participant_picks_a_final_run_and_hides_another(
         rows = _board_rows(public, board_url, name)
         assert len(rows) == 1 and "weak method" in rows[0], (name, rows)
     assert "strong method" not in public.content()
-    public.screenshot(path=str(shots / "public_board_after.png"), full_page=True)
+    screenshot(public, shots / "public_board_after.png", full_page=True)
     response = public.goto(f"{live_server.url}/runs/{strong.pk}/")
     assert response is not None and response.status == 404

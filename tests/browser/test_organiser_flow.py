@@ -4,7 +4,7 @@ first: its problems name the file and line), replace the hidden gold in the cons
 (the worker rescores every run on it at once) and compare old and new scores, reveal
 the private test set, release the gold; no request goes to ``/admin/``.
 An anonymous visitor's view is checked before and after each step. Screenshots go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+$EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.competitions.services import teams
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 from tests.rankings.helpers import scored
 from tests.zips import zip_bytes
 
@@ -95,7 +95,7 @@ def test_bundle_gold_rescore_reveal_release(
     alert.wait_for()
     assert re.search(r"task\.yaml, line \d+", alert.inner_text())
     assert not SharedTask.objects.filter(slug="terms-2027").exists()
-    page.screenshot(path=str(screenshots / "bundle_problems.png"), full_page=True)
+    screenshot(page, screenshots / "bundle_problems.png", full_page=True)
 
     # 2. The good bundle creates the whole task.
     bundle = tmp_path / "bundle.zip"
@@ -150,7 +150,7 @@ def test_bundle_gold_rescore_reveal_release(
     new_ap = run.scores.get(test_set=test, metric="ap").value
     assert "every run is up to date" in text
     assert old_text in text and f"{new_ap:.4f}" in text and old_text != f"{new_ap:.4f}"
-    page.screenshot(path=str(screenshots / "rescoring.png"), full_page=True)
+    screenshot(page, screenshots / "rescoring.png", full_page=True)
 
     # 5. Reveal the private test set: the public sees its scores.
     page.goto(f"{base}/tasks/terms-2027/dashboard/testsets/{test.pk}/reveal/")
@@ -158,9 +158,7 @@ def test_bundle_gold_rescore_reveal_release(
     page.get_by_text("The scores of Test are revealed.").wait_for()
     anonymous.goto(board)
     assert f"{new_ap:.4f}" in anonymous.locator(f"#testset-{test.pk}").inner_text()
-    anonymous.screenshot(
-        path=str(screenshots / "leaderboard_revealed.png"), full_page=True
-    )
+    screenshot(anonymous, screenshots / "leaderboard_revealed.png", full_page=True)
 
     # 6. Release the gold: the per-item outcomes become public.
     items = f"{base}/runs/{run.pk}/items/{test.pk}/"

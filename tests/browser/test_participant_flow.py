@@ -1,11 +1,13 @@
 """A new participant in a real browser (Debian's Chromium driven by Playwright) against
 the live server and a real Celery worker: sign up, register a team, upload a run (the
 progress bar), watch the status change without reloading, find the run on the
-leaderboard. Screenshots go to $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+leaderboard. Screenshots go to $EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.browsers import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +33,7 @@ def test_sign_up_register_submit_watch_and_rank(
     page.get_by_text("is registered").wait_for()
     # Times are shown in the browser's time zone (Europe/Paris).
     assert "CET" in page.content() or "CEST" in page.content()
-    page.screenshot(path=str(screenshots / "task_page.png"), full_page=True)
+    screenshot(page, screenshots / "task_page.png", full_page=True)
 
     page.get_by_role("link", name="Submit a run").click()
     page.get_by_label("Method name").fill("dictionary lookup")
@@ -43,12 +45,12 @@ def test_sign_up_register_submit_watch_and_rank(
     # htmx polls the status; the page reloads itself once the run is final.
     page.get_by_text("Status: Scored").wait_for(timeout=180_000)
     page.get_by_role("rowheader", name="AP", exact=True).wait_for()
-    page.screenshot(path=str(screenshots / "run_page.png"), full_page=True)
+    screenshot(page, screenshots / "run_page.png", full_page=True)
 
     page.goto(f"{live_server.url}/tasks/{task.slug}/{phase.slug}/leaderboard/")
     row = page.get_by_role("row").filter(has_text="Newcomers")
     assert row.get_by_role("cell").first.inner_text() == "1"
-    page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
+    screenshot(page, screenshots / "leaderboard.png", full_page=True)
 
 
 def test_a_bad_file_shows_line_numbered_errors_in_the_browser(
@@ -93,7 +95,7 @@ def test_a_run_file_dropped_on_the_form_is_submitted(
         demo_run.decode(),
     )
     page.get_by_text("Chosen: dropped.tsv").wait_for()
-    page.screenshot(path=str(screenshots / "submit_dropped.png"), full_page=True)
+    screenshot(page, screenshots / "submit_dropped.png", full_page=True)
     page.get_by_role("button", name="Submit").click()
     page.wait_for_url("**/runs/*/")
     run = Submission.objects.get(method_name="dropped")

@@ -25,6 +25,7 @@ from evalhub.console.services import tasks as console_tasks
 from evalhub.mailings.services import compose
 from tasks import registry
 from tests import page_audit
+from tests.browsers import screenshot
 from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -154,8 +155,8 @@ def test_the_dashboard_and_tokens_fit_a_phone(
                 "() => requestAnimationFrame(r)))"
             )
             name = url.strip("/").replace("/", "-")
-            page.screenshot(
-                path=str(screenshots / f"{name}-{size['width']}.png"), full_page=True
+            screenshot(
+                page, screenshots / f"{name}-{size['width']}.png", full_page=True
             )
             problems += [
                 f"{url} at {size['width']}: {p}"
@@ -169,8 +170,6 @@ def test_the_dashboard_and_tokens_fit_a_phone(
     page.get_by_label(LONG_TITLE).check()
     page.get_by_role("button", name="Create token").click()
     page.locator("#new-token").wait_for()
-    page.screenshot(
-        path=str(screenshots / "account-tokens-new-390.png"), full_page=True
-    )
+    screenshot(page, screenshots / "account-tokens-new-390.png", full_page=True)
     problems += [f"new token at 390: {p}" for p in page.evaluate(page_audit.LAYOUT)]
     assert not problems, "\n".join(problems)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -65,7 +65,7 @@ def test_team_invitation_approval_and_notifications(
     org.get_by_role("button", name="Approve Lexicographers").click()
     org.get_by_text("The registration of team Lexicographers is approved.").wait_for()
     org.get_by_text("No registration is waiting.").wait_for()
-    org.screenshot(path=str(shots / "dashboard_approved.png"), full_page=True)
+    screenshot(org, shots / "dashboard_approved.png", full_page=True)
 
     # alice is told on the site.
     alice.reload()
@@ -81,7 +81,7 @@ def test_team_invitation_approval_and_notifications(
     bob.get_by_role(
         "button", name=re.compile("alice invited you to join team Lexicographers")
     ).click()
-    bob.screenshot(path=str(shots / "invitation_phone.png"), full_page=True)
+    screenshot(bob, shots / "invitation_phone.png", full_page=True)
     bob.get_by_role("button", name="Accept and join Lexicographers").click()
     bob.get_by_text("You joined Lexicographers.").wait_for()
     members = bob.locator("ul.members")
@@ -104,4 +104,4 @@ def test_team_invitation_approval_and_notifications(
     bob.get_by_role(
         "button", name=re.compile(f"Run {run_id} \\(dictionary lookup\\) .* was scored")
     ).wait_for()
-    bob.screenshot(path=str(shots / "notifications_phone.png"), full_page=True)
+    screenshot(bob, shots / "notifications_phone.png", full_page=True)

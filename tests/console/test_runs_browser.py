@@ -10,7 +10,7 @@ import pytest
 
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Phase, Submission
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -55,9 +55,7 @@ def test_runs_page_hide_a_run_at_desktop_and_phone_width(
         page.get_by_role("heading", name=f"{task.title}: runs").wait_for()
         assert page.locator("table.console-runs tbody tr").count() == 4
         assert METHOD in page.locator("table.console-runs").inner_text()  # plain text
-        page.screenshot(
-            path=str(screenshots / f"console-runs-{width}.png"), full_page=True
-        )
+        screenshot(page, screenshots / f"console-runs-{width}.png", full_page=True)
         problems += [f"runs @ {width}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))]  # fmt: skip
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")  # fmt: skip
         if overflow > 0:
@@ -74,8 +72,8 @@ def test_runs_page_hide_a_run_at_desktop_and_phone_width(
         page.get_by_label("Action").select_option(label="Hide from the public")
         page.get_by_role("button", name="Continue").click()
         page.get_by_text("1 run will be hidden").wait_for()
-        page.screenshot(
-            path=str(screenshots / f"console-runs-confirm-{width}.png"), full_page=True
+        screenshot(
+            page, screenshots / f"console-runs-confirm-{width}.png", full_page=True
         )
         problems += [f"confirm @ {width}: {p}" for p in _serious(axe.run(page, options=AXE_OPTIONS))]  # fmt: skip
         assert not Submission.objects.get(pk=ours.pk).hidden
@@ -83,9 +81,7 @@ def test_runs_page_hide_a_run_at_desktop_and_phone_width(
         page.get_by_text("1 run hidden.").wait_for()
         assert "team=" in page.url  # back to the same filters
         assert "hidden" in page.locator("table.console-runs tbody tr").inner_text()
-        page.screenshot(
-            path=str(screenshots / f"console-runs-done-{width}.png"), full_page=True
-        )
+        screenshot(page, screenshots / f"console-runs-done-{width}.png", full_page=True)
         assert Submission.objects.get(pk=ours.pk).hidden
         context.close()
     assert not problems, "\n".join(problems)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from evalhub.competitions.models import Phase, SharedTask
+from tests.browsers import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -37,7 +38,7 @@ def test_create_phase_checklist_preview_publish(
     page.locator("#description-preview strong", has_text="terms").wait_for()
     assert "<script" not in page.locator("#description-preview").inner_html()
     page.get_by_label("Threshold τ").fill("0.35")
-    page.screenshot(path=str(screenshots / "console-task-create.png"), full_page=True)
+    screenshot(page, screenshots / "console-task-create.png", full_page=True)
     # Leave the field first, as a person does before reaching the button: the
     # click must not land while the field is still committing its value.
     page.get_by_label("Threshold τ").blur()
@@ -76,9 +77,7 @@ def test_create_phase_checklist_preview_publish(
     page.goto(f"{base}/tasks/acter-2027/dashboard/preview/public/")
     assert "the public will see it" in page.locator(".preview-banner").inner_text()
     assert page.get_by_role("link", name="Log in", exact=True).count() >= 1
-    page.screenshot(
-        path=str(screenshots / "console-preview-public.png"), full_page=True
-    )
+    screenshot(page, screenshots / "console-preview-public.png", full_page=True)
 
     page.goto(f"{base}/tasks/acter-2027/dashboard/settings/")
     page.get_by_label("State").select_option("published")
@@ -135,8 +134,8 @@ def test_console_pages_pass_axe_and_fit_a_phone(
         for name, path in paths.items():
             assert page.goto(base + path).status == 200, path
             width = size["width"]
-            page.screenshot(
-                path=str(screenshots / f"console-{name}-{width}.png"), full_page=True
+            screenshot(
+                page, screenshots / f"console-{name}-{width}.png", full_page=True
             )
             problems += [
                 f"{name} @ {width}: {p}"

@@ -6,7 +6,7 @@ problems name the file and line), previews what the task type understood, publis
 from the settings page; a participant submits; the
 organiser replaces the gold (the worker rescores), reveals the private test set,
 releases the gold and exports the LaTeX table. The public's view is checked at each
-step. Screenshots go to $EVALHUB_SCREENSHOTS (default: the test's tmp folder).
+step. Screenshots go to $EVALHUB_SCREENSHOTS (when it is set).
 
 tests/console/test_setup_browser.py goes further on the task and phase pages (live
 Markdown preview, checklist, previews as a participant and as the public)."""
@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from evalhub.competitions.models import Phase, SharedTask, Submission, TestSet
 from evalhub.competitions.services import roles
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 from tests.page_audit import AXE_OPTIONS
 from tests.page_audit import serious as _serious
 from tests.paths import shared_data
@@ -118,7 +118,7 @@ def test_console_journey(
     assert "acter-broken.tsv, line 5: expected 'term' or 'term<TAB>label'" in text
     assert "acter-broken.tsv, line 12: empty term" in text
     assert not test.files.exists()
-    page.screenshot(path=str(screenshots / "console_gold_problems.png"), full_page=True)
+    screenshot(page, screenshots / "console_gold_problems.png", full_page=True)
     _audit(page)
 
     # 3. The fixed file: a preview of what was understood, then stored.
@@ -137,12 +137,12 @@ def test_console_journey(
     )
     assert "gold lines 954, 959 are one term" in page.locator(".warnings").inner_text()
     assert page.locator("ul.examples li").count() == 5
-    page.screenshot(path=str(screenshots / "console_gold_preview.png"), full_page=True)
+    screenshot(page, screenshots / "console_gold_preview.png", full_page=True)
     _audit(page)
     page.get_by_role("button", name="Store the file").click()
     page.get_by_text("Stored 1 file.").wait_for()
     assert test.files.get().original_name == "htfl_en_terms.tsv"
-    page.screenshot(path=str(screenshots / "console_testsets.png"), full_page=True)
+    screenshot(page, screenshots / "console_testsets.png", full_page=True)
 
     # 4. Published from the settings page; a participant registers and submits in
     # the browser; the worker scores the run.
@@ -193,7 +193,7 @@ def test_console_journey(
     assert before == "2359" and int(after) > 2359
     page.get_by_role("heading", name="Runs that will be rescored (1)").wait_for()
     assert "Cardio · every other term" in page.content()
-    page.screenshot(path=str(screenshots / "console_gold_replace.png"), full_page=True)
+    screenshot(page, screenshots / "console_gold_replace.png", full_page=True)
     page.get_by_role("button", name="Store the gold and rescore 1 run").click()
     page.get_by_text("1 run(s) are being rescored on the new gold.").wait_for()
 

@@ -7,7 +7,7 @@ Ladder on, publishes. A participant signs up with an e-mail address, verifies it
 the link in the mail file (the file backend ``manage.py up`` uses), registers a team
 and submits two runs. The organiser lists the runs in the console, hides one and
 downloads every run as a zip. No request of the journey goes to ``/admin/``.
-Screenshots go to $EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+Screenshots go to $EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from django.utils import timezone
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.rankings.models import PhaseRanking
 from tests import mail_files
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 from tests.page_audit import DESKTOP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -137,7 +137,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
         _upload(page, files, tmp_path)
         page.locator("nav.console-nav").get_by_role("link", name="Test sets and gold").click()  # fmt: skip
     assert [t.visibility for t in phase.test_sets.order_by("order")] == ["public", "private"]  # fmt: skip
-    page.screenshot(path=str(screenshots / "campaign-testsets.png"), full_page=True)
+    screenshot(page, screenshots / "campaign-testsets.png", full_page=True)
 
     # The Ladder on, from the console's ranking page.
     page.locator("nav.console-nav").get_by_role("link", name="Ranking").click()
@@ -145,7 +145,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
     page.get_by_role("button", name="Save the ranking settings").click()
     page.get_by_text("Ranking settings of Evaluation saved (Ladder)").wait_for()
     assert PhaseRanking.objects.get(phase=phase).ladder
-    page.screenshot(path=str(screenshots / "campaign-ranking.png"), full_page=True)
+    screenshot(page, screenshots / "campaign-ranking.png", full_page=True)
 
     # Published from the settings page.
     page.locator("nav.console-nav").get_by_role("link", name="Settings").click()
@@ -211,7 +211,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
     page.get_by_text("1 run hidden.").wait_for()
     assert Submission.objects.get(pk=hidden.pk).hidden
     assert not Submission.objects.get(pk=runs[1].pk).hidden
-    page.screenshot(path=str(screenshots / "campaign-runs.png"), full_page=True)
+    screenshot(page, screenshots / "campaign-runs.png", full_page=True)
     with page.expect_download() as caught:
         page.get_by_role("link", name="Evaluation", exact=True).click()
     archive = zipfile.ZipFile(io.BytesIO(caught.value.path().read_bytes()))

@@ -2,7 +2,7 @@
 team fills in its method's sheet from the run page and then chooses the run as
 final; every fact-sheet page passes axe (no serious or critical WCAG 2.x A/AA
 violation) and fits a phone without scrolling sideways. Screenshots go to
-$EVALHUB_SCREENSHOTS (default: the test's tmp folder)."""
+$EVALHUB_SCREENSHOTS (when it is set)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from tests.browsers import log_in
+from tests.browsers import log_in, screenshot
 from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -35,8 +35,8 @@ def _audit(page, name: str, screenshots) -> list[str]:  # noqa: ANN001
     problems = []
     for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
-        page.screenshot(
-            path=str(screenshots / f"factsheet-{name}-{size_name}.png"), full_page=True
+        screenshot(
+            page, screenshots / f"factsheet-{name}-{size_name}.png", full_page=True
         )
         for v in Axe().run(page, options=AXE_OPTIONS).response["violations"]:
             if v["impact"] in ("serious", "critical"):

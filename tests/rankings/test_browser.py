@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from evalhub.competitions.services import teams
 from evalhub.rankings import jobs
+from tests.browsers import screenshot
 from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -35,9 +36,9 @@ def test_leaderboard_intervals_chart_and_matrix(
     page.wait_for_function(
         "img => img.complete && img.naturalWidth > 0", arg=chart.element_handle()
     )
-    page.screenshot(path=str(screenshots / "rankings-leaderboard.png"), full_page=True)
+    screenshot(page, screenshots / "rankings-leaderboard.png", full_page=True)
     page.get_by_role("link", name="pairwise significance").click()
     page.wait_for_url("**/significance/")
     assert page.locator("table.matrix tbody tr").count() == 3
     assert page.locator("table.matrix strong").count() == 6  # all pairs differ
-    page.screenshot(path=str(screenshots / "rankings-significance.png"), full_page=True)
+    screenshot(page, screenshots / "rankings-significance.png", full_page=True)
