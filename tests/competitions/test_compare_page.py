@@ -29,7 +29,7 @@ def _with_scores(run, test_set, **values):  # noqa: ANN001, ANN003, ANN202
 
 
 @pytest.fixture
-def page(phase, test_set, team, participant, other_team, outsider, task) -> str:  # noqa: ANN001
+def compare_html(phase, test_set, team, participant, other_team, outsider, task) -> str:  # noqa: ANN001
     first = stored_run(
         phase, team, participant, {test_set: 0.4321}, minutes_ago=20, method="one"
     )
@@ -49,25 +49,29 @@ def _cells(page: str) -> list[str]:
     return re.findall(r"<td class=\"num[^\"]*\">.*?</td>", page)
 
 
-def test_counts_are_never_starred_but_quality_metrics_are(page):
-    best = [c for c in _cells(page) if "best" in c]
+def test_counts_are_never_starred_but_quality_metrics_are(compare_html):
+    best = [c for c in _cells(compare_html) if "best" in c]
     assert best == [
         '<td class="num best"><strong>0.5555</strong>'
         ' <span aria-hidden="true">★</span>'
         '<span class="visually-hidden">(best)</span></td>'
     ]
     for count in ("602", "453", "300", "200", "40", "70"):
-        cell = next(c for c in _cells(page) if f">{count}<" in c or f">{count} " in c)
+        cell = next(
+            c for c in _cells(compare_html) if f">{count}<" in c or f">{count} " in c
+        )
         assert "best" not in cell and "★" not in cell, cell
         assert "delta" not in cell, cell  # no difference to a "best" that is none
 
 
-def test_values_differ_is_said_once_per_table(page):
-    assert page.count("values differ in") == 1
-    assert "(values differ)" not in page
-    assert "the values differ in AP, nSys, FP, FN" in page
+def test_values_differ_is_said_once_per_table(compare_html):
+    assert compare_html.count("values differ in") == 1
+    assert "(values differ)" not in compare_html
+    assert "the values differ in AP, nSys, FP, FN" in compare_html
 
 
-def test_the_table_may_use_the_window_width(page):
-    assert '<main id="main" class="wide">' in page
-    assert '<small class="delta">' in page  # the difference goes under the value
+def test_the_table_may_use_the_window_width(compare_html):
+    assert '<main id="main" class="wide">' in compare_html
+    assert (
+        '<small class="delta">' in compare_html
+    )  # the difference goes under the value
