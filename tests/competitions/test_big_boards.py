@@ -11,9 +11,20 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from evalhub.competitions.models import Team
 from evalhub.competitions.services.boards import tails
 from evalhub.competitions.services.boards.own_rows import MARKER
+from tests import demo_world, shared_world
 from tests.competitions.big_board import seed_board
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    isolated_storage_row,
+    organiser_row,
+    outsider_row,
+    participant_row,
+    phase_row,
+    task_row,
+    test_set_row,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -29,10 +40,47 @@ COLD, WARM = 17, 7
 SETTINGS_READS = 2
 
 
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The conftest's world and its board of 1,000 teams, seeded once for the
+    module (``shared_world``): each test's changes (members added, a board of its
+    own) are rolled back after it."""
+
+    def build() -> dict[str, object]:
+        from django.contrib.auth import get_user_model
+
+        from tasks import registry
+
+        demo = registry.get("bilingual_term_alignment").demo(seed=0)
+        users = get_user_model()
+        organiser = demo_world.organiser_user(users)
+        task = demo_world.bucc_task(organiser, demo)
+        phase = demo_world.evaluation_phase(task)
+        test_set = demo_world.add_test_set(
+            phase, demo, slug="public", visibility="public"
+        )  # the public test set only, as the conftest's ``test_set``
+        teams = seed_board(phase=phase, teams=TEAMS)
+        return {
+            "organiser": organiser.pk,
+            "participant": demo_world.participant_user(users).pk,
+            "outsider": demo_world.outsider_user(users).pk,
+            "task": task.pk,
+            "phase": phase.pk,
+            "test_set": test_set.pk,
+            "big": [t.pk for t in teams],
+        }
+
+    folder = tmp_path_factory.mktemp("big-boards") / "storage"
+    yield from shared_world.kept(django_db_blocker, folder, build)
+
+
 @pytest.fixture
-def big(phase, test_set):  # noqa: ANN001, ANN201
+def big(world, isolated_storage):  # noqa: ANN001, ANN201
     """1,000 teams ranked on the public test set, "Seeded 0001" first."""
-    return seed_board(phase=phase, teams=TEAMS)
+    from evalhub.competitions.models import Team
+
+    by_pk = Team.objects.in_bulk(world.value["big"])
+    return [by_pk[pk] for pk in world.value["big"]]
 
 
 def _url(phase, query: str = "") -> str:  # noqa: ANN001
@@ -59,9 +107,10 @@ def test_first_rows_then_own_rows_with_bounded_queries(
     client.force_login(participant)
     # The first request renders the fragment and the tail rows (the queries of a
     # board of any length), the next reads them from the cache.
+    url = _url(phase)  # the phase's task read before the queries are counted
     for most in (COLD, WARM):
         with django_assert_max_num_queries(most) as captured:
-            response = client.get(_url(phase))
+            response = client.get(url)
         settings_reads = [q for q in captured if '"rankings_phaseranking"' in q["sql"]]
         assert len(settings_reads) == (SETTINGS_READS if most == COLD else 0)
         html = response.content.decode()
@@ -146,7 +195,9 @@ def test_own_rows_lost_from_the_cache_point_to_the_full_board(
     assert f'id="{anchor}"' in html
 
 
-def test_a_short_board_is_unchanged(client, phase, test_set, participant):  # noqa: ANN001
+def test_a_short_board_is_unchanged(client, phase, test_set, big, participant):  # noqa: ANN001
+    # The module's big board gone (rolled back after the test): a board of its own.
+    Team.objects.filter(pk__in=[t.pk for t in big]).delete()
     seed_board(phase=phase, teams=tails.TOP_ROWS)
     html = client.get(_url(phase)).content.decode()
     assert len(_teams_shown(html)) == tails.TOP_ROWS

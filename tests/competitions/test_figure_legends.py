@@ -8,6 +8,9 @@ each inside its axes, where it is drawn)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
@@ -17,7 +20,7 @@ from evalhub.competitions.models import Submission
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import analyses, compare_figures
 from evalhub.competitions.services.data import demo
-from tasks.common import plotting
+from tasks.common import figure_text, plotting
 from tasks.common.figure_text import lay_out, protect
 from tests.rankings.helpers import scored
 
@@ -42,10 +45,15 @@ def _legends(fig: Figure) -> list[Legend]:
 
 
 def _covered(fig: Figure) -> list[str]:
-    """What a legend of ``fig`` covers: each data artist (bar, line with its
-    markers, collection) whose drawn extent overlaps a legend's box."""
+    """What a legend of ``fig`` covers, ``fig`` protected and laid out here."""
     protect(fig)
     lay_out(fig)
+    return _overlaps(fig)
+
+
+def _overlaps(fig: Figure) -> list[str]:
+    """What a legend of ``fig`` (laid out) covers: each data artist (bar, line with
+    its markers, collection) whose drawn extent overlaps a legend's box."""
     renderer = fig._get_renderer()  # noqa: SLF001
     boxes = [legend.get_window_extent(renderer) for legend in _legends(fig)]
     found = []
@@ -63,17 +71,36 @@ def _covered(fig: Figure) -> list[str]:
 @pytest.fixture
 def measured(monkeypatch):  # noqa: ANN001, ANN201
     """Every figure with a legend that ``plotting.render`` saves while the test
-    runs: (path, figure key) -> the data its legends cover (none, if right)."""
+    runs: (path, figure key) -> the data its legends cover (none, if right).
+    Measured with the layout ``render`` saves it with (``figure_text.laid_out``:
+    protected, laid out once, as the saves see it); a figure this process drew
+    before (``tests/plot_cache.py`` hands out that drawing) is protected and laid
+    out for the measure alone."""
     found: dict[tuple[str, str], list[str]] = {}
     path = ["run page"]
-    real = plotting.render
+    drawing: dict[int, tuple[str, str]] = {}  # the figure being saved -> its name
+    real_render, real_laid_out = plotting.render, figure_text.laid_out
 
-    def render(key: str, title: str, fig: Figure) -> object:
+    @contextlib.contextmanager
+    def laid_out(fig: Figure) -> Iterator[Figure]:
+        with real_laid_out(fig) as same:
+            name = drawing.pop(id(fig), None)
+            if name is not None:
+                found[name] = _overlaps(fig)
+            yield same
+
+    def render(key: str, title: str, fig: Figure, **options: object) -> object:
         if _legends(fig):
-            found[(path[0], key)] = _covered(fig)
-        return real(key, title, fig)
+            drawing[id(fig)] = (path[0], key)
+        try:
+            return real_render(key, title, fig, **options)
+        finally:
+            name = drawing.pop(id(fig), None)
+            if name is not None:  # not drawn here: an equal figure's drawing
+                found[name] = _covered(fig)
 
     monkeypatch.setattr(plotting, "render", render)
+    monkeypatch.setattr(figure_text, "laid_out", laid_out)
     return found, path
 
 
