@@ -48,7 +48,7 @@ def _submit_all(task, phase, bucc_demo, django_user_model, test_set):  # noqa: A
     for round_ in range(2):
         for i, user in enumerate(users):
             data = _variant(bases[(i + round_) % len(bases)], i + 3 * round_)
-            runs.append(scored(phase, user, data, f"m{i}-{round_}"))
+            runs.append(scored(phase, user, data, f"m{i}-{round_}", figures=False))
             assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     return runs
 
@@ -125,7 +125,7 @@ def test_a_new_run_costs_its_own_share_and_its_pairs(
     user = django_user_model.objects.create_user("late")
     teams.register(task=task, user=user, new_team_name="Late")
     base = next(iter(bucc_demo.runs))[2]["test"]
-    new = scored(phase, user, _variant(base, 11), "late")
+    new = scored(phase, user, _variant(base, 11), "late", figures=False)
     before = PairStatistics.objects.filter(test_set=test_set).count()
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     assert computed == [1]  # the new run's share only
@@ -229,7 +229,7 @@ def test_replaced_gold_recomputes_every_run_on_the_new_gold(
     new_key = runstats.settings_key(test_set, PhaseRanking.for_phase(phase))
     assert new_key != old_key
     for run in runs:
-        rescored(run)
+        rescored(run, figures=False)
         assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     assert set(PairStatistics.objects.values_list("key", flat=True)) == {new_key}
     assert all(

@@ -57,7 +57,7 @@ def track_runs(phase, test_set, bucc_demo, task, django_user_model):  # noqa: AN
             method_name=method,
             track=track,
         )
-        runs[method] = rescored(sub)
+        runs[method] = rescored(sub, figures=False)
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     analyses.refresh(test_set_id=test_set.pk)
     return runs, users
