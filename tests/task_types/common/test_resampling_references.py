@@ -9,10 +9,11 @@ standard error of a 2.5 % percentile of B draws is about 2 % of the 95 % interva
 width for a near-normal statistic, so the ends must agree within 10 % of the width
 (about 4.5 standard errors of the difference). Randomisation p-values with R = 1,000
 trials against scipy's 4,999: within 4 standard errors of their difference,
-``4 sqrt(p (1 - p) (1/1001 + 1/5000)) + 2/1001``; our 1,000 trials dominate that
-error, so scipy's 9,999 would narrow the bound by at most 4.3 % for twice the reference's
-CPU (most of this module's). Where every swap is enumerated (both sides exact) the
-p-values are equal.
+``4 sqrt(p (1 - p) (1/1001 + 1/5000)) + 2/1001``. Our 1,000 trials dominate that
+error: scipy's 9,999 would narrow the bound by at most 4.3 % (a difference of the
+two p-values that large still passes with 4,999), for twice the CPU of the
+reference, the most of this module's. Where every swap is enumerated (both sides
+exact) the p-values are equal.
 
 Real data (``../shared/data``): BUCC-style Wiktionary runs (unit: gold pair), ACTER
 term extraction scored by TermoMeter (unit: gold term) and Text+Berg sentence
