@@ -1,5 +1,11 @@
 """Scoring runs for the rankings tests through the production path: the submit
-service, then the scoring job (``scoring.score_submission``), plots included."""
+service, then the scoring job (``scoring.score_submission``), then the job that
+draws the run's own figures.
+
+``figures=False`` leaves a run's own figures pending, as they are until a worker
+takes their job: for a test that reads none of them (no run page, no run figure,
+no archive), since drawing them is most of a small run's CPU. The boards, the
+statistics, the comparison and analysis figures and the package never read them."""
 
 from __future__ import annotations
 
@@ -8,17 +14,26 @@ from evalhub.competitions.services.runs import scoring, submit
 from tests import run_figures
 
 
-def scored(phase, user, data: bytes, method: str) -> Submission:  # noqa: ANN001
+def scored(
+    phase,
+    user,
+    data: bytes,
+    method: str,
+    *,
+    figures: bool = True,  # noqa: ANN001
+) -> Submission:
     sub = submit.submit_run(
         phase=phase, user=user, filename="run.tsv", data=data, method_name=method
     )
-    return rescored(sub)
+    return rescored(sub, figures=figures)
 
 
-def rescored(sub: Submission) -> Submission:
-    """Score a queued run (a new one, or one queued again for rescoring) now."""
+def rescored(sub: Submission, *, figures: bool = True) -> Submission:
+    """Score a queued run (a new one, or one queued again for rescoring) now, and
+    draw its figures (unless ``figures`` is False: see the module docstring)."""
     assert scoring.score_submission(submission_id=sub.pk) == "scored"
-    run_figures.draw_pending(sub)  # the job the scoring job sends after commit
+    if figures:
+        run_figures.draw_pending(sub)  # the job the scoring job sends after commit
     sub.refresh_from_db()
     return sub
 

@@ -30,7 +30,7 @@ def test_a_viewer_between_hiding_and_the_commit_does_not_keep_the_run_public(
     """On main, ``set_hidden`` bumped the board version inside its transaction: a
     viewer in the gap cached the old board (the run still shown) under the new
     version, and the hidden run stayed public until the next bump."""
-    sub = scored(phase, participant, demo_run, "to-hide")
+    sub = scored(phase, participant, demo_run, "to-hide", figures=False)
     assert _rows(test_set.pk) == [sub.pk]
     changed, viewed = threading.Event(), threading.Event()
     seen: list[list[int]] = []

@@ -78,9 +78,13 @@ def test_switching_the_ladder_on_replays_it_on_the_public_board(
     django_capture_on_commit_callbacks,
 ):
     base = next(f["test"] for _, m, f in bucc_demo.runs if m == "roots only")
-    first = scored(phase, participant, base, "first")
+    first = scored(phase, participant, base, "first", figures=False)
     noisy = scored(
-        phase, participant, _noisy(base, bucc_demo.test_sets[0].gold["gold"]), "noisy"
+        phase,
+        participant,
+        _noisy(base, bucc_demo.test_sets[0].gold["gold"]),
+        "noisy",
+        figures=False,
     )
     jobs.refresh_statistics(test_set.pk)
     board = leaderboard.board(test_set=test_set)
@@ -105,7 +109,7 @@ def test_seed_and_samples_reach_the_intervals(
     client, organiser, task, phase, test_set, demo_run, participant, team, refreshes,
     django_capture_on_commit_callbacks,
 ):  # fmt: skip
-    scored(phase, participant, demo_run, "m")
+    scored(phase, participant, demo_run, "m", figures=False)
     client.force_login(organiser)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(

@@ -40,8 +40,8 @@ def ladder_runs(task, phase, test_set, private_test_set, bucc_demo, participant,
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}
     base = runs["roots only"]
     gold = bucc_demo.test_sets[0].gold["gold"]
-    first = scored(phase, participant, base, "first")
-    noisy = scored(phase, participant, _noisy(base, gold), "noisy")
+    first = scored(phase, participant, base, "first", figures=False)
+    noisy = scored(phase, participant, _noisy(base, gold), "noisy", figures=False)
     for ts in (test_set, private_test_set):
         jobs.refresh_statistics(ts.pk)
     assert visibility.released(test_set) == {
@@ -129,7 +129,7 @@ def test_replaced_gold_replays_the_ladder_in_submission_order(
     on the public board; intervals and bands dropped the old runs."""
     PhaseRanking.objects.create(phase=phase, ladder=True)
     runs = {method: files["test"] for _, method, files in bucc_demo.runs}
-    good = scored(phase, participant, runs["dictionary"], "good")
+    good = scored(phase, participant, runs["dictionary"], "good", figures=False)
     jobs.refresh_statistics(test_set.pk)
     gold = bucc_demo.test_sets[0].gold["gold"]
     version = test_set.gold_version
@@ -138,11 +138,11 @@ def test_replaced_gold_replays_the_ladder_in_submission_order(
     assert test_set.gold_version == version + 1
     good.refresh_from_db()
     assert good.status == Submission.Status.QUEUED  # rescored on the new gold
-    worse = scored(phase, participant, runs["roots only"], "worse")
+    worse = scored(phase, participant, runs["roots only"], "worse", figures=False)
     jobs.refresh_statistics(test_set.pk)
     # The better run is not rescored yet: the later one waits for it.
     assert _public_runs(phase, test_set) == set()
-    rescored(good)
+    rescored(good, figures=False)
     jobs.refresh_statistics(test_set.pk)
     assert _public_runs(phase, test_set) == {good.pk}
     data = test_set.statistics.data
@@ -204,10 +204,10 @@ def test_a_scored_run_waits_for_the_runs_submitted_before_it(
         data=runs["dictionary"],
         method_name="pending",
     )
-    later = scored(phase, participant, runs["roots only"], "later")
+    later = scored(phase, participant, runs["roots only"], "later", figures=False)
     jobs.refresh_statistics(test_set.pk)
     assert _public_runs(phase, test_set) == set()
-    rescored(pending)
+    rescored(pending, figures=False)
     jobs.refresh_statistics(test_set.pk)
     assert _public_runs(phase, test_set) == {pending.pk}
     assert later.pk not in _public_runs(phase, test_set)

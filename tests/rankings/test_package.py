@@ -43,9 +43,11 @@ def world(task, phase, test_set, private_test_set, bucc_demo, django_user_model)
     ):
         user = django_user_model.objects.create_user(f"pk{i}")
         teams.register(task=task, user=user, new_team_name=name)
-        subs.append(scored(phase, user, files["test"], method))
+        subs.append(scored(phase, user, files["test"], method, figures=False))
         users.append(user)
-    hidden = scored(phase, users[1], bucc_demo.runs[0][2]["test"], HIDDEN_METHOD)
+    hidden = scored(
+        phase, users[1], bucc_demo.runs[0][2]["test"], HIDDEN_METHOD, figures=False
+    )
     hidden.hidden = True
     hidden.save()
     for ts in (test_set, private_test_set):
@@ -289,7 +291,7 @@ def test_stale_statistics_leave_bands_and_p_values_out(  # noqa: PLR0913
     nor does the package (no p-value matrix; the README says why)."""
     user = django_user_model.objects.create_user("late")
     teams.register(task=task, user=user, new_team_name="Late")
-    scored(phase, user, bucc_demo.runs[1][2]["test"], "late")
+    scored(phase, user, bucc_demo.runs[1][2]["test"], "late", figures=False)
     built = package.build(phase=phase, user=organiser, render=True)
     public = built.boards[0]
     shown = leaderboard.board(test_set=public.key.test_set, include_hidden=False)

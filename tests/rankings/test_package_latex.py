@@ -58,7 +58,7 @@ def unicode_world(task, phase, test_set, bucc_demo, django_user_model):  # noqa:
     ):
         user = django_user_model.objects.create_user(f"u{i}")
         teams.register(task=task, user=user, new_team_name=name)
-        subs.append(scored(phase, user, files["test"], method))
+        subs.append(scored(phase, user, files["test"], method, figures=False))
     boardcache.invalidate(test_set_id=test_set.pk, refresh_statistics=False)
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     analyses.refresh(test_set_id=test_set.pk)
@@ -147,7 +147,7 @@ def test_a_character_no_font_has_stops_the_compilation(
     engine = _engine()
     user = django_user_model.objects.create_user("nofont")
     teams.register(task=task, user=user, new_team_name="Team \U0010fffd")
-    scored(phase, user, bucc_demo.runs[0][2]["test"], "m")
+    scored(phase, user, bucc_demo.runs[0][2]["test"], "m", figures=False)
     root = _extract(organiser, phase, tmp_path)
     result = _compile(root, engine)
     log = (root / "main.log").read_text(errors="replace")

@@ -54,7 +54,7 @@ def tracked(task, phase, test_set, bucc_demo, django_user_model):  # noqa: ANN00
             method_name=method,
             track=track,
         )
-        subs.append(rescored(sub))
+        subs.append(rescored(sub, figures=False))
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     return subs
 

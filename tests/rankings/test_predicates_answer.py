@@ -11,7 +11,18 @@ from django.urls import reverse
 from evalhub.competitions.models import TaskArtefact
 from evalhub.competitions.services.boards import access, refreshes
 from evalhub.competitions.services.runs import hiding
-from tests.rankings.test_track_figures import OPEN, track_runs  # noqa: F401
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    isolated_storage_row,
+    organiser_row,
+    phase_row,
+    task_row,
+    test_set_row,
+)
+from tests.rankings.track_world import (  # noqa: F401 - fixtures: the world
+    OPEN,
+    track_runs_rows,
+    track_world,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +31,7 @@ def test_a_stale_figure_is_answered_stale_and_the_page_asks_for_it(
     client,
     phase,
     test_set,
-    track_runs,  # noqa: F811
+    track_runs,
     monkeypatch,
 ):
     runs, users = track_runs
@@ -44,7 +55,7 @@ def test_missing_track_figures_are_answered_and_the_page_asks_for_them(
     client,
     phase,
     test_set,
-    track_runs,  # noqa: F811
+    track_runs,
     monkeypatch,
 ):
     TaskArtefact.objects.filter(test_set=test_set, track__isnull=False).delete()

@@ -54,7 +54,7 @@ def world(task, phase, test_set, private_test_set, bucc_demo, django_user_model)
     for name, data in _runs(bucc_demo).items():
         user = django_user_model.objects.create_user(f"u-{name}")
         teams.register(task=task, user=user, new_team_name=f"Team {name}")
-        out[name] = scored(phase, user, data, name)
+        out[name] = scored(phase, user, data, name, figures=False)
     _refresh(phase)
     return out
 
@@ -163,8 +163,8 @@ def test_the_ladder_decides_by_the_chosen_metric(  # noqa: PLR0913
 ):  # fmt: skip
     runs = _runs(bucc_demo)
     PhaseRanking.objects.create(phase=phase, ladder=True)
-    first = scored(phase, participant, runs["roots"], "roots")
-    second = scored(phase, participant, runs["top"], "top")
+    first = scored(phase, participant, runs["roots"], "roots", figures=False)
+    second = scored(phase, participant, runs["top"], "top", figures=False)
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     client.force_login(participant)  # the public board as a team sees it
     assert _json_order(client, phase)[0] == [first.pk]  # worse AP: withheld

@@ -13,54 +13,26 @@ import re
 import pytest
 from django.urls import reverse
 
-from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards import analyses
-from evalhub.competitions.services.data import tracks
-from evalhub.competitions.services.runs import hiding, submit
-from evalhub.rankings import jobs
-from tests.figure_text import USER_NAME, problems, texts
-from tests.rankings.helpers import rescored
+from evalhub.competitions.services.runs import hiding
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    isolated_storage_row,
+    organiser_row,
+    phase_row,
+    task_row,
+    test_set_row,
+)
+from tests.figure_text import problems, texts
+from tests.rankings.track_world import (  # noqa: F401 - fixtures: the world
+    CLOSED,
+    OPEN,
+    track_runs_rows,
+    track_world,
+)
 
 pytestmark = pytest.mark.django_db
 
-CLOSED = ("c-best", "c-middle", "c-worst")
-OPEN = ("o-best", "o-worst")
 FIGURE_URL = re.compile(r'(?:src|srcset|href)="([^"]*(?:/plots/|/intervals\.)[^"]*)"')
-
-
-@pytest.fixture
-def track_runs(phase, test_set, bucc_demo, task, django_user_model):  # noqa: ANN001, ANN201
-    """Closed: teams 0, 1, 2 (best, middle, worst); open: teams 1 and 0 (best,
-    worst), every team named as mathtext would read it."""
-    tracks.save_track(phase=phase, slug="closed", name="Closed")
-    tracks.save_track(phase=phase, slug="open", name="Open")
-    users = []
-    for i in range(3):
-        user = django_user_model.objects.create_user(f"tf{i}")
-        teams.register(task=task, user=user, new_team_name=f"{USER_NAME} team {i}")
-        users.append(user)
-    best, middle, worst = (files["test"] for _, _, files in bucc_demo.runs)
-    plan = [
-        (users[0], best, CLOSED[0], "closed"),
-        (users[1], middle, CLOSED[1], "closed"),
-        (users[2], worst, CLOSED[2], "closed"),
-        (users[1], best, OPEN[0], "open"),
-        (users[0], worst, OPEN[1], "open"),
-    ]
-    runs = {}
-    for user, data, method, track in plan:
-        sub = submit.submit_run(
-            phase=phase,
-            user=user,
-            filename="run.tsv",
-            data=data,
-            method_name=method,
-            track=track,
-        )
-        runs[method] = rescored(sub)
-    assert jobs.refresh_statistics(test_set.pk) == "refreshed"
-    analyses.refresh(test_set_id=test_set.pk)
-    return runs, users
 
 
 def _figure_urls(client, phase, track: str | None) -> list[str]:  # noqa: ANN001

@@ -35,7 +35,7 @@ def _scored(phase, user, data, method, track):  # noqa: ANN001, ANN202
         method_name=method,
         track=track,
     )
-    return rescored(sub)
+    return rescored(sub, figures=False)
 
 
 @pytest.fixture
@@ -218,7 +218,8 @@ def test_a_phase_without_tracks_keeps_its_boards_and_exports(
     sub = rescored(
         submit.submit_run(
             phase=phase, user=users[0], filename="r", data=best, method_name="m"
-        )
+        ),
+        figures=False,
     )
     board = leaderboard.board(test_set=test_set)
     assert _ids(board) == [sub.pk] and board.rows[0].track == ""
