@@ -10,6 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+#: The environment of every worker process the tests start (with the settings'
+#: default, 10, a worker lowers its CPU priority to leave the web its CPU; a test's
+#: worker shares the machine with other test processes instead, and at nice 10 the
+#: test waiting on it waited behind them; its own session's autogroup lowered too,
+#: for the fault tests' workers in sessions of their own).
+ENV = {"EVALHUB_WORKER_NICE": "0"}
+
 
 def all_queues() -> str:
     """Every queue, comma-separated (``evalhub/worker_queues.py``; that it holds every
@@ -62,6 +69,7 @@ class SharedWorker:
         self.cache_prefix = f"test-worker-{uuid.uuid4().hex[:12]}"
         self.env = {
             **env,
+            **ENV,
             "EVALHUB_PRIVATE_ROOT": str(root),
             "EVALHUB_CACHE_PREFIX": self.cache_prefix,
         }
