@@ -31,12 +31,13 @@ def command(
     queues: str,
     *,
     loglevel: str = "WARNING",
-    main: str = "celery",
+    main: str = "tests.worker_main",
     beat: Path | None = None,
 ) -> list[str]:
     """One worker process, one job at a time, no start-up chatter with other
-    workers; ``main`` is the module run with ``-m`` (the reliability tests use one
-    that registers their probe task type first). With ``beat`` (its schedule
+    workers; ``main`` is the module run with ``-m``: the celery command, each
+    distinct figure drawn once per process (``tests/worker_main.py``; the
+    reliability tests use one that registers their probe task type too). With ``beat`` (its schedule
     file), the worker runs beat too: the sweeper and the refreshes that are due
     (``services/boards/refreshes.py``) are sent by beat, as under ``manage.py up``."""
     embedded = ["-B", "--schedule", str(beat)] if beat is not None else []
