@@ -323,6 +323,7 @@ def own_worker(isolated_storage, tmp_path):  # noqa: ANN001, ANN201
     env = {
         **os.environ,
         **database_env(),
+        **workers.ENV,
         "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
         "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
     }

@@ -27,7 +27,9 @@ still scores, stores and serves its plots, and each distinct figure is still dra
 
 The points a drawing collected (the figures' CSV data), and the PDF when one is
 collected (``collecting_pdfs``: the interval charts, the analyses), are handed out
-with it. The Celery worker processes the end-to-end tests start always render.
+with it. The Celery worker processes the tests start run the same memo
+(``tests/worker_main.py``); those ``manage.py up`` starts, as a user starts them,
+always render.
 """
 
 from __future__ import annotations

@@ -5,13 +5,21 @@ demo organiser's organising token made on the same page. Each guide's runnable b
 run in order with bash in a folder of their own that looks like the checkout, with the
 variables the guide's ``environment`` block names; each must exit with status 0 and
 print what the guide shows (``tests/doc_examples.py``; the convention:
-``docs/guides/contributing.md``, *Runnable examples*)."""
+``docs/guides/contributing.md``, *Runnable examples*).
+
+The same ``up`` (one start of it is the CPU of several tests) then serves the tests
+of its mails with no SMTP server, as a newcomer runs it: a password reset asked for
+on the site is written as a file to ``mail/`` in the data folder (and shown in up's
+log), and the link read from that file sets a new password that logs in; a mail
+sent by the worker links to the address up serves. Last, ``up`` is SIGKILLed:
+nothing it started outlives it (``tests/e2e/test_up_heals.py`` stops it with
+SIGTERM and Ctrl-C)."""
 
 from __future__ import annotations
 
+import html
 import os
 import re
-import signal
 import sys
 import urllib.parse
 from collections.abc import Iterator
@@ -23,6 +31,9 @@ import pytest
 from tests import doc_examples
 from tests.doc_examples import Block
 from tests.paths import REPO_ROOT
+from tests.processes import children_running
+from tests.reliability.conftest import wait_for
+from tests.up_stack import REFRESH_WORKER, Browser, Up
 
 GUIDES = REPO_ROOT / "docs" / "guides"
 
@@ -104,12 +115,12 @@ def test_the_reading_of_a_page_and_the_check_of_a_block(tmp_path):
 
 @dataclass
 class Site:
-    up: object  # tests.e2e.test_up_heals.Up
+    up: Up
     tokens: dict[str, str]
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.up.port}"  # type: ignore[attr-defined]
+        return f"http://127.0.0.1:{self.up.port}"
 
 
 def _post(browser, path: str, fields: list[tuple[str, str]]) -> str:  # noqa: ANN001
@@ -132,8 +143,6 @@ def _new_token(browser, fields: list[tuple[str, str]]) -> str:  # noqa: ANN001
 def _tokens(base: str) -> dict[str, str]:
     """A participant's and the demo organiser's tokens, made as a reader makes them:
     sign up, register a team on the task page, the API tokens page."""
-    from tests.e2e.test_up_mail import Browser
-
     user, email, password = PARTICIPANT
     participant = Browser(base)
     page = _post(
@@ -171,10 +180,6 @@ def _tokens(base: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def demo_site(tmp_path_factory) -> Iterator[Site]:  # noqa: ANN001
-    from tests.e2e.test_up_heals import Up
-    from tests.processes import alive
-    from tests.reliability.conftest import wait_for
-
     up = Up(tmp_path_factory.mktemp("up"), demo=True)
     try:
         up.wait_ready()
@@ -187,13 +192,7 @@ def demo_site(tmp_path_factory) -> Iterator[Site]:  # noqa: ANN001
         base = f"http://127.0.0.1:{up.port}"
         yield Site(up, _tokens(base))
     finally:
-        up.remember()
-        if up.proc.poll() is None:
-            up.proc.send_signal(signal.SIGTERM)
-            up.proc.wait(timeout=60)
-        for pid in up.seen:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        up.stop()
 
 
 def _checkout_view(folder: Path) -> Path:
@@ -218,3 +217,111 @@ def test_the_runnable_examples_of_a_guide_do_what_it_says(guide, demo_site, tmp_
     for block in doc_examples.runnable(GUIDES / guide):
         problem = doc_examples.run(block, cwd=cwd, env=env)
         assert not problem, f"{guide}: {problem}"
+
+
+# --- the same up's mails (no SMTP server), then SIGKILLed -------------------------
+
+
+def _new_mail(up: Up, before: set[Path], timeout: float) -> Path:
+    """The one mail file written since ``before`` (the files there then)."""
+    folder = up.var / "mail"
+    (mail,) = wait_for(
+        lambda: set(folder.glob("*.log")) - before, "the mail file", timeout
+    )
+    return mail
+
+
+def _mails(up: Up) -> set[Path]:
+    return set((up.var / "mail").glob("*.log"))
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_password_reset_mail_is_a_file_whose_link_works(demo_site):  # noqa: ANN001
+    up = demo_site.up
+    before = _mails(up)
+    assert "mails (sign-up verification, password reset) are logged" in up.log()
+    up.manage(
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model; get_user_model().objects"
+        ".create_user('newcomer', 'newcomer@example.org', 'old-Password-29')",
+    )
+    browser = Browser(demo_site.url)
+    url, _ = browser.submit(
+        "/accounts/password/reset/", {"email": "newcomer@example.org"}
+    )
+    assert url.endswith("/accounts/password/reset/done/")
+
+    text = _new_mail(up, before, 30).read_text()
+    assert "To: newcomer@example.org" in text
+    (link,) = re.findall(
+        r"http://127\.0\.0\.1:\d+/accounts/password/reset/key/\S+/", text
+    )
+    assert link in up.log()  # the console log shows the same mail
+
+    url, page = browser.get(link)
+    assert url.endswith("-set-password/"), page[:2000]
+    fields = {"password1": "new-Password-29", "password2": "new-Password-29"}
+    url, _ = browser.submit(url, fields)
+    assert url.endswith("/accounts/password/reset/key/done/")
+
+    fresh = Browser(browser.base)
+    url, page = fresh.submit(
+        "/accounts/login/", {"login": "newcomer", "password": "new-Password-29"}
+    )
+    assert "Signed in as <strong>newcomer</strong>" in page, html.unescape(page)[:2000]
+
+
+#: Run in ``manage.py shell`` beside a running ``up``: a notification to be mailed,
+#: whose mail job goes to up's broker and its worker (no request anywhere).
+NOTIFY = """
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from evalhub.notifications.services.notify import notify
+user = get_user_model().objects.create_user('reader')
+EmailAddress.objects.create(user=user, email='reader@example.org', verified=True,
+                            primary=True)
+notify(recipients=[user], key='e2e:reveal', text='Results are now public.',
+       link='/tasks/', mail=True)
+"""
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_mail_sent_by_the_worker_links_to_the_bound_address(demo_site):  # noqa: ANN001
+    """Issue 43: the worker's mails linked to 127.0.0.1:8000 whatever ``--bind``
+    said; up's log names the address gunicorn serves and its control socket is the
+    instance's own, in the data folder. Scoring has a worker of its own (43.11): the
+    mail goes through the other one, with the refreshes."""
+    up = demo_site.up
+    assert len(up.workers()) == 1
+    assert len(children_running(up.proc.pid, REFRESH_WORKER)) == 1
+    site = demo_site.url
+    before = _mails(up)
+    up.manage("shell", "-c", NOTIFY)
+    text = _new_mail(up, before, 60).read_text()
+    assert "Subject: [evalhub] Results are now public." in text
+    assert f"{site}/tasks/" in text and f"{site}/notifications/mail/" in text
+    assert "127.0.0.1:8000" not in text
+
+    log = up.log()
+    assert f"links in mails start with {site}" in log
+    assert f"Serving evalhub at {site}" in log
+    control = up.var / "gunicorn.ctl"
+    assert f"Control socket listening at {control}" in log
+    assert control.exists()
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_nothing_outlives_a_killed_up(demo_site):  # noqa: ANN001
+    """The module's last test: its ``up`` SIGKILLed, nothing it started lives on
+    (each program asked the kernel for a signal when ``up`` dies)."""
+    up = demo_site.up
+    up.wait_ready()
+    started = up.remember()
+    assert len(started) >= 6  # redis, worker + pool, beat, gunicorn + 2 workers
+    up.proc.kill()
+    up.proc.wait(timeout=10)
+    up.assert_nothing_left()

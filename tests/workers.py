@@ -10,6 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+#: The environment of every worker process the tests start (with the settings'
+#: default, 10, a worker lowers its CPU priority to leave the web its CPU; a test's
+#: worker shares the machine with other test processes instead, and at nice 10 the
+#: test waiting on it waited behind them; its own session's autogroup lowered too,
+#: for the fault tests' workers in sessions of their own).
+ENV = {"EVALHUB_WORKER_NICE": "0"}
+
 
 def all_queues() -> str:
     """Every queue, comma-separated (``evalhub/worker_queues.py``; that it holds every
@@ -24,12 +31,13 @@ def command(
     queues: str,
     *,
     loglevel: str = "WARNING",
-    main: str = "celery",
+    main: str = "tests.worker_main",
     beat: Path | None = None,
 ) -> list[str]:
     """One worker process, one job at a time, no start-up chatter with other
-    workers; ``main`` is the module run with ``-m`` (the reliability tests use one
-    that registers their probe task type first). With ``beat`` (its schedule
+    workers; ``main`` is the module run with ``-m``: the celery command, each
+    distinct figure drawn once per process (``tests/worker_main.py``; the
+    reliability tests use one that registers their probe task type too). With ``beat`` (its schedule
     file), the worker runs beat too: the sweeper and the refreshes that are due
     (``services/boards/refreshes.py``) are sent by beat, as under ``manage.py up``."""
     embedded = ["-B", "--schedule", str(beat)] if beat is not None else []
@@ -62,6 +70,7 @@ class SharedWorker:
         self.cache_prefix = f"test-worker-{uuid.uuid4().hex[:12]}"
         self.env = {
             **env,
+            **ENV,
             "EVALHUB_PRIVATE_ROOT": str(root),
             "EVALHUB_CACHE_PREFIX": self.cache_prefix,
         }

@@ -83,7 +83,8 @@ class Node:
             if not k.startswith(("EVALHUB_", "DATABASE_URL", "REDIS_URL"))
         }
         self.env = {
-            **env, **database_env(), **FAST_ENV, **s3_server.CREDENTIALS,
+            **env, **database_env(), **FAST_ENV, **workers.ENV,
+            **s3_server.CREDENTIALS,
             "DJANGO_SECRET_KEY": "two-nodes-share-this-secret-key-0123456789",
             "REDIS_URL": services["redis"].url,
             "EVALHUB_CACHE_PREFIX": services["prefix"],

@@ -1,6 +1,6 @@
 """Fault-test harness: a private redis-server on its own port (killed and restarted by
-the tests, never the shared one), real Celery worker and beat processes in their own
-process groups, and the test-only probe task type."""
+the tests, never the shared one), real Celery worker processes (beat in one of them)
+in their own process groups, and the test-only probe task type."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -113,7 +112,7 @@ def broker(private_redis: RedisServer) -> Iterator[RedisServer]:
 
 
 class Cluster:
-    """Celery worker and beat processes started (and only ever killed) by a test."""
+    """Celery worker processes started (and only ever killed) by a test."""
 
     def __init__(self, broker: RedisServer, storage: dict, tmp: Path):  # type: ignore[type-arg]
         self.tmp = tmp
@@ -123,6 +122,7 @@ class Cluster:
             **os.environ,
             **database_env(),
             **FAST_ENV,
+            **workers.ENV,
             "REDIS_URL": broker.url,
             "EVALHUB_PRIVATE_ROOT": str(storage["root"]),
             "EVALHUB_CACHE_PREFIX": storage["cache_prefix"],
@@ -154,17 +154,14 @@ class Cluster:
         **env: str,
     ) -> str:
         """Start a worker; returns its node name (``<key>-<nonce>@<host>``). With
-        ``beat``, beat runs in it (as in the ``worker`` fixture): one process less
-        to start where the test never kills that worker."""
+        ``beat``, beat runs in it (as in the ``worker`` fixture), not in a process
+        of its own (a start of Django and Celery less): the sweeper, the
+        refreshes that are due; killed with the worker."""
         name = f"{key}-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
         schedule = self.tmp / f"{key}-beat-schedule" if beat else None
         cmd = workers.command(name, queues, loglevel="INFO", main=MAIN, beat=schedule)
         self._spawn(key, cmd, env)
         return name
-
-    def beat(self) -> None:
-        self._spawn("beat", [sys.executable, "-m", MAIN, "-A", "evalhub", "beat", "-s",
-                             str(self.tmp / "beat-schedule"), "--loglevel", "WARNING"], {})  # fmt: skip
 
     def wait_ready(self, *names: str) -> None:
         def ready() -> bool:

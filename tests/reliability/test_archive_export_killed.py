@@ -34,8 +34,9 @@ def test_a_killed_export_is_written_again_by_another_worker(
             status=Submission.Status.FAILED,
         )  # fmt: skip
         run.file.save("run.tsv", ContentFile(os.urandom(RUN_BYTES)))
-    a = cluster.worker("a", queues=worker_queues.argument("default"))
-    cluster.beat()  # the sweeper every second; heartbeats stale after 4 s (FAST_ENV)
+    # Beat in each worker (the one killed, then the other): the sweeper every
+    # second; heartbeats stale after 4 s (FAST_ENV).
+    a = cluster.worker("a", queues=worker_queues.argument("default"), beat=True)
     cluster.wait_ready(a)
     assert archive_exports.request_export(task=task, user=organiser)
     export = ArchiveExport.objects.get(task=task)
@@ -54,7 +55,7 @@ def test_a_killed_export_is_written_again_by_another_worker(
     assert not default_storage.exists(folder) or not default_storage.listdir(folder)[1]
 
     cluster.procs.pop("a")  # dead, as meant: wait_ready checks the living ones
-    b = cluster.worker("b", queues=worker_queues.argument("default"))
+    b = cluster.worker("b", queues=worker_queues.argument("default"), beat=True)
     cluster.wait_ready(b)
 
     def ready() -> ArchiveExport | None:

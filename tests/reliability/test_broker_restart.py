@@ -24,8 +24,7 @@ def test_runs_queued_when_redis_dies_are_all_scored_after_restart(
             method_name=name,
         )
 
-    name = cluster.worker("w")
-    cluster.beat()
+    name = cluster.worker("w", beat=True)  # the sweeper in the worker's beat
     cluster.wait_ready(name)
     subs = [send("slow-2.tsv") for _ in range(4)]
     wait_for(

@@ -87,8 +87,7 @@ def test_redis_stopped_after_a_run_commits_loses_no_notification_nor_refresh(
         )
     ) == {refreshes.STATISTICS, refreshes.ANALYSES}
     cache_on.start()  # same port, empty: no job, no marker survived
-    cluster.beat()
-    cluster.wait_ready(cluster.worker("w"))
+    cluster.wait_ready(cluster.worker("w", beat=True))
     wait_for(
         lambda: _alive(cluster) and _refreshed(test_set, sub),
         "the statistics and analyses refreshes after Redis came back",
@@ -99,8 +98,9 @@ def test_redis_stopped_after_a_run_commits_loses_no_notification_nor_refresh(
 def test_a_worker_survives_redis_going_away_while_a_refresh_waits(
     cluster, broker, phase, test_set, participant, team, demo_run
 ):
-    name = cluster.worker("w", EVALHUB_REFRESH_DELAY="20")
-    cluster.beat()
+    # Beat in the worker: the refresh is sent by it once due, and the worker
+    # survives the outage with it.
+    name = cluster.worker("w", beat=True, EVALHUB_REFRESH_DELAY="20")
     cluster.wait_ready(name)
     sub = submit.submit_run(
         phase=phase, user=participant, filename="run.tsv", data=demo_run,

@@ -16,6 +16,7 @@ import pytest
 
 from evalhub.competitions.models import Evaluation, Submission
 from evalhub.competitions.services.runs import submit
+from tests import workers
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
 from tests.processes import alive, children_running, descendants
@@ -35,7 +36,8 @@ def test_the_run_in_flight_is_scored_once_by_the_restarted_worker(
 ):
     node = f"sup-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
     env = {
-        **os.environ, **database_env(), **FAST_ENV, "REDIS_URL": broker.url,
+        **os.environ, **database_env(), **FAST_ENV, **workers.ENV,
+        "REDIS_URL": broker.url,
         "EVALHUB_PRIVATE_ROOT": str(isolated_storage["root"]),
         "EVALHUB_CACHE_PREFIX": isolated_storage["cache_prefix"],
     }  # fmt: skip

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from evalhub import worker_queues
+from evalhub.celery import app
 from evalhub.competitions import jobs
 from evalhub.competitions.models import Evaluation, Submission
 from evalhub.competitions.services.runs import submit
@@ -33,10 +34,12 @@ def _final(sub: Submission) -> Submission | None:
 def test_killed_worker_run_is_scored_once_by_the_other_worker(
     cluster, probe_phase, participant, team, demo_run
 ):
-    a = cluster.worker("a")
-    b = cluster.worker("b")
-    cluster.beat()
-    cluster.wait_ready(a, b)
+    # "a" takes every queue; "b" (beat in it: the sweeper) takes the default queue
+    # until "a" has claimed the run, then the scoring queues too, so "a" is the
+    # one holding the run when it is killed.
+    victim = cluster.worker("a")
+    survivor = cluster.worker("b", queues=worker_queues.argument("default"), beat=True)
+    cluster.wait_ready(victim, survivor)
     sub = _submit(probe_phase, participant, demo_run, "slow-8.tsv")
 
     def claimed() -> str:
@@ -44,10 +47,11 @@ def test_killed_worker_run_is_scored_once_by_the_other_worker(
         return sub.worker if sub.status == "scoring" else ""
 
     owner = wait_for(claimed, "a worker to claim the run").split(":")[0]
-    victim, survivor = ("a", b) if owner == a else ("b", a)
-    assert owner in (a, b)
+    assert owner == victim
+    for queue in worker_queues.WORKERS["scoring"]:
+        app.control.add_consumer(queue, destination=[survivor], reply=True)
     time.sleep(1.5)  # let the victim heartbeat at least once (not a synchronisation)
-    cluster.kill(victim)
+    cluster.kill("a")
     sub.refresh_from_db()
     # Still the victim's, as it left it: its last heartbeat is the row's.
     assert sub.status == "scoring" and sub.worker.startswith(owner + ":")
