@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -62,26 +61,27 @@ def test_a_killed_worker_is_started_again_and_runs_are_scored_once(up):  # noqa:
 
 
 @pytest.mark.parametrize("up", [True], indirect=True)  # with the demo tasks
-def test_ctrl_c_stops_up_and_everything_it_started_within_5_s(up):  # noqa: ANN001
+def test_ctrl_c_stops_up_and_everything_it_started(up):  # noqa: ANN001
     """A newcomer's first ``up`` (the demo's runs being scored), stopped with
     Ctrl-C (SIGINT to ``up`` alone: its programs run in process groups of their
-    own): the web, the busy worker, beat and Redis end within 5 s."""
+    own): ``up`` exits cleanly and the web, the busy worker, beat and Redis end.
+    The deadlines only keep a broken stop from hanging the suite: how fast the
+    stop is depends on the machine, not on what happened (issue 46)."""
     wait_for(lambda: "evalhub is up" in up.log(), "up to start", timeout=180)
     wait_for(
         lambda: any(r[1] == "scoring" for r in up.runs()), "a demo run being scored"
     )
     started = up.remember()
     assert len(started) >= 6, up.log()[-3000:]  # redis, worker + pool, beat, web
-    sent = time.monotonic()
     up.proc.send_signal(signal.SIGINT)
     try:
-        assert up.proc.wait(timeout=5) == 0, up.log()[-3000:]
+        assert up.proc.wait(timeout=60) == 0, up.log()[-3000:]
     except subprocess.TimeoutExpired:
-        pytest.fail(f"up still running 5 s after SIGINT:\n{up.log()[-3000:]}")
+        pytest.fail(f"up still running 60 s after SIGINT:\n{up.log()[-3000:]}")
     wait_for(
         lambda: not [p for p in started if alive(p)],
         "the processes up started to end",
-        timeout=max(0.1, 5 - (time.monotonic() - sent)),
+        timeout=60,
     )
 
 
