@@ -236,13 +236,7 @@ def crawl(
 
 def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
     """What is wrong with the page as shown now (see the module's docstring)."""
-    # Two frames: what the page's scripts lay out after loading (scroll hints) is in.
-    page.evaluate(
-        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-    )
-    found = serious(axe(page))
-    found += page.evaluate(LAYOUT)
-    found += page.evaluate(SMALL_TEXT, MIN_PX)
+    found: list[str] = []
     imgs = page.locator("main img")
     for i in range(imgs.count()):
         img = imgs.nth(i)
@@ -263,6 +257,16 @@ def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
                 )
             if not text["inside"]:
                 found.append(f"{figure['src']}: {text['text']!r} cut off")
+    # Every figure loaded (lazy ones load as they are scrolled to, above), then two
+    # frames: what the page's scripts lay out after that (a figure wider than a
+    # phone's column made a scrollable region, with its scroll hint) is in before
+    # axe reads the page, not half of it.
+    page.evaluate(
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
+    found = serious(axe(page)) + found
+    found += page.evaluate(LAYOUT)
+    found += page.evaluate(SMALL_TEXT, MIN_PX)
     return [f"{where}: {p}" for p in found]
 
 
