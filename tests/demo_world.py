@@ -9,6 +9,7 @@ instance of the world's row (a test may change and save it: its transaction is r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -78,31 +79,52 @@ def add_test_set(phase: Any, demo: Any, *, slug: str, visibility: str) -> Any:  
     return test_set
 
 
-def build() -> dict[str, int]:
-    """The conftest's fixtures ``organiser`` .. ``team`` as they build them, for a
-    module's ``world``: their primary keys by fixture name."""
+@dataclass(frozen=True)
+class Campaign:
+    """The conftest's organiser, BUCC demo task, evaluation phase and public test
+    set, as its fixtures build them (``public_campaign``)."""
+
+    demo: Any
+    users: Any  # the user model
+    organiser: Any
+    task: Any
+    phase: Any
+    test_set: Any
+
+
+def public_campaign() -> Campaign:
+    """The conftest's ``organiser``, ``task``, ``phase`` and ``test_set`` (the
+    public test set only) as they build them, for a module's world."""
     from django.contrib.auth import get_user_model
 
-    from evalhub.competitions.services import teams
     from tasks import registry
 
     demo = registry.get("bilingual_term_alignment").demo(seed=0)
     users = get_user_model()
     organiser = organiser_user(users)
-    participant = participant_user(users)
-    outsider = outsider_user(users)
     task = bucc_task(organiser, demo)
     phase = evaluation_phase(task)
     test_set = add_test_set(phase, demo, slug="public", visibility="public")
-    private = add_test_set(phase, demo, slug="private", visibility="private")
-    team = teams.register(task=task, user=participant, new_team_name="Alpha").team
+    return Campaign(demo, users, organiser, task, phase, test_set)
+
+
+def build() -> dict[str, int]:
+    """The conftest's fixtures ``organiser`` .. ``team`` as they build them, for a
+    module's ``world``: their primary keys by fixture name."""
+    from evalhub.competitions.services import teams
+
+    c = public_campaign()
+    participant = participant_user(c.users)
+    outsider = outsider_user(c.users)
+    private = add_test_set(c.phase, c.demo, slug="private", visibility="private")
+    team = teams.register(task=c.task, user=participant, new_team_name="Alpha").team
     return {
-        "organiser": organiser.pk,
+        "organiser": c.organiser.pk,
         "participant": participant.pk,
         "outsider": outsider.pk,
-        "task": task.pk,
-        "phase": phase.pk,
-        "test_set": test_set.pk,
+        "task": c.task.pk,
+        "phase": c.phase.pk,
+        "test_set": c.test_set.pk,
         "private_test_set": private.pk,
         "team": team.pk,
     }

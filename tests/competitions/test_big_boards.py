@@ -47,26 +47,15 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
     own) are rolled back after it."""
 
     def build() -> dict[str, object]:
-        from django.contrib.auth import get_user_model
-
-        from tasks import registry
-
-        demo = registry.get("bilingual_term_alignment").demo(seed=0)
-        users = get_user_model()
-        organiser = demo_world.organiser_user(users)
-        task = demo_world.bucc_task(organiser, demo)
-        phase = demo_world.evaluation_phase(task)
-        test_set = demo_world.add_test_set(
-            phase, demo, slug="public", visibility="public"
-        )  # the public test set only, as the conftest's ``test_set``
-        teams = seed_board(phase=phase, teams=TEAMS)
+        c = demo_world.public_campaign()
+        teams = seed_board(phase=c.phase, teams=TEAMS)
         return {
-            "organiser": organiser.pk,
-            "participant": demo_world.participant_user(users).pk,
-            "outsider": demo_world.outsider_user(users).pk,
-            "task": task.pk,
-            "phase": phase.pk,
-            "test_set": test_set.pk,
+            "organiser": c.organiser.pk,
+            "participant": demo_world.participant_user(c.users).pk,
+            "outsider": demo_world.outsider_user(c.users).pk,
+            "task": c.task.pk,
+            "phase": c.phase.pk,
+            "test_set": c.test_set.pk,
             "big": [t.pk for t in teams],
         }
 

@@ -44,24 +44,13 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
     private test set, as those fixtures build them) and the eight scored runs."""
 
     def build() -> dict[str, object]:
-        from django.contrib.auth import get_user_model
-
-        from tasks import registry
-
-        demo = registry.get("bilingual_term_alignment").demo(seed=0)
-        users = get_user_model()
-        organiser = demo_world.organiser_user(users)
-        task = demo_world.bucc_task(organiser, demo)
-        phase = demo_world.evaluation_phase(task)
-        test_set = demo_world.add_test_set(
-            phase, demo, slug="public", visibility="public"
-        )
-        runs = incremental.submit_all(task, phase, demo, users, test_set)
+        c = demo_world.public_campaign()
+        runs = incremental.submit_all(c.task, c.phase, c.demo, c.users, c.test_set)
         return {
-            "organiser": organiser.pk,
-            "task": task.pk,
-            "phase": phase.pk,
-            "test_set": test_set.pk,
+            "organiser": c.organiser.pk,
+            "task": c.task.pk,
+            "phase": c.phase.pk,
+            "test_set": c.test_set.pk,
             "runs": [run.pk for run in runs],
         }
 

@@ -22,22 +22,16 @@ OPEN = ("o-best", "o-worst")
 
 
 def _build() -> dict[str, object]:
-    from django.contrib.auth import get_user_model
-
     from evalhub.competitions.services import teams
     from evalhub.competitions.services.boards import analyses
     from evalhub.competitions.services.data import tracks
     from evalhub.competitions.services.runs import submit
     from evalhub.rankings import jobs
-    from tasks import registry
     from tests.rankings.helpers import rescored
 
-    demo = registry.get("bilingual_term_alignment").demo(seed=0)
-    user_model = get_user_model()
-    organiser = demo_world.organiser_user(user_model)
-    task = demo_world.bucc_task(organiser, demo)
-    phase = demo_world.evaluation_phase(task)
-    test_set = demo_world.add_test_set(phase, demo, slug="public", visibility="public")
+    c = demo_world.public_campaign()
+    demo, user_model, organiser = c.demo, c.users, c.organiser
+    task, phase, test_set = c.task, c.phase, c.test_set
     tracks.save_track(phase=phase, slug="closed", name="Closed")
     tracks.save_track(phase=phase, slug="open", name="Open")
     users = []
