@@ -21,9 +21,17 @@ def scored(
     method: str,
     *,
     figures: bool = True,  # noqa: ANN001
+    **submitted: object,
 ) -> Submission:
+    """A run submitted as the browser does (``submitted``: the submit service's
+    other arguments, e.g. ``track``) and scored now (``rescored``)."""
     sub = submit.submit_run(
-        phase=phase, user=user, filename="run.tsv", data=data, method_name=method
+        phase=phase,
+        user=user,
+        filename="run.tsv",
+        data=data,
+        method_name=method,
+        **submitted,
     )
     return rescored(sub, figures=figures)
 

@@ -20,22 +20,14 @@ from evalhub.competitions.services.runs import finals, hiding, submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking, TestSetStatistics
 from evalhub.rankings.services import exports as significance
-from tests.rankings.helpers import rescored
+from tests.rankings.helpers import rescored, scored
 
 pytestmark = pytest.mark.django_db
 ANON = AnonymousUser()
 
 
 def _scored(phase, user, data, method, track):  # noqa: ANN001, ANN202
-    sub = submit.submit_run(
-        phase=phase,
-        user=user,
-        filename="run.tsv",
-        data=data,
-        method_name=method,
-        track=track,
-    )
-    return rescored(sub, figures=False)
+    return scored(phase, user, data, method, track=track, figures=False)
 
 
 @pytest.fixture

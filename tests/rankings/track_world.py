@@ -25,9 +25,8 @@ def _build() -> dict[str, object]:
     from evalhub.competitions.services import teams
     from evalhub.competitions.services.boards import analyses
     from evalhub.competitions.services.data import tracks
-    from evalhub.competitions.services.runs import submit
     from evalhub.rankings import jobs
-    from tests.rankings.helpers import rescored
+    from tests.rankings.helpers import scored
 
     c = demo_world.public_campaign()
     demo, user_model, organiser = c.demo, c.users, c.organiser
@@ -49,15 +48,7 @@ def _build() -> dict[str, object]:
     ]
     runs = {}
     for user, data, method, track in plan:
-        sub = submit.submit_run(
-            phase=phase,
-            user=user,
-            filename="run.tsv",
-            data=data,
-            method_name=method,
-            track=track,
-        )
-        runs[method] = rescored(sub, figures=False).pk
+        runs[method] = scored(phase, user, data, method, track=track, figures=False).pk
     assert jobs.refresh_statistics(test_set.pk) == "refreshed"
     analyses.refresh(test_set_id=test_set.pk)
     return {
