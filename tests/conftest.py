@@ -266,6 +266,17 @@ def _process_with_port(port: int | None) -> str:
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):  # noqa: ANN001, ANN201, ARG001
+    """pytest-django's per-process database name, and on PostgreSQL a copy of the
+    template migrated once (``tests/template_db.py``)."""
+    from django.conf import settings
+
+    from tests import template_db
+
+    template_db.use(settings.DATABASES["default"])
+
+
+@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
     """pytest-django's test database (created only when a test asks for the
     database), and at the end, before it is dropped: the child processes
