@@ -147,8 +147,14 @@ def lay_out(fig: Figure) -> None:
     """Lay ``fig`` out without drawing it, its titles and axis labels placed as a
     draw would place them, to be measured (a figure too small for its text is
     measured all the same: that is what is being repaired). The layout engine
-    and the placing only: a draw without rendering costs as much again."""
+    and the placing only: a draw without rendering costs as much again. A figure
+    laid out here and not changed since (``fig.stale`` false: every change to an
+    artist marks its figure stale) keeps that layout: the phone's figure is
+    measured by ``fit``, then for crowded ticks and tables, on one layout."""
+    if not fig.stale and getattr(fig, "_evalhub_laid_out", False):
+        return
     engine = fig.get_layout_engine()
+    fig._evalhub_laid_out = True  # type: ignore[attr-defined]  # noqa: SLF001
     if engine is None:
         fig.draw_without_rendering()
         return

@@ -138,6 +138,9 @@ def _crowded(fig: Figure) -> list[Axes]:
         )
         if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
             found.append(ax)
+    # Reading the tick labels marks the figure stale; nothing changed: the save
+    # keeps this layout (``laid_out``) unless the ticks are numbered next.
+    fig.stale = False
     return found
 
 

@@ -114,3 +114,37 @@ def test_a_title_too_long_is_wrapped_to_fit_without_drawing_the_figure(draws):  
     fig.canvas.draw()
     extent, box = ax.title.get_window_extent(), fig.bbox
     assert box.x0 <= extent.x0 and extent.x1 <= box.x1
+
+
+def test_the_phone_figure_is_measured_for_crowded_ticks_on_the_layout_fit_left(
+    layouts,  # noqa: ANN001
+):
+    """A bar chart of named runs with a title too long for a phone: ``fit`` lays
+    the phone's figure out to wrap the title (and once more to check it), then
+    the crowded-ticks check and the save use that layout, unchanged since
+    (``lay_out`` skips a figure not stale). Laying out again for the check was one
+    more layout, and the save one more; a change after it (the ticks numbered)
+    still lays it out anew."""
+    fig = plotting.new_figure()
+    ax = fig.add_subplot()
+    ax.bar(["run a", "run b"], [0.4, 0.6])
+    ax.set_title("A long title over the bars of two runs " + uuid.uuid4().hex[:8])
+    plot = plotting.render("bars", "Bars", fig)
+    assert plot.svg_narrow
+    narrow = [size for size in layouts if size[0] <= NARROW_WIDTH]
+    assert len(narrow) == 2, layouts  # fit's layout and its check; was 4
+
+    crowded = plotting.new_figure()
+    ax = crowded.add_subplot()
+    names = [f"a long run name number {i} {uuid.uuid4().hex[:6]}" for i in range(6)]
+    ax.bar(names, range(6))
+    ax.tick_params(axis="x", labelrotation=30)
+    layouts.clear()
+    plotting.render("many", "Many bars", crowded)
+    numbered = [t.get_text() for t in crowded.axes[0].get_xticklabels()]
+    assert numbered == ["1", "2", "3", "4", "5", "6"]  # crowded: named in a key
+    narrow = [size for size in layouts if size[0] <= NARROW_WIDTH]
+    # Measured for crowding on one layout, then laid out anew once numbered (the
+    # key under the panel makes the figure taller).
+    assert len(narrow) == 2, layouts
+    assert narrow[1][1] > narrow[0][1], layouts
