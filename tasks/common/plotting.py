@@ -47,12 +47,13 @@ def _matplotlib() -> None:
     """Import and set up matplotlib, once per process."""
     import matplotlib
 
-    from tasks.common import fonts
+    from tasks.common import font_lookup, fonts
 
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "evalhub"
     matplotlib.rcParams["svg.fonttype"] = "path"
     fonts.use_fallbacks()  # names in any script (``fonts.py``)
+    font_lookup.install()  # answers kept under a cheaper key (``font_lookup.py``)
     matplotlib.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=PALETTE)
     # Labels carry user text (team and method names): plain text, never mathtext.
     # That is decided where each text is drawn (``protect``, on every figure
