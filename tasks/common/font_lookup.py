@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 import matplotlib
@@ -38,12 +39,9 @@ SETTINGS = tuple(
 
 
 def _settings() -> tuple[Any, ...]:
-    read = dict.__getitem__
-    params = matplotlib.rcParams
-    return tuple(
-        tuple(value) if isinstance(value, list) else value
-        for value in (read(params, key) for key in SETTINGS)
-    )
+    # ``dict.__getitem__``: the stored values, without the validating accessor.
+    values = map(dict.__getitem__, repeat(matplotlib.rcParams), SETTINGS)
+    return tuple([tuple(v) if v.__class__ is list else v for v in values])
 
 
 def kept(find: Callable[..., Any]) -> Callable[..., Any]:
