@@ -147,14 +147,8 @@ def lay_out(fig: Figure) -> None:
     """Lay ``fig`` out without drawing it, its titles and axis labels placed as a
     draw would place them, to be measured (a figure too small for its text is
     measured all the same: that is what is being repaired). The layout engine
-    and the placing only: a draw without rendering costs as much again. A figure
-    laid out here and not changed since (``fig.stale`` false: every change to an
-    artist marks its figure stale) keeps that layout: the phone's figure is
-    measured by ``fit``, then for crowded ticks and tables, on one layout."""
-    if not fig.stale and getattr(fig, "_evalhub_laid_out", False):
-        return
+    and the placing only: a draw without rendering costs as much again."""
     engine = fig.get_layout_engine()
-    fig._evalhub_laid_out = True  # type: ignore[attr-defined]  # noqa: SLF001
     if engine is None:
         fig.draw_without_rendering()
         return
@@ -213,14 +207,17 @@ def _surely_fit(fig: Figure) -> bool:
     return True
 
 
-def fit(fig: Figure) -> None:
+def fit(fig: Figure) -> bool:
     """Wrap each title and axis label that runs off the figure (measured on the
     laid-out figure: a title is centred over its axes, not the figure), at the
     room it has; the layout follows, so it is measured again (at most 3 times).
     Labels well within the figure (the usual case) skip the layout: it costs as
-    much as drawing the figure."""
+    much as drawing the figure. True when the figure is left laid out as it is
+    (its last layout found nothing to wrap): a caller that measures it next,
+    having changed nothing, need not lay it out again. (A title's or label's new
+    text does not mark the figure stale: only this function knows it changed.)"""
     if _surely_fit(fig):
-        return
+        return False
     for _ in range(3):
         lay_out(fig)
         box = fig.bbox
@@ -239,16 +236,18 @@ def fit(fig: Figure) -> None:
             text.set_text(wrapped(text.get_text().replace("\n", " "), max(chars, 8)))
             changed = True
         if not changed:
-            return
+            return True
+    return False
 
 
-def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
+def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> bool:
     """Make every text of ``fig`` plain text (see the module's docstring), with
     tick labels wrapped at ``width`` characters, legend entries at
     ``legend_width``, and titles and axis labels at the figure's width; safe to
     call more than once. The titles and labels are fitted last, measured on the
     figure as it is drawn (legend entries and tick labels wrapped, no mathtext):
-    the layout ``fit`` leaves is then the one the saves use, not done again."""
+    the layout ``fit`` leaves is then the one the saves use, not done again.
+    Returns ``fit``'s answer: whether the figure is left laid out as it is."""
     # One walk over the figure's artists (each walk lays out every axis' ticks):
     # wrapping and formatters change texts, not which artists there are.
     artists = fig.findobj()
@@ -274,4 +273,4 @@ def protect(fig: Figure, width: int = WRAP, legend_width: int = WRAP) -> None:
     for text in texts:
         if id(text) not in tick_labels:
             text.set_parse_math(False)  # type: ignore[attr-defined]
-    fit(fig)
+    return fit(fig)

@@ -71,14 +71,15 @@ def _legends_below(fig: Figure) -> int:
     return lines
 
 
-def _widen_for_tables(fig: Figure) -> None:
+def _widen_for_tables(fig: Figure, *, laid: bool) -> None:
     """A table (each column as wide as its text) does not fit a phone's column:
     the figure is drawn as wide as it needs, and the page lets it scroll inside
     its box rather than shrink its text."""
     tables = fig.findobj(Table)
     if not tables:
         return
-    lay_out(fig)
+    if not laid:
+        lay_out(fig)
     right = max(t.get_window_extent().x1 for t in tables)
     if right > fig.bbox.x1:
         width, height = fig.get_size_inches()
@@ -119,12 +120,14 @@ def _named_ticks(ax: Axes) -> bool:
     return isinstance(ax.xaxis.get_major_formatter(), LiteralFormatter)
 
 
-def _crowded(fig: Figure) -> list[Axes]:
-    """The panels with two x tick labels on top of each other (after layout; a
+def _crowded(fig: Figure, *, laid: bool) -> list[Axes]:
+    """The panels with two x tick labels on top of each other (after layout, or
+    on the layout the figure has when ``laid``: nothing changed since it; a
     figure without named ticks is not laid out for it)."""
     if not any(_named_ticks(ax) for ax in fig.axes):
         return []
-    lay_out(fig)
+    if not laid:
+        lay_out(fig)
     renderer = fig._get_renderer()  # noqa: SLF001
     found = []
     for ax in fig.axes:
@@ -138,8 +141,8 @@ def _crowded(fig: Figure) -> list[Axes]:
         )
         if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
             found.append(ax)
-    # Reading the tick labels marks the figure stale; nothing changed: the save
-    # keeps this layout (``laid_out``) unless the ticks are numbered next.
+    # Reading the tick labels marks the figure stale, but it is laid out as it
+    # is: the save keeps this layout (``laid_out``) unless something changes next.
     fig.stale = False
     return found
 
@@ -150,13 +153,13 @@ def _plain_name(label: str) -> str:
     return label.replace("\n", " ").replace("\\$", "$")
 
 
-def _numbered(fig: Figure) -> int:
+def _numbered(fig: Figure, *, laid: bool) -> int:
     """A panel whose category labels still print on top of each other (long run
     names under a comparison's bars, slanted) is labelled 1, 2, ... instead, the
     names in a key under it, one to a line ("1  name"); returns how many lines
     the keys take."""
     lines = 0
-    for ax in _crowded(fig):
+    for ax in _crowded(fig, laid=laid):
         ticks = [
             (x, t.get_text())
             for x, t in zip(ax.get_xticks(), ax.get_xticklabels(), strict=True)
@@ -176,23 +179,26 @@ def _numbered(fig: Figure) -> int:
         ax.set_xlabel("\n".join(([above] if above else []) + key))
         ax.xaxis.label.set_multialignment("left")
         lines += sum(1 + k.count("\n") for k in key)
+        fig.stale = True  # a new label's text does not mark it: lay it out anew
     return lines
 
 
-def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> None:
+def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> bool:
     """Panels side by side in one row (more than ``ROW_PANELS``, such as the MT
     probe's run figure) are placed ``ROW_PANELS`` to a row, or one to a row when
     their category labels would still print on top of each other; the figure
-    grows a row's height per row. Any other layout is left as it is."""
+    grows a row's height per row. Any other layout is left as it is. True when
+    the panels were placed anew."""
     if _row_grid(fig) <= ROW_PANELS:
-        return
+        return False
     columns = [ax.get_subplotspec().colspan.start for ax in fig.axes]  # type: ignore[union-attr]
     width, extra = size
     for per_row in (ROW_PANELS, 1):
         rows = _place(fig, columns, per_row)
         fig.set_size_inches(width, ROW_HEIGHT * rows + extra)
-        if not _crowded(fig):
-            return
+        if not _crowded(fig, laid=False):
+            break
+    return True
 
 
 def narrow_svg(fig: Figure) -> bytes:
@@ -216,13 +222,17 @@ def narrow_svg(fig: Figure) -> bytes:
     fig.set_size_inches(
         min(width, NARROW_WIDTH), max(height * 0.85, 2.6) + lines * _LINE
     )
-    protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
-    _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE))
-    keys = _numbered(fig)
+    # ``laid``: the figure is laid out as it is (``fit``'s last layout found
+    # nothing to wrap, and nothing changed since): measured on that layout.
+    laid = protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
+    if _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE)):
+        laid = False
+    keys = _numbered(fig, laid=laid)
     if keys:
         wide, high = fig.get_size_inches()
         fig.set_size_inches(wide, high + keys * _LINE)
-    _widen_for_tables(fig)
+        laid = False
+    _widen_for_tables(fig, laid=laid)
     out = io.BytesIO()
     with laid_out(fig):
         fig.savefig(out, format="svg", metadata={"Date": None})
