@@ -120,11 +120,10 @@ def test_the_phone_figure_is_measured_for_crowded_ticks_on_the_layout_fit_left(
     layouts,  # noqa: ANN001
 ):
     """A bar chart of named runs with a title too long for a phone: ``fit`` lays
-    the phone's figure out to wrap the title (and once more to check it), then
-    the crowded-ticks check and the save use that layout, unchanged since
-    (``lay_out`` skips a figure not stale). Laying out again for the check was one
-    more layout, and the save one more; a change after it (the ticks numbered)
-    still lays it out anew."""
+    the phone's figure out to wrap the title (and once more to check it) and says
+    the figure is laid out as it is; the crowded-ticks check and the save use that
+    layout (laying out again for the check was one more layout, and the save one
+    more). A change after it (the ticks numbered) still lays it out anew."""
     fig = plotting.new_figure()
     ax = fig.add_subplot()
     ax.bar(["run a", "run b"], [0.4, 0.6])
