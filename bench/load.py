@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
-from evalhub import worker_queues
+from evalhub import supervisor, worker_queues
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stack import PASSWORD, PHASE, ROOT, TASK, free_port, wait  # noqa: E402
@@ -288,14 +287,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script
         (out / name).write_text(json.dumps(result, indent=2) + "\n")
         print(f"saved {out / name}")
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        supervisor.stop_groups(procs, timeout=30)
         if db_name:
             _psql(args.database_url, f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
         shutil.rmtree(tmp, ignore_errors=True)

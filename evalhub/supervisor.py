@@ -133,21 +133,33 @@ class Supervisor:
         self._stop_together([c for c in children if c.program.stop_last])
 
     def _stop_together(self, children: list[_Child]) -> None:
-        running = []
+        running: dict[int, str] = {}
+        procs = []
         for child in children:
             proc, child.proc, child.restart_at = child.proc, None, None
             if proc is not None:
-                _kill_group(proc.pid, signal.SIGTERM)
-                running.append((child.program.name, proc))
-        deadline = time.monotonic() + self.stop_timeout
-        while time.monotonic() < deadline and not all(
-            _exited(proc.pid) for _, proc in running
-        ):
-            time.sleep(0.05)
-        for name, proc in running:
-            if not _exited(proc.pid):
-                self.log(f"{name} did not stop in time; killing it")
-            _reap(proc)
+                running[proc.pid] = child.program.name
+                procs.append(proc)
+        for proc in stop_groups(procs, timeout=self.stop_timeout):
+            self.log(f"{running[proc.pid]} did not stop in time; killing it")
+
+
+def stop_groups(procs: Sequence[subprocess.Popen], *, timeout: float) -> list:  # type: ignore[type-arg]
+    """Stop processes each leading a process group of its own: SIGTERM to every group
+    at once, SIGKILL to what is left of each group once its leader exited or
+    ``timeout`` seconds passed, every leader reaped. Returns the processes that
+    had not exited by then (killed). The one way the stack, the tests and the
+    benchmarks stop the processes they started."""
+    running = [proc for proc in procs if proc.returncode is None]
+    for proc in running:
+        _kill_group(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not all(_exited(p.pid) for p in running):
+        time.sleep(0.05)
+    late = [proc for proc in running if not _exited(proc.pid)]
+    for proc in running:
+        _reap(proc)
+    return late
 
 
 class Stopped(Exception):  # noqa: N818 - a request, not an error

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhub import worker_queues
+from evalhub import supervisor, worker_queues
 from tests import workers
 from tests.conftest import database_env
 from tests.paths import REPO_ROOT
@@ -180,15 +180,7 @@ class Cluster:
         proc.wait(timeout=10)
 
     def stop_all(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        supervisor.stop_groups(list(self.procs.values()), timeout=20)
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from evalhub import supervisor
 from tests import workers
 from tests.paths import REPO_ROOT
 from tests.reliability.conftest import FAST_ENV, RedisServer, free_port, wait_for
@@ -259,15 +260,7 @@ def test_runs_in_flight_survive_a_database_restart_under_traffic(site):  # noqa:
             assert proc.poll() is None, proc.args  # nothing crashed for good
     finally:
         stop.set()
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        supervisor.stop_groups(procs, timeout=30)
     url = pg_cluster.url
     assert _query(url, "SELECT status, count(*) FROM competitions_submission "
                   "GROUP BY 1") == [("scored", total)]  # fmt: skip
