@@ -91,6 +91,15 @@ class Campaign:
     phase: Any
     test_set: Any
 
+    def keys(self) -> dict[str, int]:
+        """Its rows' primary keys by the conftest's fixture names, for a world."""
+        return {
+            "organiser": self.organiser.pk,
+            "task": self.task.pk,
+            "phase": self.phase.pk,
+            "test_set": self.test_set.pk,
+        }
+
 
 def public_campaign() -> Campaign:
     """The conftest's ``organiser``, ``task``, ``phase`` and ``test_set`` (the
@@ -119,12 +128,9 @@ def build() -> dict[str, int]:
     private = add_test_set(c.phase, c.demo, slug="private", visibility="private")
     team = teams.register(task=c.task, user=participant, new_team_name="Alpha").team
     return {
-        "organiser": c.organiser.pk,
+        **c.keys(),
         "participant": participant.pk,
         "outsider": outsider.pk,
-        "task": c.task.pk,
-        "phase": c.phase.pk,
-        "test_set": c.test_set.pk,
         "private_test_set": private.pk,
         "team": team.pk,
     }

@@ -50,12 +50,9 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
         c = demo_world.public_campaign()
         teams = seed_board(phase=c.phase, teams=TEAMS)
         return {
-            "organiser": c.organiser.pk,
+            **c.keys(),
             "participant": demo_world.participant_user(c.users).pk,
             "outsider": demo_world.outsider_user(c.users).pk,
-            "task": c.task.pk,
-            "phase": c.phase.pk,
-            "test_set": c.test_set.pk,
             "big": [t.pk for t in teams],
         }
 

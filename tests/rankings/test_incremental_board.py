@@ -46,13 +46,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
     def build() -> dict[str, object]:
         c = demo_world.public_campaign()
         runs = incremental.submit_all(c.task, c.phase, c.demo, c.users, c.test_set)
-        return {
-            "organiser": c.organiser.pk,
-            "task": c.task.pk,
-            "phase": c.phase.pk,
-            "test_set": c.test_set.pk,
-            "runs": [run.pk for run in runs],
-        }
+        return {**c.keys(), "runs": [run.pk for run in runs]}
 
     folder = tmp_path_factory.mktemp("incremental") / "storage"
     yield from shared_world.kept(django_db_blocker, folder, build)
