@@ -200,6 +200,7 @@ def test_a_ladder_campaign_without_a_site_administrator(
     # 4. The organiser lists the runs in the console, hides one, downloads all.
     page.goto(f"{base}/tasks/{task.slug}/dashboard/")
     page.get_by_role("link", name="Every run: filter, rescore, hide, download").click()
+    page.get_by_role("heading", name=f"{task.title}: runs").wait_for()
     table = page.locator("table.console-runs")
     assert table.locator("tbody tr").count() == 2
     assert "Delta" in table.inner_text()
