@@ -140,3 +140,28 @@ def test_the_fact_sheet_panel_follows_the_answers(
     hiding.set_hidden(submission=run, user=participant, hidden=True)
     url = reverse("competitions:run-detail", args=[run.pk])
     assert client.get(url).status_code == 404
+
+
+def _reorder(client, task, test_set, order: int) -> None:  # noqa: ANN001
+    """The organiser gives ``test_set`` a new place in its phase's list."""
+    response = client.post(
+        reverse("console:testset-edit", args=[task.slug, test_set.pk]),
+        {"name": test_set.name, "slug": test_set.slug, "order": str(order)},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+def test_the_run_page_lists_its_test_sets_in_the_phase_s_order(
+    client, run, organiser, task, test_set, private_test_set
+):  # noqa: ANN001
+    """Whatever order the run's evaluations were stored in (an archive import
+    stores them anew), its page follows the order the organisers gave."""
+    rescored(run)
+    client.force_login(organiser)
+    heads = ("<h2>Public</h2>", "<h2>Private</h2>")
+    for orders in ((5, 1), (1, 5), (5, 1)):
+        for ts, order in zip((test_set, private_test_set), orders, strict=True):
+            _reorder(client, task, ts, order)
+        page = _page(client, run)
+        public, private = (page.index(head) for head in heads)
+        assert (public > private) == (orders[0] > orders[1]), orders
