@@ -1,19 +1,24 @@
 """A copy of the test database's rows taken in a test process and put back later in
 the same process, without going through the models (no signal, no receiver: the
 rows come back exactly as they were): for a world that costs much to build and
-that several modules of a process read (tests/browser/demo_world.py).
+that several modules read (tests/browser/demo_world.py). A snapshot written to a
+folder (``write``) is read back by another test process of the same run (``read``):
+their databases are migrated alike (on PostgreSQL, copies of one template).
 
 SQLite: the whole database file copied with SQLite's backup API (into memory and
 back). PostgreSQL: each model table copied out and in with ``COPY`` (binary
 format), after one ``TRUNCATE`` of them all. In both, the ids given to rows
-created later keep going up from where the process had them (SQLite's
-``sqlite_sequence`` kept, PostgreSQL's sequences left alone): an id used by an
-earlier module's row is not given again."""
+created later keep going up from where the process had them, and past the
+snapshot's own (SQLite's ``sqlite_sequence`` and PostgreSQL's sequences each at
+the larger of the two): an id used by an earlier module's row, or by a row of
+the snapshot, is not given again."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,61 @@ def restore(snapshot: Snapshot) -> None:
             sql = f"COPY {quote(table)} FROM STDIN (FORMAT binary)"
             with cursor.cursor.copy(sql) as into:
                 into.write(data)
+        # Each sequence past the snapshot's ids too (taken in another process,
+        # they may be ahead of this database's).
+        cursor.execute(
+            "SELECT c.relname, a.attname, pg_get_serial_sequence("
+            "quote_ident(c.relname), a.attname) AS seq FROM pg_class c JOIN"
+            " pg_attribute a ON a.attrelid = c.oid WHERE c.relname = ANY(%s) AND"
+            " pg_table_is_visible(c.oid) AND a.attnum > 0 AND NOT a.attisdropped",
+            [[table for table, _ in snapshot.tables]],
+        )
+        for table, column, sequence in cursor.fetchall():
+            if sequence is None:
+                continue
+            cursor.execute(
+                f"SELECT setval(%s, GREATEST((SELECT last_value FROM {sequence}),"
+                f" (SELECT COALESCE(MAX({quote(column)}), 1) FROM {quote(table)})))",
+                [sequence],
+            )
+
+
+def write(snapshot: Snapshot, folder: Path) -> None:
+    """The snapshot as files in ``folder`` (created), for ``read`` in another
+    process."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if snapshot.vendor == "sqlite":
+        assert snapshot.sqlite is not None
+        into = sqlite3.connect(folder / "database.sqlite3")
+        try:
+            snapshot.sqlite.backup(into)
+        finally:
+            into.close()
+    names = []
+    for i, (table, data) in enumerate(snapshot.tables):
+        (folder / f"{i}.copy").write_bytes(data)
+        names.append(table)
+    (folder / "snapshot.json").write_text(
+        json.dumps({"vendor": snapshot.vendor, "tables": names})
+    )
+
+
+def read(folder: Path) -> Snapshot:
+    """The snapshot ``write`` left in ``folder``."""
+    index = json.loads((folder / "snapshot.json").read_text())
+    if index["vendor"] == "sqlite":
+        copy = sqlite3.connect(":memory:", check_same_thread=False)
+        source = sqlite3.connect(folder / "database.sqlite3")
+        try:
+            source.backup(copy)
+        finally:
+            source.close()
+        return Snapshot("sqlite", sqlite=copy)
+    tables = tuple(
+        (table, (folder / f"{i}.copy").read_bytes())
+        for i, table in enumerate(index["tables"])
+    )
+    return Snapshot(index["vendor"], tables=tables)
 
 
 def _tables() -> list[str]:

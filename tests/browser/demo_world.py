@@ -10,8 +10,10 @@ process's world storage folder with a cache namespace of the module's own; at
 the module's end the database is flushed, as a transactional test leaves it for
 the next module. The process's next module that asks for it gets the same rows
 back from a snapshot taken just after the seeding (tests/db_snapshot.py: no
-model save, no receiver), the files still in the same folder: seeded once per
-test process.
+model save, no receiver), the files still in the same folder. The snapshot and
+a copy of the files are also left in the run's folder (shared by its test
+processes, under a lock): the other test processes read them instead of seeding
+again, so the demo site is seeded once per run.
 
 The tests of such a module reach the database through ``transactional_db``,
 overridden here (pytest-django's ``live_server`` asks for it): the database
@@ -25,7 +27,12 @@ being there. Each test still reads and writes its own cache namespace
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,7 +116,7 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa:
 
 
 @pytest.fixture(scope="module")
-def demo_tasks(module_world):  # noqa: ANN001, ANN201, ARG001
+def demo_tasks(module_world, tmp_path_factory):  # noqa: ANN001, ANN201, ARG001
     """The seeded demo site: (tasks, runs). Seeded by the process's first module
     that asks for it; the next ones get its rows back from a snapshot
     (tests/db_snapshot.py) taken just after the seeding, before any test ran."""
@@ -119,12 +126,41 @@ def demo_tasks(module_world):  # noqa: ANN001, ANN201, ARG001
         snapshot, task_ids, run_ids = _BUILT[0]
         db_snapshot.restore(snapshot)
     else:
-        tasks, runs = seed_demo_tasks()
-        task_ids, run_ids = [t.pk for t in tasks], [r.pk for r in runs]
-        _BUILT.append((db_snapshot.take(), task_ids, run_ids))
+        with _run_folder(tmp_path_factory) as shared:
+            if (shared / "ids.json").exists():
+                snapshot = db_snapshot.read(shared / "rows")
+                shutil.copytree(shared / "files", _STORAGE[0], dirs_exist_ok=True)
+                db_snapshot.restore(snapshot)
+                task_ids, run_ids = json.loads((shared / "ids.json").read_text())
+            else:
+                tasks, runs = seed_demo_tasks()
+                task_ids, run_ids = [t.pk for t in tasks], [r.pk for r in runs]
+                snapshot = db_snapshot.take()
+                db_snapshot.write(snapshot, shared / "rows")
+                shutil.copytree(_STORAGE[0], shared / "files")
+                (shared / "ids.json").write_text(json.dumps([task_ids, run_ids]))
+        _BUILT.append((snapshot, task_ids, run_ids))
     tasks = SharedTask.objects.in_bulk(task_ids)
     runs = Submission.objects.in_bulk(run_ids)
     return [tasks[pk] for pk in task_ids], [runs[pk] for pk in run_ids]
+
+
+@contextlib.contextmanager
+def _run_folder(tmp_path_factory) -> Iterator[Path]:  # noqa: ANN001
+    """The folder of the demo site seeded for the run, held under a lock: the
+    run's folder is the parent of each test process's own under pytest-xdist
+    (``popen-gw<n>``), else the process's own."""
+    base = tmp_path_factory.getbasetemp()
+    if base.name.startswith("popen-gw"):
+        base = base.parent
+    folder = base / "demo-site"
+    folder.mkdir(exist_ok=True)
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
