@@ -123,8 +123,9 @@ def outsider(django_user_model):  # noqa: ANN001, ANN201
     return demo_world.outsider_user(django_user_model)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def bucc_demo():  # noqa: ANN201
+    """The BUCC demo data (its files are bytes: no test can change them)."""
     from tasks import registry
 
     return registry.get("bilingual_term_alignment").demo(seed=0)

@@ -34,12 +34,12 @@ def secret_test_set(phase, bucc_demo, test_set):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def scored(submit_run, demo_run, test_set, secret_test_set):  # noqa: ANN001, ANN201
+    """A run scored by the scoring job, its own figures still pending (as they are
+    until a worker takes their job: ``analysed`` draws them)."""
     from evalhub.competitions import jobs
-    from tests import run_figures
 
     sub = submit_run(demo_run, method="dictionary")
     jobs.score_submission(sub.pk)
-    run_figures.draw_pending(sub)  # the job the scoring job sends after commit
     sub.refresh_from_db()
     assert sub.status == "scored", sub.failure_message
     return sub
@@ -47,9 +47,12 @@ def scored(submit_run, demo_run, test_set, secret_test_set):  # noqa: ANN001, AN
 
 @pytest.fixture
 def analysed(scored, test_set, secret_test_set):  # noqa: ANN001, ANN201
-    """``scored`` with the task-level figures and analyses of both test sets."""
+    """``scored`` with its own figures drawn (the job the scoring job sends after
+    commit), and the task-level figures and analyses of both test sets."""
     from evalhub.competitions.services.boards import analyses
+    from tests import run_figures
 
+    run_figures.draw_pending(scored)
     for ts in (test_set, secret_test_set):
         analyses.refresh(test_set_id=ts.pk)
     return scored

@@ -107,7 +107,8 @@ def test_no_template_shows_a_time_without_its_zone() -> None:
 def test_signature_in_details_band_explained_and_no_double_punctuation(
     client, phase, test_set, run, participant, outsider, other_team, bucc_demo
 ):  # noqa: ANN001
-    scored(phase, outsider, next(iter(bucc_demo.runs[-1][2].values())), "other")
+    other = next(iter(bucc_demo.runs[-1][2].values()))
+    scored(phase, outsider, other, "other", figures=False)  # the board only
     jobs.refresh_statistics(test_set.pk)
     html = client.get(
         reverse("competitions:leaderboard-detail", args=[phase.task.slug, phase.slug])
@@ -144,7 +145,8 @@ def test_home_cards_show_test_set_names_not_slugs(
         team_name, method, files = task.type.demo(seed=0).runs[0]
         user = django_user_model.objects.create_user(f"u{task.pk}")
         teams.register(task=task, user=user, new_team_name=f"{team_name} {task.pk}")
-        scored(task.phases.get(), user, next(iter(files.values())), method)
+        run = next(iter(files.values()))
+        scored(task.phases.get(), user, run, method, figures=False)  # not shown
     html = client.get(reverse("competitions:task-list")).content.decode()
     for task in tasks:
         for test_set in task.phases.get().test_sets.all():

@@ -27,6 +27,10 @@ def spelled(source: str) -> list[int]:
     """Lines of ``source`` that spell a worker's queue list themselves."""
     names = set(worker_queues.WORKERS["all"])
     lines = []
+    # Each way below needs one of these in the text: a source without any is not
+    # parsed.
+    if not any(s in source for s in ("-Q", "queues", *(f"{n}," for n in names))):
+        return lines
     tree = ast.parse(source)
     # Docstrings (a bare string statement) may name queues in prose.
     prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
