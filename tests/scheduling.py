@@ -19,33 +19,118 @@ _PROCESSES = frozenset(
 )
 
 
+#: The modules that start no process but whose tests take more than a few seconds
+#: of CPU all together (five or more on a 2-core machine running the quick tier:
+#: they draw the figures of finished campaigns, crawl every address for every role,
+#: search many random cases or compare with a reference library on real data).
+#: Marked ``slow``: the quick tier leaves them out with the tests that start
+#: processes. The whole suite runs them.
+SLOW = frozenset(
+    (
+        "tests/annotations/test_done_when.py",
+        "tests/annotations/test_finite_numbers.py",
+        "tests/annotations/test_probe_sets.py",
+        "tests/annotations/test_services.py",
+        "tests/api/test_exports.py",
+        "tests/api/test_user_text.py",
+        "tests/competitions/test_after_campaign.py",
+        "tests/competitions/test_after_campaign_ladder.py",
+        "tests/competitions/test_analyses_redrawn.py",
+        "tests/competitions/test_archive.py",
+        "tests/competitions/test_archive_checks.py",
+        "tests/competitions/test_archive_site.py",
+        "tests/competitions/test_big_boards.py",
+        "tests/competitions/test_board_herds.py",
+        "tests/competitions/test_board_layout.py",
+        "tests/competitions/test_boards_rendered_ahead.py",
+        "tests/competitions/test_bombs_live.py",
+        "tests/competitions/test_compare_figures.py",
+        "tests/competitions/test_figure_colours.py",
+        "tests/competitions/test_figure_data.py",
+        "tests/competitions/test_figure_legends.py",
+        "tests/competitions/test_leaderboard_page_cache.py",
+        "tests/competitions/test_leaks.py",
+        "tests/competitions/test_markdown_migration.py",
+        "tests/competitions/test_offline_commands.py",
+        "tests/competitions/test_queue_threads.py",
+        "tests/competitions/test_where_am_i.py",
+        "tests/console/test_runs_page.py",
+        "tests/deploy/test_email_settings.py",
+        "tests/deploy/test_storage_settings.py",
+        "tests/participation/test_archive.py",
+        "tests/participation/test_permissions.py",
+        "tests/participation/test_roster.py",
+        "tests/rankings/test_commit_races.py",
+        "tests/rankings/test_figure_data.py",
+        "tests/rankings/test_incremental_board.py",
+        "tests/rankings/test_incremental_statistics.py",
+        "tests/rankings/test_ladder_guarantees.py",
+        "tests/rankings/test_ladder_property.py",
+        "tests/rankings/test_package.py",
+        "tests/rankings/test_package_latex.py",
+        "tests/rankings/test_package_tracks.py",
+        "tests/rankings/test_predicates_answer.py",
+        "tests/rankings/test_statistics.py",
+        "tests/rankings/test_statistics_units.py",
+        "tests/rankings/test_track_figures.py",
+        "tests/rankings/test_tracks_pipeline.py",
+        "tests/rankings/test_visibility_rule.py",
+        "tests/reliability/test_heartbeat.py",
+        "tests/reliability/test_security.py",
+        "tests/task_types/bilingual_term_alignment/test_task.py",
+        "tests/task_types/common/test_figure_text.py",
+        "tests/task_types/common/test_resampling_references.py",
+        "tests/task_types/common/test_sacrebleu_reference.py",
+        "tests/task_types/mt_lexicon_probe/test_builder.py",
+        "tests/task_types/mt_lexicon_probe/test_fuzz.py",
+        "tests/task_types/mt_lexicon_probe/test_phone_figure.py",
+        "tests/task_types/mt_lexicon_probe/test_probes.py",
+        "tests/task_types/mt_lexicon_probe/test_task.py",
+        "tests/task_types/sentence_alignment/test_fuzz.py",
+        "tests/task_types/term_extraction/test_exact.py",
+        "tests/task_types/term_extraction/test_fuzz.py",
+        "tests/test_architecture.py",
+        "tests/test_permission_matrix.py",
+        "tests/test_permission_matrix_annotations.py",
+        "tests/test_permission_matrix_posts.py",
+    )
+)
+
+
 def _starts_processes(item: pytest.Item) -> bool:
     return bool(
         item.get_closest_marker("e2e")
-        or item.get_closest_marker("slow")
         or _PROCESSES.intersection(getattr(item, "fixturenames", ()))
     )
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]):  # noqa: ANN201
-    """The tests that start real processes are marked ``processes`` before ``-m``
-    deselects by marker: the quick tier, ``pytest -m "not processes"``, leaves them
-    out.
+    """Before ``-m`` deselects by marker: the tests that start real processes are
+    marked ``processes``, those of the ``SLOW`` modules ``slow``, and every other
+    test ``quick``: the quick tier, ``pytest -m quick``.
 
     Then, after every other plugin (pytest-django's own sorting included), the
-    modules whose tests start real processes run first. pytest-xdist hands
-    out whole modules (``--dist loadfile``) in this order, and those are the long
-    ones, mostly waiting on their processes: started first, the many short
-    modules fill the other processes meanwhile and at the end, instead of one
-    long module running alone while the other cores have nothing left to do."""
+    modules whose tests start real processes run first, then the slow ones.
+    pytest-xdist hands out whole modules (``--dist loadfile``) in this order, and
+    those are the long ones (the first mostly waiting on their processes):
+    started first, the many short modules fill the other processes meanwhile and
+    at the end, instead of one long module running alone while the other cores
+    have nothing left to do."""
     for item in items:
         if _starts_processes(item):
             item.add_marker("processes")
+        if _module(item) in SLOW:
+            item.add_marker("slow")
+        if not (
+            item.get_closest_marker("processes") or item.get_closest_marker("slow")
+        ):
+            item.add_marker("quick")
     result = yield
     first = {_module(item) for item in items if item.get_closest_marker("processes")}
+    slow = {_module(item) for item in items if item.get_closest_marker("slow")}
     # A stable sort: within each part the order stays as it was.
-    items.sort(key=lambda item: _module(item) not in first)
+    items.sort(key=lambda item: (_module(item) not in first, _module(item) not in slow))
     return result
 
 
