@@ -137,5 +137,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]):  # noqa: ANN201
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one test process more than cores. Many tests wait on real
     processes (a worker scoring, a browser loading a page, a service
-    restarting); the extra process keeps the cores busy meanwhile."""
-    return (os.cpu_count() or 1) + 1
+    restarting); the extra process keeps the cores busy meanwhile. The quick
+    tier (``-m quick``) waits on none: one process per core (a third process
+    on two cores only adds its own start and collection, and switches)."""
+    cores = os.cpu_count() or 1
+    if (config.getoption("markexpr", "") or "").strip() == "quick":
+        return cores
+    return cores + 1

@@ -5,6 +5,9 @@ at collection."""
 
 from __future__ import annotations
 
+import ast
+import os
+import re
 import subprocess
 import sys
 
@@ -13,30 +16,37 @@ from tests.scheduling import SLOW
 
 QUICK = "tests/test_readme.py"
 STARTS_A_WORKER = "tests/reliability/test_worker_faults.py"
-A_SLOW_ONE = "tests/competitions/test_archive.py"
+A_SLOW_ONE = "tests/rankings/test_commit_races.py"
 
 
-def _collected(*marker: str) -> list[str]:
-    """The test ids pytest collects from the three modules (a subprocess: the
-    markers are set while pytest collects)."""
+def _tests_in(module: str) -> list[str]:
+    """The module's test functions (none of the three is parametrised)."""
+    tree = ast.parse((REPO_ROOT / module).read_text(encoding="utf-8"))
+    return [
+        f"{module}::{node.name}"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    ]
+
+
+def test_the_quick_tier_leaves_out_the_tests_that_start_processes_and_slow_ones():
+    # One collection (a subprocess: the markers are set while pytest collects).
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0"]
-        + [*marker, QUICK, STARTS_A_WORKER, A_SLOW_ONE],
+        + ["-m", "quick", QUICK, STARTS_A_WORKER, A_SLOW_ONE],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    return [line for line in done.stdout.splitlines() if "::" in line]
-
-
-def test_the_quick_tier_leaves_out_the_tests_that_start_processes_and_slow_ones():
-    every = _collected()
-    quick = _collected("-m", "quick")
-    assert quick == [t for t in every if t.startswith(QUICK + "::")]
-    for module in (STARTS_A_WORKER, A_SLOW_ONE):
-        assert any(t.startswith(module + "::") for t in every), module
+    selected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert selected == _tests_in(QUICK)
+    deselected = re.search(r"\((\d+) deselected\)", done.stdout)
+    assert deselected, done.stdout
+    left_out = _tests_in(STARTS_A_WORKER) + _tests_in(A_SLOW_ONE)
+    assert _tests_in(STARTS_A_WORKER) and _tests_in(A_SLOW_ONE)
+    assert int(deselected.group(1)) == len(left_out)
 
 
 def test_every_slow_module_is_there():
@@ -44,3 +54,17 @@ def test_every_slow_module_is_there():
     assert A_SLOW_ONE in SLOW
     missing = sorted(m for m in SLOW if not (REPO_ROOT / m).is_file())
     assert not missing, missing
+
+
+def test_the_quick_tier_runs_one_process_per_core_and_the_suite_one_more():
+    from types import SimpleNamespace
+
+    from tests import scheduling
+
+    def config(markexpr: str) -> SimpleNamespace:
+        return SimpleNamespace(getoption=lambda name, default=None: markexpr)
+
+    cores = os.cpu_count() or 1
+    assert scheduling.pytest_xdist_auto_num_workers(config("quick")) == cores
+    assert scheduling.pytest_xdist_auto_num_workers(config("")) == cores + 1
+    assert scheduling.pytest_xdist_auto_num_workers(config("slow")) == cores + 1
