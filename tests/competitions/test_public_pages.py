@@ -22,10 +22,13 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def two_runs(phase, test_set, participant, team, bucc_demo, django_user_model):  # noqa: ANN001, ANN201
     """Alpha's best run (the demo's best) and a rival's weaker one."""
-    best = scored(phase, participant, bucc_demo.runs[0][2]["test"], "dictionary")
+    # Neither run's own figures are read: the cards and boards only.
+    best = scored(
+        phase, participant, bucc_demo.runs[0][2]["test"], "dictionary", figures=False
+    )
     rival = django_user_model.objects.create_user("rival")
     teams.register(task=phase.task, user=rival, new_team_name="Rival")
-    weaker = scored(phase, rival, bucc_demo.runs[1][2]["test"], "roots")
+    weaker = scored(phase, rival, bucc_demo.runs[1][2]["test"], "roots", figures=False)
     return best, weaker
 
 
