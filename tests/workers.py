@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 #: The environment of every worker process the tests start (with the settings'
 #: default, 10, a worker lowers its CPU priority to leave the web its CPU; a test's
@@ -135,3 +136,20 @@ class SharedWorker:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=30)
+
+
+def scored_by(proc: subprocess.Popen[bytes], sub: Any, timeout: float = 120) -> Any:  # noqa: ANN401
+    """``sub`` (a submitted run) once the test's worker ``proc`` has scored it: a
+    test with a worker consuming leaves the scoring job the submission sent to
+    it (called in the test process too, the job would find the run claimed by
+    the worker and leave it to it). The deadline only stops a test that would
+    hang."""
+    deadline = time.monotonic() + timeout
+    sub.refresh_from_db()
+    while sub.status != "scored":
+        assert sub.status not in ("failed", "rejected"), sub.failure_message
+        assert proc.poll() is None, "the worker died"
+        assert time.monotonic() < deadline, f"run {sub.pk} is still {sub.status}"
+        time.sleep(0.2)
+        sub.refresh_from_db()
+    return sub

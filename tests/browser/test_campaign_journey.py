@@ -25,7 +25,7 @@ from django.urls import reverse
 
 from evalhub import settings_blocks
 from evalhub.competitions.services.runs import finals
-from tests import mail_files
+from tests import mail_files, workers
 from tests.browsers import screenshot
 from tests.oidc import PASSWORD, running_provider
 from tests.paths import REPO_ROOT
@@ -76,12 +76,8 @@ def test_terms_sign_in_roster_and_a_message_in_one_journey(  # noqa: PLR0913, PL
     from allauth.account.models import EmailAddress
     from allauth.socialaccount.models import SocialAccount
 
-    from evalhub.competitions import jobs
-
     # Alpha (alice) has chosen a final run; Mallory's (mallory) has none.
-    scored = submit_run(demo_run)
-    jobs.score_submission(scored.pk)
-    scored.refresh_from_db()
+    scored = workers.scored_by(worker, submit_run(demo_run))
     finals.set_final(submission=scored, user=participant, final=True)
     for user in (participant, *other_team.members.all()):
         EmailAddress.objects.create(

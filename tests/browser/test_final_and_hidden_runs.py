@@ -7,27 +7,25 @@ from __future__ import annotations
 
 import pytest
 
+from tests import workers
 from tests.browsers import screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def two_runs(submit_run, bucc_demo, test_set, private_test_set):  # noqa: ANN001, ANN201
-    """Alpha's strong run and its weak run, scored in this process (the test sets'
-    scores are revealed so that the public sees both boards)."""
-    from evalhub.competitions import jobs
-
+def two_runs(worker, submit_run, bucc_demo, test_set, private_test_set):  # noqa: ANN001, ANN201
+    """Alpha's strong run and its weak run, scored by the test's worker (it takes
+    the scoring job each submission sends; the test sets' scores are revealed so
+    that the public sees both boards)."""
     private_test_set.revealed = True
     private_test_set.save()
     runs = {}
     for name, index in (("strong", 0), ("weak", 1)):
         data = next(iter(bucc_demo.runs[index][2].values()))
-        sub = submit_run(data, method=f"{name} method")
-        jobs.score_submission(sub.pk)
-        sub.refresh_from_db()
-        assert sub.status == "scored", sub.failure_message
-        runs[name] = sub
+        runs[name] = submit_run(data, method=f"{name} method")
+    for sub in runs.values():
+        workers.scored_by(worker, sub)
     return runs
 
 
