@@ -1,8 +1,9 @@
 """Three scored runs on the BUCC demo task with the Ladder on and the statistics
 refreshed: two of the participant's team ("first", then the clearly better
 "second"), one of another team ("other"). ``stats`` is the function-scoped fixture
-(modules import it); tests/rankings/test_leaks.py builds the same once for its
-module."""
+(modules import it: they read the boards, the interval chart and the statistics,
+not the runs' own figures, which it leaves pending); tests/rankings/test_leaks.py
+builds the same, the runs' figures drawn, once for its module."""
 
 from __future__ import annotations
 
@@ -24,15 +25,16 @@ def build(
     demo: Any,  # noqa: ANN401
     participant: Any,  # noqa: ANN401
     outsider: Any,  # noqa: ANN401
+    figures: bool = True,
 ) -> list[Any]:
     PhaseRanking.objects.create(phase=phase, ladder=True)
     runs = {method: files["test"] for _, method, files in demo.runs}
     subs = [
-        scored(phase, participant, runs["roots only"], "first"),
-        scored(phase, participant, runs["dictionary"], "second"),
+        scored(phase, participant, runs["roots only"], "first", figures=figures),
+        scored(phase, participant, runs["dictionary"], "second", figures=figures),
     ]
     teams.register(task=task, user=outsider, new_team_name="Other")
-    subs.append(scored(phase, outsider, runs["random"], "other"))
+    subs.append(scored(phase, outsider, runs["random"], "other", figures=figures))
     for ts in test_sets:
         assert jobs.refresh_statistics(ts.pk) == "refreshed"
     return subs
@@ -49,4 +51,5 @@ def stats(
         demo=bucc_demo,
         participant=participant,
         outsider=outsider,
+        figures=False,
     )
