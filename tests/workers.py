@@ -146,10 +146,10 @@ def scored_by(proc: subprocess.Popen[bytes], sub: Any, timeout: float = 120) -> 
     hang."""
     deadline = time.monotonic() + timeout
     sub.refresh_from_db()
-    while sub.status != "scored":
-        assert sub.status not in ("failed", "rejected"), sub.failure_message
+    while not sub.is_terminal:
         assert proc.poll() is None, "the worker died"
         assert time.monotonic() < deadline, f"run {sub.pk} is still {sub.status}"
         time.sleep(0.2)
         sub.refresh_from_db()
+    assert sub.status == "scored", sub.failure_message
     return sub

@@ -137,7 +137,7 @@ def demo_tasks(module_world, tmp_path_factory):  # noqa: ANN001, ANN201, ARG001
                 task_ids, run_ids = [t.pk for t in tasks], [r.pk for r in runs]
                 snapshot = db_snapshot.take()
                 db_snapshot.write(snapshot, shared / "rows")
-                shutil.copytree(_STORAGE[0], shared / "files")
+                shutil.copytree(_STORAGE[0], shared / "files", dirs_exist_ok=True)
                 (shared / "ids.json").write_text(json.dumps([task_ids, run_ids]))
         _BUILT.append((snapshot, task_ids, run_ids))
     tasks = SharedTask.objects.in_bulk(task_ids)

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from evalhub.competitions.models import SharedTask, Submission
 from evalhub.competitions.services import teams
-from evalhub.competitions.services.runs import submit
 from tests import workers
 from tests.browsers import log_in, screenshot
+from tests.rankings.helpers import submitted
 from tests.zips import zip_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -112,16 +112,8 @@ def test_bundle_gold_rescore_reveal_release(
 
     # A participant's run, scored on both test sets.
     teams.register(task=task, user=participant, new_team_name="Alpha")
-    run = workers.scored_by(
-        worker,
-        submit.submit_run(
-            phase=phase,
-            user=participant,
-            filename="run.tsv",
-            data=bucc_demo.runs[0][2]["test"],
-            method_name="dictionary",
-        ),
-    )
+    data = bucc_demo.runs[0][2]["test"]
+    run = workers.scored_by(worker, submitted(phase, participant, data, "dictionary"))
     old_ap = run.scores.get(test_set=test, metric="ap").value
     old_text = f"{old_ap:.4f}"
 

@@ -21,19 +21,24 @@ def scored(
     method: str,
     *,
     figures: bool = True,  # noqa: ANN001
-    **submitted: object,
+    **more: object,
 ) -> Submission:
-    """A run submitted as the browser does (``submitted``: the submit service's
-    other arguments, e.g. ``track``) and scored now (``rescored``)."""
-    sub = submit.submit_run(
+    """A run submitted as the browser does (``submitted``; ``more``: the submit
+    service's other arguments, e.g. ``track``) and scored now (``rescored``)."""
+    return rescored(submitted(phase, user, data, method, **more), figures=figures)
+
+
+def submitted(phase, user, data: bytes, method: str, **more: object) -> Submission:  # noqa: ANN001
+    """A run submitted as the browser does (``more``: the submit service's other
+    arguments), queued: its scoring job sent once the transaction commits."""
+    return submit.submit_run(
         phase=phase,
         user=user,
         filename="run.tsv",
         data=data,
         method_name=method,
-        **submitted,
+        **more,
     )
-    return rescored(sub, figures=figures)
 
 
 def rescored(sub: Submission, *, figures: bool = True) -> Submission:

@@ -153,7 +153,7 @@ def run_scores_context(submission: Submission, user: object) -> dict[str, object
             values.setdefault(test_set_id, {})[metric] = value
         for ev in (
             Evaluation.objects.filter(submission=submission)
-            .order_by("test_set__order", "test_set__pk")  # the phase's order
+            .order_by("test_set")  # TestSet's own ordering: the phase's order
             .select_related("test_set")
             .prefetch_related("artefacts")
         ):
