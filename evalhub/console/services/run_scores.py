@@ -39,10 +39,11 @@ def cells(
     *, task: SharedTask, viewer: object, runs: Sequence[Submission]
 ) -> dict[int, tuple[ScoreCell, ...]]:
     """For each run (by id), one cell per test set of its phase, in their order."""
+    # In each phase, in TestSet's own order (its Meta's ``ordering``).
     test_sets = list(
-        TestSet.objects.filter(phase_id__in={r.phase_id for r in runs})
-        .select_related("phase__task")
-        .order_by("phase_id", "order", "pk")
+        TestSet.objects.filter(phase_id__in={r.phase_id for r in runs}).select_related(
+            "phase__task"
+        )
     )
     shown_metrics = metrics(task)
     values = {
