@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -149,9 +150,9 @@ def demo_tasks(module_world, tmp_path_factory):  # noqa: ANN001, ANN201, ARG001
 def _run_folder(tmp_path_factory) -> Iterator[Path]:  # noqa: ANN001
     """The folder of the demo site seeded for the run, held under a lock: the
     run's folder is the parent of each test process's own under pytest-xdist
-    (``popen-gw<n>``), else the process's own."""
+    (a worker: ``PYTEST_XDIST_WORKER`` is set), else the process's own."""
     base = tmp_path_factory.getbasetemp()
-    if base.name.startswith("popen-gw"):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent
     folder = base / "demo-site"
     folder.mkdir(exist_ok=True)
