@@ -119,10 +119,10 @@ class Supervisor:
             return
 
     def stop(self) -> None:
-        """Stop the programs: SIGTERM to the process group of every one at once
-        (a server closing, a worker finishing its job, beat saving its schedule
-        take their time side by side, not one after the other), SIGKILL to
-        whatever still runs after ``stop_timeout`` seconds; then, the same way, the
+        """Stop the programs: SIGTERM to every one at once (a server closing, a
+        worker finishing its job, beat saving its schedule take their time side
+        by side, not one after the other), SIGKILL to whatever still runs in
+        their process groups after ``stop_timeout`` seconds; then, the same way, the
         ``stop_last`` programs the others used (Redis). So stopping takes at most
         twice ``stop_timeout``, however many programs there are."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C stops nothing
@@ -145,14 +145,16 @@ class Supervisor:
 
 
 def stop_groups(procs: Sequence[subprocess.Popen], *, timeout: float) -> list:  # type: ignore[type-arg]
-    """Stop processes each leading a process group of its own: SIGTERM to every group
-    at once, SIGKILL to what is left of each group once its leader exited or
-    ``timeout`` seconds passed, every leader reaped. Returns the processes that
-    had not exited by then (killed). The one way the stack, the tests and the
-    benchmarks stop the processes they started."""
+    """Stop processes each leading a process group of its own: SIGTERM to every
+    leader at once (each stops its own children as it means to: a Celery worker
+    lets its pool finish the job in hand, gunicorn its workers their requests),
+    SIGKILL to what is left of each group once its leader exited or ``timeout``
+    seconds passed, every leader reaped. Returns the processes that had not
+    exited by then (killed). The one way the stack, the tests and the benchmarks
+    stop the processes they started."""
     running = [proc for proc in procs if proc.returncode is None]
     for proc in running:
-        _kill_group(proc.pid, signal.SIGTERM)
+        _signal(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not all(_exited(p.pid) for p in running):
         time.sleep(0.05)
@@ -193,6 +195,13 @@ def _reap(proc: subprocess.Popen[bytes]) -> None:
     busy scoring), then collect its exit status."""
     _kill_group(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _kill_group(pgid: int, sig: int) -> None:

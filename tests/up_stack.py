@@ -104,6 +104,18 @@ class Up:
                 ).fetchone()
             )
 
+    def in_hand(self) -> bool:
+        """A worker's pool process is on a job now: a run being scored or a scored
+        run's figures being drawn."""
+        with sqlite3.connect(self.var / "evalhub.sqlite3", timeout=10) as db:
+            return bool(
+                db.execute(
+                    "SELECT 1 FROM competitions_submission WHERE status = 'scoring'"
+                    " UNION SELECT 1 FROM competitions_evaluation"
+                    " WHERE figures = 'drawing' LIMIT 1"
+                ).fetchone()
+            )
+
     def assert_nothing_left(self) -> None:
         started = self.remember()
         assert started, "up started no process"
