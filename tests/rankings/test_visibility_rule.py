@@ -1,12 +1,18 @@
 """One visibility rule (issue 28): each defect found on main, replayed through the
 production paths (runs scored by the scoring job, the statistics and analyses jobs,
 web requests), fails on main and passes once every consumer asks
-``visibility.visible``."""
+``visibility.visible``.
+
+The Ladder the tests share (three runs scored by the job, statistics and
+analyses refreshed) is built once for the module (``shared_world``); each test
+changes it in its own transaction, rolled back after it, on its own copy of the
+world's files."""
 
 from __future__ import annotations
 
 import csv
 import io
+import shutil
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -14,12 +20,21 @@ from django.core.cache import caches
 from django.urls import reverse
 
 from evalhub.competitions import jobs as competition_jobs
-from evalhub.competitions.models import Phase, TaskArtefact, Team
+from evalhub.competitions.models import Phase, Submission, TaskArtefact, Team
 from evalhub.competitions.services import teams as team_service
 from evalhub.competitions.services.boards import analyses, visibility
 from evalhub.competitions.services.runs import submit
 from evalhub.rankings import jobs
 from evalhub.rankings.models import PhaseRanking
+from tests import demo_world, shared_world
+from tests.demo_world import (  # noqa: F401 - fixtures: the world's rows
+    organiser_row,
+    outsider_row,
+    participant_row,
+    phase_row,
+    task_row,
+    test_set_row,
+)
 from tests.rankings.test_statistics import _noisy
 
 pytestmark = pytest.mark.django_db
@@ -41,8 +56,7 @@ def scored_by_the_job(phase, user, data: bytes, method: str, started=None):  # n
     return sub
 
 
-@pytest.fixture
-def ladder(task, phase, test_set, bucc_demo, participant, outsider):  # noqa: ANN001, ANN201
+def _ladder(task, phase, test_set, demo, participant, outsider) -> dict[str, int]:  # noqa: ANN001
     """A Ladder phase: team A's first run is released, its second (better by noise
     only) is withheld; team B's run is released. Statistics and analyses are
     refreshed, as the workers do after each scored run."""
@@ -51,8 +65,8 @@ def ladder(task, phase, test_set, bucc_demo, participant, outsider):  # noqa: AN
     PhaseRanking.objects.create(phase=phase, ladder=True, bootstrap_samples=100)
     team_service.register(task=task, user=participant, new_team_name="A")
     team_service.register(task=task, user=outsider, new_team_name="B")
-    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
-    gold = bucc_demo.test_sets[0].gold["gold"]
+    runs = {method: files["test"] for _, method, files in demo.runs}
+    gold = demo.test_sets[0].gold["gold"]
     first = scored_by_the_job(phase, participant, runs["roots only"], "first-q1")
     withheld = scored_by_the_job(
         phase, participant, _noisy(runs["roots only"], gold), "withheld-q2"
@@ -62,7 +76,50 @@ def ladder(task, phase, test_set, bucc_demo, participant, outsider):  # noqa: AN
     shown = set(visibility.released(test_set).values())
     assert shown == {first.pk, other.pk}, "the noisy run must be withheld"
     competition_jobs.refresh_analyses(test_set.pk)
-    return {"first": first, "withheld": withheld, "other": other, "runs": runs}
+    return {"first": first.pk, "withheld": withheld.pk, "other": other.pk}
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
+    """The conftest's organiser, participant, outsider, task, phase and public
+    test set, and the Ladder (``_ladder``), built once for the module
+    (``shared_world``): each test changes it in its own transaction, rolled back
+    after it, and starts with a cache of its own (a test of the stale fallback
+    fills it first)."""
+
+    def build() -> dict[str, object]:
+        c = demo_world.public_campaign()
+        participant = demo_world.participant_user(c.users)
+        outsider = demo_world.outsider_user(c.users)
+        runs = _ladder(c.task, c.phase, c.test_set, c.demo, participant, outsider)
+        return {
+            **c.keys(),
+            "participant": participant.pk,
+            "outsider": outsider.pk,
+            "ladder": runs,
+        }
+
+    folder = tmp_path_factory.mktemp("visibility") / "storage"
+    yield from shared_world.kept(django_db_blocker, folder, build)
+
+
+@pytest.fixture
+def isolated_storage(world, settings, tmp_path):  # noqa: ANN001, ANN201
+    """The world's files copied for this test: a test that replaces the gold
+    deletes the old file once its change commits, and the next test reads it."""
+    root = tmp_path / "storage"
+    shutil.copytree(world.root, root)
+    return shared_world.point_storage(settings, root, shared_world.fresh_cache_prefix())
+
+
+@pytest.fixture
+def ladder(world, isolated_storage, bucc_demo):  # noqa: ANN001, ANN201
+    """The Ladder's runs (fresh rows) and the demo's run files by method."""
+    runs = {method: files["test"] for _, method, files in bucc_demo.runs}
+    return {
+        name: Submission.objects.get(pk=pk)
+        for name, pk in world.value["ladder"].items()
+    } | {"runs": runs}
 
 
 def _page(client, phase) -> str:  # noqa: ANN001
