@@ -11,11 +11,12 @@ import re
 import pytest
 from django.urls import reverse
 
+from evalhub.competitions.models import Submission
 from evalhub.competitions.services import teams
 from evalhub.competitions.services.boards.own_rows import MARKER
 from evalhub.competitions.services.runs import hiding
 from tests.rankings.helpers import scored
-from tests.rankings.test_visibility_rule import ladder  # noqa: F401 - a fixture
+from tests.rankings.test_visibility_rule import ladder_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -218,9 +219,17 @@ def test_register_hint_names_my_runs_once_approved(client, task, phase, particip
     assert "My runs</a>: every run of your team here" in html
 
 
+@pytest.fixture
+def ladder(task, phase, test_set, bucc_demo, participant, outsider):  # noqa: ANN001, ANN201
+    """The visibility rule's Ladder (``ladder_runs``): team A's first run
+    released, its second withheld; team B's run released."""
+    runs = ladder_runs(task, phase, test_set, bucc_demo, participant, outsider)
+    return {name: Submission.objects.get(pk=pk) for name, pk in runs.items()}
+
+
 def test_my_runs_never_shows_a_score_the_ladder_withholds_from_its_own_team(
     client,
-    ladder,  # noqa: F811 - the fixture imported above
+    ladder,
     phase,
     participant,
 ):  # noqa: ANN001

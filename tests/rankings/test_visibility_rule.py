@@ -56,7 +56,7 @@ def scored_by_the_job(phase, user, data: bytes, method: str, started=None):  # n
     return sub
 
 
-def _ladder(task, phase, test_set, demo, participant, outsider) -> dict[str, int]:  # noqa: ANN001
+def ladder_runs(task, phase, test_set, demo, participant, outsider) -> dict[str, int]:  # noqa: ANN001
     """A Ladder phase: team A's first run is released, its second (better by noise
     only) is withheld; team B's run is released. Statistics and analyses are
     refreshed, as the workers do after each scored run."""
@@ -82,7 +82,7 @@ def _ladder(task, phase, test_set, demo, participant, outsider) -> dict[str, int
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001, ANN201
     """The conftest's organiser, participant, outsider, task, phase and public
-    test set, and the Ladder (``_ladder``), built once for the module
+    test set, and the Ladder (``ladder_runs``), built once for the module
     (``shared_world``): each test changes it in its own transaction, rolled back
     after it, and starts with a cache of its own (a test of the stale fallback
     fills it first)."""
@@ -91,7 +91,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):  # noqa: ANN001
         c = demo_world.public_campaign()
         participant = demo_world.participant_user(c.users)
         outsider = demo_world.outsider_user(c.users)
-        runs = _ladder(c.task, c.phase, c.test_set, c.demo, participant, outsider)
+        runs = ladder_runs(c.task, c.phase, c.test_set, c.demo, participant, outsider)
         return {
             **c.keys(),
             "participant": participant.pk,
