@@ -91,19 +91,6 @@ class Up:
                 " ON e.submission_id = s.id GROUP BY s.id ORDER BY s.id"
             ).fetchall()
 
-    def working(self) -> bool:
-        """A worker has work in hand or waiting: a run queued or being scored, or
-        a scored run's figures waiting for their job or being drawn."""
-        with sqlite3.connect(self.var / "evalhub.sqlite3", timeout=10) as db:
-            return bool(
-                db.execute(
-                    "SELECT 1 FROM competitions_submission"
-                    " WHERE status IN ('queued', 'scoring')"
-                    " UNION SELECT 1 FROM competitions_evaluation"
-                    " WHERE figures IN ('pending', 'drawing') LIMIT 1"
-                ).fetchone()
-            )
-
     def in_hand(self) -> bool:
         """A worker's pool process is on a job now: a run being scored or a scored
         run's figures being drawn."""
