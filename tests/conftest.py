@@ -15,7 +15,7 @@ import pytest
 
 from tests import bytecode, demo_world
 
-pytest_plugins = ["tests.scheduling", "tests.browser_fixtures"]
+pytest_plugins = ["tests.scheduling", "tests.browser_fixtures", "tests.same_keys"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
