@@ -175,24 +175,25 @@ def _memoised_render(draw: Callable[..., Plot]) -> Callable[..., Plot]:
     cache: dict[tuple, tuple] = {}  # type: ignore[type-arg]
 
     @functools.wraps(draw)
-    def render(key, title, fig, *, narrow=True):  # noqa: ANN001, ANN202
+    def render(key, title, fig, *, narrow=True, only=None):  # noqa: ANN001, ANN202
         state = _fingerprint(fig)
         if state is None:
-            return draw(key, title, fig, narrow=narrow)
+            return draw(key, title, fig, narrow=narrow, only=only)
         sink = plotting._pdf_sink.get()  # noqa: SLF001
         if sink is None:
             return _drawn_once(
                 cache,
-                (key, title, narrow, state),
-                lambda: draw(key, title, fig, narrow=narrow),
+                (key, title, narrow, only, state),
+                lambda: draw(key, title, fig, narrow=narrow, only=only),
             )
 
         def with_pdf() -> tuple[Plot, bytes | None]:
             with plotting.collecting_pdfs() as pdfs:  # this figure's PDF only
-                plot = draw(key, title, fig, narrow=narrow)
+                plot = draw(key, title, fig, narrow=narrow, only=only)
             return plot, pdfs.get(key)
 
-        plot, pdf = _drawn_once(cache, ("pdf", key, title, narrow, state), with_pdf)
+        key_ = ("pdf", key, title, narrow, only, state)
+        plot, pdf = _drawn_once(cache, key_, with_pdf)
         if pdf is not None:
             sink[key] = pdf
         return plot

@@ -262,14 +262,30 @@ def _ticks(ax: Axes) -> list[tuple[float, Text]]:
     ]
 
 
-def render(key: str, title: str, fig: Figure, *, narrow: bool = True) -> Plot:
+#: The forms ``render`` draws: the SVG, the PNG and the phone's SVG.
+FORMS = ("svg", "png", "narrow.svg")
+
+
+def render(
+    key: str,
+    title: str,
+    fig: Figure,
+    *,
+    narrow: bool = True,
+    only: str | None = None,
+) -> Plot:
     """The figure as SVG and PNG (and PDF, and its points, when collected), and
     drawn again for a phone's column (``narrow``; False: a caller that draws its
-    own phone figure, whose ``svg_narrow`` is then b"")."""
+    own phone figure, whose ``svg_narrow`` is then b""). ``only`` (one of
+    ``FORMS``): that form alone, the others b"" (a figure drawn for one request
+    that asks for one form)."""
     from tasks.common.figure_text import laid_out, protect
     from tasks.common.narrow import narrow_svg
 
+    if only is not None and only not in FORMS:
+        raise ValueError(f"no such form: {only!r}")
     protect(fig)
+    svg, png = io.BytesIO(), io.BytesIO()
     with laid_out(fig):  # one layout for the PDF, the SVG and the PNG
         sink = _pdf_sink.get()
         if sink is not None:
@@ -277,16 +293,17 @@ def render(key: str, title: str, fig: Figure, *, narrow: bool = True) -> Plot:
         points = _points_sink.get()
         if points is not None:
             points[key] = figure_points(fig)
-        svg = io.BytesIO()
-        fig.savefig(svg, format="svg", metadata={"Date": None})
-        png = io.BytesIO()
-        fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
+        if only in (None, "svg"):
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+        if only in (None, "png"):
+            fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
+    phone = narrow and only in (None, "narrow.svg")
     return Plot(
         key=key,
         title=title,
         svg=svg.getvalue(),
         png=png.getvalue(),
-        svg_narrow=narrow_svg(fig) if narrow else b"",  # last: it changes the figure
+        svg_narrow=narrow_svg(fig) if phone else b"",  # last: it changes the figure
     )
 
 

@@ -251,7 +251,8 @@ def overall_plot(
     ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
     if ext == "pdf":
         return plotting.render_pdf(fig)
-    plot = plotting.render("overall", "Overall ranking", fig)
+    # The form asked for alone: a request draws one form, not all three.
+    plot = plotting.render("overall", "Overall ranking", fig, only=ext)
     return {"svg": plot.svg, "narrow.svg": plot.svg_narrow}.get(ext, plot.png)
 
 

@@ -1,0 +1,53 @@
+"""The overall ranking's figure is drawn in the request that asks for it (it
+depends on who asks: the runs they may see): a request for one form (SVG, the
+phone's SVG, PNG) draws that form alone, not all three. Checked through the web
+request on the sentence-alignment demo, counting what matplotlib saves."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.urls import reverse
+from matplotlib.figure import Figure
+
+from evalhub.competitions.models import Team
+from tests.rankings.statistics_demo import scored_demo
+
+pytestmark = pytest.mark.django_db
+
+#: The form asked for -> the start of its bytes, and the saves it takes (the
+#: phone's SVG is saved as an SVG of the figure redrawn for a phone).
+FORMS = {
+    "svg": (b"<?xml", ["svg"]),
+    "narrow.svg": (b"<?xml", ["svg"]),
+    "png": (b"\x89PNG", ["png"]),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_request_draws_the_form_it_asks_for_alone(
+    form, client, isolated_storage, monkeypatch
+):  # noqa: ANN001
+    task = scored_demo("sentence_alignment")
+    phase = task.phases.get()
+    # A name no other test draws: the figure is drawn here, not handed out by
+    # the tests' memo of equal figures (tests/plot_cache.py).
+    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
+    team.name = f"Team {uuid.uuid4().hex[:8]}"
+    team.save(update_fields=["name"])
+    saved: list[str] = []
+    real = Figure.savefig
+
+    def savefig(fig, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        saved.append(kwargs.get("format"))
+        return real(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    answer = client.get(
+        reverse("competitions:ranking-plot", args=[task.slug, phase.slug, form])
+    )
+    assert answer.status_code == 200
+    magic, saves = FORMS[form]
+    assert answer.content.startswith(magic)
+    assert saved == saves
