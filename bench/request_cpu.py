@@ -1,7 +1,8 @@
 """Benchmark: the CPU time one web request costs, in one process, per endpoint (issue
 47): the leaderboard page served from the page cache to an anonymous visitor, the
-same page to a signed-in participant, and run pages (the participant's own runs: one
-queued, as right after submitting, and one scored in the process first).
+same page to a signed-in participant, run pages (the participant's own runs: one
+queued, as right after submitting, and one scored in the process first), and the
+overall ranking's figure (SVG and the phone's SVG), which a request draws.
 
 Each request goes through the WSGI application gunicorn serves
 (``evalhub.wsgi.application``, every middleware included) with an environ as
@@ -46,6 +47,7 @@ scored = submit.submit_run(phase=phase, user=user, filename="s.tsv",
                            data=open(RUN, "rb").read(), method_name="s")
 assert scoring.score_submission(submission_id=scored.pk) == "scored"
 board = f"/tasks/{TASK}/{phase.slug}/leaderboard/"
+ranking = f"/tasks/{TASK}/{phase.slug}/ranking."
 client = Client(HTTP_HOST="127.0.0.1")
 client.force_login(user)
 session = client.cookies["sessionid"].value
@@ -90,7 +92,10 @@ signed_in = f"sessionid={session}; tz=Europe/Paris"
 out = {"anonymous board": cpu(board, "", N, WARMUP),
        "signed-in board": cpu(board, signed_in, N // 2, WARMUP),
        "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP),
-       "run page (scored)": cpu(f"/runs/{scored.pk}/", signed_in, N // 4, WARMUP)}
+       "run page (scored)": cpu(f"/runs/{scored.pk}/", signed_in, N // 4, WARMUP),
+       # drawn per request (it depends on who asks): a figure, not a page
+       "overall ranking SVG": cpu(ranking + "svg", signed_in, N // 40, 2),
+       "overall ranking phone SVG": cpu(ranking + "narrow.svg", signed_in, N // 40, 2)}
 if PROFILE:
     prof = cProfile.Profile(time.process_time)
     prof.enable()
