@@ -79,6 +79,7 @@ SLOW = frozenset(
         "tests/reliability/test_security.py",
         "tests/task_types/bilingual_term_alignment/test_task.py",
         "tests/task_types/common/test_figure_text.py",
+        "tests/task_types/common/test_one_form.py",
         "tests/task_types/common/test_resampling_references.py",
         "tests/task_types/common/test_sacrebleu_reference.py",
         "tests/task_types/mt_lexicon_probe/test_builder.py",
