@@ -1,7 +1,8 @@
 """The overall ranking's figure is drawn in the request that asks for it (it
 depends on who asks: the runs they may see): a request for one form (SVG, the
-phone's SVG, PNG) draws that form alone, not all three. Checked through the web
-request on the sentence-alignment demo, counting what matplotlib saves."""
+phone's SVG, PNG) draws that form alone, not all three, and an equal figure is
+kept and handed out again, not drawn for every visitor. Checked through the web
+request on the sentence-alignment demo."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.urls import reverse
 from matplotlib.figure import Figure
 
 from evalhub.competitions.models import Team
+from tasks.common import plotting
 from tests.rankings.statistics_demo import scored_demo
 
 pytestmark = pytest.mark.django_db
@@ -51,3 +53,31 @@ def test_a_request_draws_the_form_it_asks_for_alone(
     magic, saves = FORMS[form]
     assert answer.content.startswith(magic)
     assert saved == saves
+
+
+def test_an_equal_figure_is_drawn_once_and_a_changed_one_again(
+    client, isolated_storage, monkeypatch
+):  # noqa: ANN001
+    """The drawing is kept under a digest of what it draws: the same figure asked
+    for again is not drawn again; once a name on it changes, it is. (Counted as
+    figures rendered: the tests' memo of equal figures would hide saves.)"""
+    task = scored_demo("sentence_alignment")
+    phase = task.phases.get()
+    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
+    rendered: list[str] = []
+    real = plotting.render
+
+    def render(key, title, fig, **options):  # noqa: ANN001, ANN003, ANN202
+        rendered.append(options.get("only"))
+        return real(key, title, fig, **options)
+
+    monkeypatch.setattr(plotting, "render", render)
+    url = reverse("competitions:ranking-plot", args=[task.slug, phase.slug, "svg"])
+    first = client.get(url).content
+    assert rendered == ["svg"]
+    assert client.get(url).content == first
+    assert rendered == ["svg"]  # handed out, not drawn
+    team.name = f"Team {uuid.uuid4().hex[:8]}"
+    team.save(update_fields=["name"])
+    assert client.get(url).content != first
+    assert rendered == ["svg", "svg"]

@@ -17,10 +17,15 @@ is marked and ranked after every mean over more, by the boards' one rule
 from __future__ import annotations
 
 import bisect
+import functools
+import hashlib
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
+from pathlib import Path
 
+from evalhub.cache import kept
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
 from evalhub.competitions.services.boards import (
     access,
@@ -207,17 +212,30 @@ def mean_ranks(
     return {pk: totals[pk] / width for pk in runs} if width else totals
 
 
+#: Seconds a drawn overall figure is kept (under a digest of what it draws).
+FIGURE_KEPT = 24 * 3600
+
+
+@functools.cache
+def _code_digest() -> str:
+    """This module's source: a release that draws the figure otherwise draws it
+    again (the figure code of ``tasks/`` is in ``plotting.drawing_digest``)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def overall_plot(
     *, phase: Phase, user: object, ext: str, track: Track | None = None
 ) -> bytes:
     """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG (or
-    ``narrow.svg``, drawn for a phone), PNG or PDF."""
+    ``narrow.svg``, drawn for a phone), PNG or PDF. It depends on who asks (the
+    runs they may see), so the request computes what it draws; the drawing is
+    kept under a digest of exactly that (``evalhub.cache.kept``): a viewer is
+    handed only bytes they would draw themselves, and an equal figure is drawn
+    once, not for every visitor."""
     from tasks.common import plotting
 
     board = overall(phase=phase, user=user, track=track)
     rows = list(reversed(board.rows))
-    fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
-    ax = fig.add_subplot()
     teams = dict(
         Submission.objects.filter(pk__in=[r.submission_id for r in rows]).values_list(
             "pk", "team_id"
@@ -227,33 +245,43 @@ def overall_plot(
     looks = [
         styles.get(teams.get(r.submission_id, -1), plotting.nth_style(0)) for r in rows
     ]
-    ax.barh(
-        [
-            f"{r.rank}. {r.team}: {r.method_name}"
-            + (f" ({r.track})" if r.track else "")
-            + (f" ({r.coverage})" if r.coverage else "")
-            for r in rows
-        ],
-        [r.mean for r in rows],
-        color=[look.colour for look in looks],
-        hatch=[look.hatch for look in looks],
-        edgecolor="white",
-        linewidth=0,
-    )
-    for y, r in enumerate(rows):
-        ax.text(r.mean, y, f" {r.mean:.4f}", va="center", fontsize="small")
-    ax.set_xlabel(
-        f"{board.score_label} over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
-    )
-    ax.set_title(
-        "Overall ranking" + (f", {board.track.name} track" if board.track else "")
-    )
-    ax.set_xlim(0, max([r.mean for r in rows] + [1.0]) * 1.15)
-    if ext == "pdf":
-        return plotting.render_pdf(fig)
-    # The form asked for alone: a request draws one form, not all three.
-    plot = plotting.render("overall", "Overall ranking", fig, only=ext)
-    return {"svg": plot.svg, "narrow.svg": plot.svg_narrow}.get(ext, plot.png)
+    labels = [
+        f"{r.rank}. {r.team}: {r.method_name}"
+        + (f" ({r.track})" if r.track else "")
+        + (f" ({r.coverage})" if r.coverage else "")
+        for r in rows
+    ]
+    means = [r.mean for r in rows]
+    x_label = f"{board.score_label} over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
+    title = "Overall ranking" + (f", {board.track.name} track" if board.track else "")
+    drawn = [ext, labels, means, [(k.colour, k.hatch) for k in looks], x_label, title]
+
+    def draw() -> bytes:
+        fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
+        ax = fig.add_subplot()
+        ax.barh(
+            labels,
+            means,
+            color=[look.colour for look in looks],
+            hatch=[look.hatch for look in looks],
+            edgecolor="white",
+            linewidth=0,
+        )
+        for y, mean in enumerate(means):
+            ax.text(mean, y, f" {mean:.4f}", va="center", fontsize="small")
+        ax.set_xlabel(x_label)
+        ax.set_title(title)
+        ax.set_xlim(0, max([*means, 1.0]) * 1.15)
+        if ext == "pdf":
+            return plotting.render_pdf(fig)
+        # The form asked for alone: a request draws one form, not all three.
+        plot = plotting.render("overall", "Overall ranking", fig, only=ext)
+        return {"svg": plot.svg, "narrow.svg": plot.svg_narrow}.get(ext, plot.png)
+
+    digest = hashlib.sha256(
+        json.dumps([plotting.drawing_digest(), _code_digest(), drawn]).encode()
+    ).hexdigest()
+    return kept(f"overall-figure:{digest}", draw, FIGURE_KEPT)
 
 
 def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
