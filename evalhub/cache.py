@@ -59,8 +59,9 @@ class RedisCache(django_redis.RedisCache):
 
 def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
     """``compute()``, kept in the default cache under ``key`` for ``timeout`` seconds.
-    For small answers shown on every page (the header's): with the cache unreachable
-    the page still works, computing the answer afresh (logged)."""
+    For answers asked for again and again (the header's, shown on every page; a
+    figure drawn for whoever asks, kept under a digest of what it draws): with the
+    cache unreachable the page still works, computing the answer afresh (logged)."""
     from django.core.cache import cache
 
     try:

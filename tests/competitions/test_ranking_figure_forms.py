@@ -27,15 +27,20 @@ FORMS = {
 }
 
 
-@pytest.mark.parametrize("form", sorted(FORMS))
-def test_a_request_draws_the_form_it_asks_for_alone(
-    form, client, isolated_storage, monkeypatch
-):  # noqa: ANN001
+@pytest.fixture
+def board(isolated_storage):  # noqa: ANN001, ANN201
+    """The sentence-alignment demo scored, and its first team: (task, phase, team)."""
     task = scored_demo("sentence_alignment")
     phase = task.phases.get()
+    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
+    return task, phase, team
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_request_draws_the_form_it_asks_for_alone(form, client, board, monkeypatch):  # noqa: ANN001
+    task, phase, team = board
     # A name no other test draws: the figure is drawn here, not handed out by
     # the tests' memo of equal figures (tests/plot_cache.py).
-    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
     team.name = f"Team {uuid.uuid4().hex[:8]}"
     team.save(update_fields=["name"])
     saved: list[str] = []
@@ -56,14 +61,12 @@ def test_a_request_draws_the_form_it_asks_for_alone(
 
 
 def test_an_equal_figure_is_drawn_once_and_a_changed_one_again(
-    client, isolated_storage, monkeypatch
+    client, board, monkeypatch
 ):  # noqa: ANN001
     """The drawing is kept under a digest of what it draws: the same figure asked
     for again is not drawn again; once a name on it changes, it is. (Counted as
     figures rendered: the tests' memo of equal figures would hide saves.)"""
-    task = scored_demo("sentence_alignment")
-    phase = task.phases.get()
-    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
+    task, phase, team = board
     rendered: list[str] = []
     real = plotting.render
 
