@@ -22,7 +22,8 @@ def pytest_configure(config: pytest.Config) -> None:
     bytecode.kept()
     from tests import plot_cache
 
-    plot_cache.install()  # each distinct curve figure drawn once per process
+    plot_cache.install()  # each distinct figure drawn once per run
+    config._evalhub_figures = plot_cache.share()  # type: ignore[attr-defined]
     if not config.pluginmanager.hasplugin("django"):
         return  # task-type tests run without Django (-p no:django)
     from django.conf import settings
@@ -59,6 +60,9 @@ def _own_broker_keys(prefix: str) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests import plot_cache
+
+    plot_cache.unshare(getattr(config, "_evalhub_figures", None))
     handle = getattr(config, "_evalhub_redis", None)
     if handle is not None:
         from evalhub import embedded_redis

@@ -30,15 +30,28 @@ collected (``collecting_pdfs``: the interval charts, the analyses), are handed o
 with it. The Celery worker processes the tests start run the same memo
 (``tests/worker_main.py``); those ``manage.py up`` starts, as a user starts them,
 always render.
+
+The processes of one test run share the memo (``share``): the first process makes a
+folder of its own (``$EVALHUB_TEST_FIGURES``), which the xdist workers and the
+Celery workers they start inherit, and a drawing is kept there as a file named by
+the digest of its key's pickle. A figure the demo runs draw in every process is
+drawn once per run, not once per process (a third of the suite's figure drawing
+was such repeats). Two equal keys may pickle differently (an object shared twice
+is pickled once): that is a drawing more, never a wrong one. The folder goes with
+the process that made it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import pickle
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from tasks.common import plotting
 from tasks.pages import Plot, RunDetail
@@ -61,6 +74,48 @@ def install() -> None:
 
 _RENDER = plotting.render
 
+#: The folder the processes of one test run keep their drawings in (``share``).
+SHARED = "EVALHUB_TEST_FIGURES"
+
+
+def share() -> str | None:
+    """Make the run's shared folder unless a process above made it: its path to
+    remove when this process ends (None: not this process's)."""
+    if os.environ.get(SHARED):
+        return None
+    os.environ[SHARED] = folder = tempfile.mkdtemp(prefix="evalhub-figures-")
+    return folder
+
+
+def unshare(folder: str | None) -> None:
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(SHARED, None)
+
+
+def _shared(key: object, draw: Callable[[], object]) -> object:
+    """``draw()``, or what a process of this run drew for an equal key."""
+    folder = os.environ.get(SHARED)
+    try:
+        digest = hashlib.sha256(pickle.dumps(key, protocol=4)).hexdigest()
+    except Exception:  # noqa: BLE001 - then it is drawn here
+        return draw()
+    if not folder:
+        return draw()
+    path = Path(folder) / digest
+    try:
+        return pickle.loads(path.read_bytes())  # noqa: S301 - this run's own files
+    except (OSError, EOFError, pickle.UnpicklingError):
+        pass
+    value = draw()
+    part = path.with_name(f"{digest}.{os.getpid()}.part")
+    try:
+        part.write_bytes(pickle.dumps(value, protocol=4))
+        part.replace(path)  # whole, or not there
+    except OSError:
+        pass
+    return value
+
 
 def _drawing_pdfs() -> bool:
     """True while someone needs the figures themselves: the PDF sink, or the PDF
@@ -74,8 +129,12 @@ def _drawn_once(cache: dict, key: tuple, draw: Callable[[], object]) -> object: 
     data), as a real drawing would."""
     key = (key, tuple(sorted((plotting._styles.get() or {}).items())))  # noqa: SLF001
     if key not in cache:
-        with plotting.collecting_points() as points:
-            cache[key] = (draw(), dict(points))
+
+        def drawn() -> tuple[object, dict]:  # type: ignore[type-arg]
+            with plotting.collecting_points() as points:
+                return draw(), dict(points)
+
+        cache[key] = _shared(key, drawn)
     result, points = cache[key]
     sink = plotting._points_sink.get()  # noqa: SLF001
     if sink is not None:
@@ -165,7 +224,7 @@ def _memoised_render_pdf(draw: Callable[..., bytes]) -> Callable[..., bytes]:
         if state is None:
             return draw(fig)
         if state not in cache:
-            cache[state] = draw(fig)
+            cache[state] = _shared(("pdf", state), lambda: draw(fig))
         return cache[state]
 
     return render_pdf
