@@ -11,8 +11,14 @@ drawn first, as the worker would. Each page, at 1280 and at 390 px: axe-core
 (WCAG 2.x A/AA, colour contrast included) finds no serious or critical
 violation; nothing is wider than the screen except a table or a figure in a box
 that says it scrolls; every text, a figure's as displayed included, is at least
-11 px. With $EVALHUB_SCREENSHOTS set, every page is saved there at both
-sizes: look at them."""
+11 px. Each page is loaded once, at 1280 px, then shown at 390 px in the same
+window: the server answers the same page whatever the width, and the browser
+follows the new width as a phone's would show it (the styles' media queries, a
+figure's phone form from its ``<picture>`` source, the scroll hints evalhub.js
+places with a ``ResizeObserver``); a figure still shown in its wide form would fail
+the 11 px check. Loading every page a second time at 390 px cost the crawl a sixth
+of its CPU (``bench/README.md``). With $EVALHUB_SCREENSHOTS set, every page is saved
+there at both sizes: look at them."""
 
 from __future__ import annotations
 
@@ -121,14 +127,8 @@ def test_every_page_passes_axe_fits_and_reads(
     context = browser.new_context(viewport=SIZES[0][1], timezone_id="Europe/Paris")
     context.add_init_script(page_audit.axe_script())
     _sign_in(context, live_server.url, user)
-    # One page per width, each loading every URL at its own width as a phone or a
-    # desktop would (the crawl follows the desktop page's links and forms).
-    pages = {}
-    for size_name, size in SIZES:
-        pages[size_name] = context.new_page()
-        pages[size_name].set_viewport_size(size)
-        pages[size_name].set_default_timeout(30_000)
-    page = pages["desktop"]
+    page = context.new_page()
+    page.set_default_timeout(30_000)
     problems: list[str] = []
     visited: list[str] = []
     seen: Counter[str] = Counter()
@@ -141,16 +141,16 @@ def test_every_page_passes_axe_fits_and_reads(
             _draw_compare_figures(url)
             page.goto(url)
             assert page.locator("main img").count(), f"{url}: no figure drawn"
-        for size_name, shown in pages.items():
-            if shown is not page:
-                shown.goto(url)
+        for size_name, size in SIZES:
+            page.set_viewport_size(size)
             where = f"{name} {url.removeprefix(live_server.url)} ({size_name})"
-            problems += page_audit.audit(shown, page_audit.axe_violations, where)
+            problems += page_audit.audit(page, page_audit.axe_violations, where)
             if shots:  # <role>-<URL name>[-<n-th of its pattern>]-<size>.png
-                shown.screenshot(
+                page.screenshot(
                     path=str(screenshots / f"{role}-{shot}-{size_name}.png"),
                     full_page=True,
                 )
+        page.set_viewport_size(SIZES[0][1])  # the crawl goes on at 1280 px
     context.close()
     (screenshots / f"crawl-{role}.txt").write_text("\n".join(visited) + "\n")
     assert len(visited) > 5, visited
