@@ -234,16 +234,32 @@ def crawl(
                 queue.append(link)
 
 
-def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
-    """What is wrong with the page as shown now (see the module's docstring)."""
-    found: list[str] = []
+def settled(page) -> list:  # noqa: ANN001
+    """Wait for the page as shown now to be whole before it is read: every figure
+    shown loaded (a lazy one as it is scrolled to; at a new width, the form its
+    ``<picture>`` picks for it), then two frames, so that what the page's scripts
+    lay out after that (a figure wider than a phone's column made a scrollable
+    region, given its hint and keyboard access by evalhub.js's ``ResizeObserver``)
+    is in, not half of it. Returns the figures shown (their locators)."""
     imgs = page.locator("main img")
+    shown = []
     for i in range(imgs.count()):
         img = imgs.nth(i)
         if not img.is_visible():
             continue
         img.scroll_into_view_if_needed()
         page.wait_for_function("i => i.complete", arg=img.element_handle())
+        shown.append(img)
+    page.evaluate(
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
+    return shown
+
+
+def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
+    """What is wrong with the page as shown now (see the module's docstring)."""
+    found: list[str] = []
+    for img in settled(page):
         figure = img.evaluate(FIGURE_TEXT)
         if figure is None:
             continue
@@ -257,13 +273,6 @@ def audit(page, axe: Callable, where: str) -> list[str]:  # noqa: ANN001
                 )
             if not text["inside"]:
                 found.append(f"{figure['src']}: {text['text']!r} cut off")
-    # Every figure loaded (lazy ones load as they are scrolled to, above), then two
-    # frames: what the page's scripts lay out after that (a figure wider than a
-    # phone's column made a scrollable region, with its scroll hint) is in before
-    # axe reads the page, not half of it.
-    page.evaluate(
-        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-    )
     found = serious(axe(page)) + found
     found += page.evaluate(LAYOUT)
     found += page.evaluate(SMALL_TEXT, MIN_PX)
@@ -327,6 +336,7 @@ def at_both_widths(
         page.set_viewport_size(size)
         if load is not None:
             page.goto(load)
+        settled(page)
         if screenshots_wanted():
             page.screenshot(
                 path=str(screenshots / f"{name}-{size_name}.png"), full_page=True

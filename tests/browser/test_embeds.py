@@ -17,14 +17,11 @@ from django.urls import reverse
 
 from evalhub.competitions import jobs
 from tests.browsers import screenshot
+from tests.page_audit import AXE_OPTIONS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 METHOD = "zz-framed-method"
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
 
 
 def _serious(page) -> list[str]:  # noqa: ANN001

@@ -10,17 +10,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from tests.browsers import log_in, screenshot
+from tests.browsers import log_in
+from tests.page_audit import DESKTOP, at_both_widths
 from tests.rankings.helpers import scored
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
 
 
 def _login(browser, live_server, username: str, password: str):  # noqa: ANN001, ANN202
@@ -32,22 +26,7 @@ def _login(browser, live_server, username: str, password: str):  # noqa: ANN001,
 
 
 def _audit(page, name: str, screenshots) -> list[str]:  # noqa: ANN001
-    problems = []
-    for size_name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(size)
-        screenshot(
-            page, screenshots / f"factsheet-{name}-{size_name}.png", full_page=True
-        )
-        for v in Axe().run(page, options=AXE_OPTIONS).response["violations"]:
-            if v["impact"] in ("serious", "critical"):
-                problems.append(f"{name} ({size_name}): {v['id']}: {v['help']}")
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        if overflow > 1:
-            problems.append(f"{name} ({size_name}): scrolls sideways by {overflow}px")
-    page.set_viewport_size(DESKTOP)
-    return problems
+    return at_both_widths(page, Axe(), screenshots, f"factsheet-{name}")
 
 
 def test_organiser_asks_team_answers_then_chooses_its_final_run(
