@@ -7,7 +7,8 @@ figure). The first run of each type is drawn once uncounted (matplotlib's import
 its font cache, the first glyphs); then ``--rounds`` rounds draw every other run
 again. CPU time is ``time.process_time()`` of this process, so the figure does not
 depend on how busy the machine is; the layouts the engine ran are counted too (at
-the wide and at the phone's width).
+the wide and at the phone's width), and the share of the CPU that went to the
+phone's SVG (``narrow.narrow_svg``, drawn last from the same figure).
 
 Run in the checkout to measure (another commit: a ``git worktree`` of it, the same
 venv, ``PYTHONPATH`` its folder):
@@ -70,11 +71,25 @@ def main() -> int:
         return execute(self, fig)
 
     ConstrainedLayoutEngine.execute = counted  # type: ignore[method-assign]
+    from tasks.common import narrow
+
+    phone = [0.0]
+    narrow_svg = narrow.narrow_svg
+
+    def timed(fig):  # noqa: ANN001, ANN202
+        began = time.process_time()
+        try:
+            return narrow_svg(fig)
+        finally:
+            phone[0] += time.process_time() - began
+
+    narrow.narrow_svg = timed  # ``render`` imports it when it draws
     results = {}
     for slug in registry.slugs():
         tt, settings, reports = demo_reports(slug)
         tt.plots(reports[0], settings)  # uncounted: the process's first drawing
         layouts.clear()
+        phone[0] = 0.0
         figures = 0
         start = time.process_time()
         for _ in range(args.rounds):
@@ -87,6 +102,7 @@ def main() -> int:
             "figures_drawn": figures,
             "cpu_ms_per_run": round(1000 * cpu / runs, 1),
             "cpu_ms_per_figure": round(1000 * cpu / figures, 1),
+            "phone_svg_share": round(phone[0] / cpu, 3),
             "layouts_per_figure": {
                 k: round(v / figures, 2) for k, v in layouts.items()
             },
