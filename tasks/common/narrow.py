@@ -183,14 +183,16 @@ def _numbered(fig: Figure, *, laid: bool) -> int:
     return lines
 
 
-def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> bool:
+def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> bool | None:
     """Panels side by side in one row (more than ``ROW_PANELS``, such as the MT
     probe's run figure) are placed ``ROW_PANELS`` to a row, or one to a row when
     their category labels would still print on top of each other; the figure
-    grows a row's height per row. Any other layout is left as it is. True when
-    the panels were placed anew."""
+    grows a row's height per row. Any other layout is left as it is. None when
+    nothing was placed; else whether the figure is left laid out as it is (placed
+    and laid out to look for crowded labels, a figure with named ticks is: the
+    next measure need not lay it out again)."""
     if _row_grid(fig) <= ROW_PANELS:
-        return False
+        return None
     columns = [ax.get_subplotspec().colspan.start for ax in fig.axes]  # type: ignore[union-attr]
     width, extra = size
     for per_row in (ROW_PANELS, 1):
@@ -198,7 +200,7 @@ def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> bool:
         fig.set_size_inches(width, ROW_HEIGHT * rows + extra)
         if not _crowded(fig, laid=False):
             break
-    return True
+    return any(_named_ticks(ax) for ax in fig.axes)  # ``_crowded`` laid it out
 
 
 def narrow_svg(fig: Figure) -> bytes:
@@ -225,8 +227,9 @@ def narrow_svg(fig: Figure) -> bytes:
     # ``laid``: the figure is laid out as it is (``fit``'s last layout found
     # nothing to wrap, and nothing changed since): measured on that layout.
     laid = protect(fig, width=NARROW_WRAP, legend_width=LEGEND_WRAP)
-    if _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE)):
-        laid = False
+    placed = _panels_in_rows(fig, (min(width, NARROW_WIDTH), 0.6 + lines * _LINE))
+    if placed is not None:
+        laid = placed
     keys = _numbered(fig, laid=laid)
     if keys:
         wide, high = fig.get_size_inches()

@@ -9,8 +9,10 @@ import uuid
 import pytest
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from tasks import registry
 from tasks.common import plotting
 from tasks.common.narrow import NARROW_WIDTH
+from tests.task_types.common.demo_runs import demo_reports
 
 
 def _sizes(monkeypatch, cls: type, name: str, figure) -> list[tuple[float, float]]:  # noqa: ANN001
@@ -147,3 +149,22 @@ def test_the_phone_figure_is_measured_for_crowded_ticks_on_the_layout_fit_left(
     # key under the panel makes the figure taller).
     assert len(narrow) == 2, layouts
     assert narrow[1][1] > narrow[0][1], layouts
+
+
+def test_panels_placed_in_rows_for_a_phone_are_not_laid_out_again(
+    layouts,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+):
+    """The MT probe's run figure (its panels in one row) drawn for a phone: the
+    panels are placed two to a row and laid out to look for labels printed on top
+    of each other; that layout is the one the labels are numbered on (when they
+    are) and the figure is saved with, not laid out once more. Two layouts at the
+    phone's width: ``fit``'s and the placing's (three before)."""
+    real = getattr(plotting.render, "__wrapped__", plotting.render)
+    monkeypatch.setattr(plotting, "render", real)  # drawn here, not handed out
+    tt = registry.get("mt_lexicon_probe")
+    settings = tt.parse_settings(tt.demo(seed=0).settings)
+    plots = tt.plots(demo_reports("mt_lexicon_probe")[0][2], settings)
+    assert len(plots) == 1 and plots[0].svg_narrow
+    narrow = [size for size in layouts if size[0] <= NARROW_WIDTH]
+    assert len(narrow) == 2, layouts
