@@ -70,6 +70,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         embedded_redis.stop(handle)
 
 
+@pytest.fixture
+def figure_saves(monkeypatch):  # noqa: ANN001, ANN201
+    """The format of each file matplotlib saves from now on (``Figure.savefig``):
+    what a test's code drew, as opposed to what the tests' memo of equal figures
+    (``tests/plot_cache.py``) handed out."""
+    from matplotlib.figure import Figure
+
+    saved: list[str | None] = []
+    real = Figure.savefig
+
+    def savefig(fig, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        saved.append(kwargs.get("format"))
+        return real(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return saved
+
+
 @pytest.fixture(autouse=True)
 def fresh_cache_namespace(request):  # noqa: ANN001, ANN201
     """Every test reads and writes its own cache namespace: nothing cached by an

@@ -96,11 +96,11 @@ def unshare(folder: str | None) -> None:
 def _shared(key: object, draw: Callable[[], object]) -> object:
     """``draw()``, or what a process of this run drew for an equal key."""
     folder = os.environ.get(SHARED)
+    if not folder:
+        return draw()
     try:
         digest = hashlib.sha256(pickle.dumps(key, protocol=4)).hexdigest()
     except Exception:  # noqa: BLE001 - then it is drawn here
-        return draw()
-    if not folder:
         return draw()
     path = Path(folder) / digest
     try:

@@ -4,7 +4,6 @@ and a figure that differs is drawn."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import uuid
@@ -32,26 +31,18 @@ def figure(title: str) -> Figure:
     return fig
 
 
-def test_a_figure_another_process_drew_is_handed_out(tmp_path, monkeypatch):  # noqa: ANN001
-    monkeypatch.setenv(plot_cache.SHARED, str(tmp_path))
+def test_a_figure_another_process_drew_is_handed_out(
+    tmp_path, monkeypatch, figure_saves
+):  # noqa: ANN001
+    monkeypatch.setenv(plot_cache.SHARED, str(tmp_path))  # the child inherits it
     title = f"Drawn elsewhere {uuid.uuid4().hex[:8]}"  # by no other test
-    subprocess.run(  # noqa: S603
-        [sys.executable, "-c", DRAW, title], check=True, env=dict(os.environ)
-    )
+    subprocess.run([sys.executable, "-c", DRAW, title], check=True)  # noqa: S603
     assert len(list(tmp_path.iterdir())) == 1
-    saved: list[object] = []
-    real = Figure.savefig
-
-    def savefig(fig, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        saved.append(kwargs.get("format"))
-        return real(fig, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", savefig)
     plot = plotting.render("bars", "Bars", figure(title))
-    assert saved == []
+    assert figure_saves == []
     assert plot.svg.startswith(b"<?xml") and title.encode() in plot.svg
     assert plot.png.startswith(b"\x89PNG") and plot.svg_narrow
     # Another title is another figure: drawn here, and kept for the others.
     plotting.render("bars", "Bars", figure(title + "!"))
-    assert saved == ["svg", "png", "svg"]
+    assert figure_saves == ["svg", "png", "svg"]
     assert len(list(tmp_path.iterdir())) == 2

@@ -10,7 +10,6 @@ import uuid
 
 import pytest
 from django.urls import reverse
-from matplotlib.figure import Figure
 
 from evalhub.competitions.models import Team
 from tasks.common import plotting
@@ -37,27 +36,19 @@ def board(isolated_storage):  # noqa: ANN001, ANN201
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))
-def test_a_request_draws_the_form_it_asks_for_alone(form, client, board, monkeypatch):  # noqa: ANN001
+def test_a_request_draws_the_form_it_asks_for_alone(form, client, board, figure_saves):  # noqa: ANN001
     task, phase, team = board
     # A name no other test draws: the figure is drawn here, not handed out by
     # the tests' memo of equal figures (tests/plot_cache.py).
     team.name = f"Team {uuid.uuid4().hex[:8]}"
     team.save(update_fields=["name"])
-    saved: list[str] = []
-    real = Figure.savefig
-
-    def savefig(fig, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        saved.append(kwargs.get("format"))
-        return real(fig, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", savefig)
     answer = client.get(
         reverse("competitions:ranking-plot", args=[task.slug, phase.slug, form])
     )
     assert answer.status_code == 200
     magic, saves = FORMS[form]
     assert answer.content.startswith(magic)
-    assert saved == saves
+    assert figure_saves == saves
 
 
 def test_an_equal_figure_is_drawn_once_and_a_changed_one_again(
