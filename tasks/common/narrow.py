@@ -200,7 +200,9 @@ def _panels_in_rows(fig: Figure, size: tuple[float, float]) -> bool | None:
         fig.set_size_inches(width, ROW_HEIGHT * rows + extra)
         if not _crowded(fig, laid=False):
             break
-    return any(_named_ticks(ax) for ax in fig.axes)  # ``_crowded`` laid it out
+    # Placing and sizing marked the figure stale; ``_crowded`` clears that when it
+    # lays the figure out (only a figure with named ticks is).
+    return not fig.stale
 
 
 def narrow_svg(fig: Figure) -> bytes:
