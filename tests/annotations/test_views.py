@@ -3,14 +3,13 @@ translation (hidden gold) reaches anyone else; plain forms work without JS."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.urls import reverse
 
 from evalhub.annotations.models import Judgement
 from evalhub.annotations.services import rescoring
 from tasks.mt_lexicon_probe.tags import normalise_translation
+from tests.quotes import quoted
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("without_plots")]
 
@@ -20,15 +19,6 @@ SHARED = ("adj-low-002", normalise_translation("Dies ist Dieb-isch."))
 def _references(mt_demo) -> list[str]:  # noqa: ANN001
     text = mt_demo.test_sets[0].gold["references"].decode()
     return [ref for line in text.splitlines() for ref in line.split("\t")[1].split("|")]
-
-
-def _quotes(body: bytes, refs: list[str]) -> list[str]:
-    """The references ``body`` quotes as words. A short reference ("neu", "gut")
-    inside a longer run of letters and digits is no quote: a random token of the
-    page (the CSRF token, a script nonce) held one now and then, and failed the
-    test."""
-    text = body.decode()
-    return [r for r in refs if re.search(rf"(?<!\w){re.escape(r)}(?!\w)", text)]
 
 
 def _urls(test_set) -> dict[str, str]:  # noqa: ANN001
@@ -78,7 +68,7 @@ def test_everyone_but_the_organisers_gets_404_and_no_references(
         else:
             response = client.get(url)
         assert response.status_code in (403, 404), (name, response.status_code)
-        assert not _quotes(response.content, refs), name
+        assert not quoted(response.content, refs), name
     assert Judgement.objects.filter(retracted_at__isnull=True).count() == 1
     # The pages the platform shows them after re-scoring quote no reference either
     # (proposed-c matches stay in the organiser-only per-item detail).
@@ -90,7 +80,7 @@ def test_everyone_but_the_organisers_gets_404_and_no_references(
         reverse("competitions:leaderboard-json", args=[phase.task.slug, phase.slug]),
     ):
         body = client.get(url).content
-        assert not _quotes(body, refs), url
+        assert not quoted(body, refs), url
         assert b"matched_reference" not in body, url
 
 
