@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.urls import reverse
 
 from evalhub.competitions.models import Team
-from evalhub.competitions.services.boards import tails
+from evalhub.competitions.services.boards import overall, tails
 from evalhub.competitions.services.boards.own_rows import MARKER
 from tests import demo_world, shared_world
 from tests.competitions.big_board import seed_board
@@ -205,3 +206,28 @@ def test_own_rows_drawn_once_are_served_again_without_the_cache(
     again = client.get(_url(phase)).content.decode()
     token = re.compile(r"[A-Za-z0-9]{64}")  # the CSRF token, masked anew per request
     assert token.sub("", again) == token.sub("", first)
+
+
+def test_the_overall_figure_draws_the_best_runs_only(client, phase, big):  # noqa: ANN001
+    """The overall ranking's figure is drawn in the request that asks for it: it
+    draws the ``FIGURE_BARS`` best runs, not a bar per run (1,000 here), and the
+    page and the figure's title say so; the table lists every run."""
+    from tasks.common import plotting
+
+    args = [phase.task.slug, phase.slug]
+    html = client.get(reverse("competitions:ranking-detail", args=args)).content
+    html = html.decode()
+    ranked = len(overall.overall(phase=phase, user=AnonymousUser()).rows)
+    assert ranked >= TEAMS
+    shown = (
+        f"The figure shows the best {overall.FIGURE_BARS} of the {ranked} ranked runs"
+    )
+    assert shown in html
+    assert html.count('<td><a href="/runs/') == ranked
+    with plotting.collecting_points() as points:
+        url = reverse("competitions:ranking-plot", args=[*args, "svg"])
+        assert client.get(url).status_code == 200
+    bars = [name for _, _, name, _ in points["overall"]]
+    assert len(bars) == overall.FIGURE_BARS
+    assert bars[-1].startswith("1. Seeded 0001")  # drawn bottom up: the best on top
+    assert not any("Seeded 0041" in str(name) for name in bars)

@@ -107,6 +107,7 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "overall": overall.overall(phase=phase_obj, user=request.user, track=track),
         "own_teams": own_rows.own_team_ids(request.user),
         "figure_formats": FIGURE_FORMATS,
+        "figure_bars": overall.FIGURE_BARS,
     }
     return render(request, "competitions/phase_ranking.html", context)
 

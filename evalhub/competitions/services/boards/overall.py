@@ -214,6 +214,20 @@ def mean_ranks(
 
 #: Seconds a drawn overall figure is kept (under a digest of what it draws).
 FIGURE_KEPT = 24 * 3600
+#: Bars the figure draws at most: the best ranked runs. A web request draws it,
+#: so its work is bounded whatever the board's size (a bar per run of a
+#: 1,000-run board would be a figure 450 inches tall); the table and the CSV list
+#: every run.
+FIGURE_BARS = 40
+
+
+def figure_title(board: Overall) -> str:
+    """The figure's title: which track, and how many of the ranked runs it shows
+    when it cannot show them all (``FIGURE_BARS``)."""
+    title = "Overall ranking" + (f", {board.track.name} track" if board.track else "")
+    if len(board.rows) > FIGURE_BARS:
+        title += f": the best {FIGURE_BARS} of {len(board.rows)} runs"
+    return title
 
 
 @functools.cache
@@ -226,8 +240,9 @@ def _code_digest() -> str:
 def overall_plot(
     *, phase: Phase, user: object, ext: str, track: Track | None = None
 ) -> bytes:
-    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2), SVG (or
-    ``narrow.svg``, drawn for a phone), PNG or PDF. It depends on who asks (the
+    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2) of at most
+    the ``FIGURE_BARS`` best ranked runs, SVG (or ``narrow.svg``, drawn for a
+    phone), PNG or PDF. It depends on who asks (the
     runs they may see), so the request computes what it draws; the drawing is
     kept under a digest of exactly that (``evalhub.cache.kept``): a viewer is
     handed only bytes they would draw themselves, and an equal figure is drawn
@@ -235,7 +250,7 @@ def overall_plot(
     from tasks.common import plotting
 
     board = overall(phase=phase, user=user, track=track)
-    rows = list(reversed(board.rows))
+    rows = list(reversed(board.rows[:FIGURE_BARS]))
     teams = dict(
         Submission.objects.filter(pk__in=[r.submission_id for r in rows]).values_list(
             "pk", "team_id"
@@ -253,7 +268,7 @@ def overall_plot(
     ]
     means = [r.mean for r in rows]
     x_label = f"{board.score_label} over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
-    title = "Overall ranking" + (f", {board.track.name} track" if board.track else "")
+    title = figure_title(board)
     drawn = [ext, labels, means, [(k.colour, k.hatch) for k in looks], x_label, title]
 
     def draw() -> bytes:
