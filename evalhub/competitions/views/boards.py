@@ -99,15 +99,16 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
+    board = overall.overall(phase=phase_obj, user=request.user, track=track)
     context = {
         "task": task,
         "phase": phase_obj,
         "tracks": tracks.phase_tracks(phase_obj),
         "track": track,
-        "overall": overall.overall(phase=phase_obj, user=request.user, track=track),
+        "overall": board,
         "own_teams": own_rows.own_team_ids(request.user),
         "figure_formats": FIGURE_FORMATS,
-        "figure_bars": overall.FIGURE_BARS,
+        "figure_cut": overall.figure_cut(board),
     }
     return render(request, "competitions/phase_ranking.html", context)
 

@@ -221,12 +221,20 @@ FIGURE_KEPT = 24 * 3600
 FIGURE_BARS = 40
 
 
+def figure_cut(board: Overall) -> tuple[int, int] | None:
+    """(runs the figure shows, runs ranked) when the figure cannot show every
+    ranked run (``FIGURE_BARS``), else None: what its title and the page say."""
+    ranked = len(board.rows)
+    return (FIGURE_BARS, ranked) if ranked > FIGURE_BARS else None
+
+
 def figure_title(board: Overall) -> str:
     """The figure's title: which track, and how many of the ranked runs it shows
-    when it cannot show them all (``FIGURE_BARS``)."""
+    when it cannot show them all (``figure_cut``)."""
     title = "Overall ranking" + (f", {board.track.name} track" if board.track else "")
-    if len(board.rows) > FIGURE_BARS:
-        title += f": the best {FIGURE_BARS} of {len(board.rows)} runs"
+    cut = figure_cut(board)
+    if cut is not None:
+        title += f": the best {cut[0]} of {cut[1]} runs"
     return title
 
 
