@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from evalhub.competitions.models import Team
-from evalhub.competitions.services.boards import overall, tails
+from evalhub.competitions.services.boards import overall, overall_figure, tails
 from evalhub.competitions.services.boards.own_rows import MARKER
 from tests import demo_world, shared_world
 from tests.competitions.big_board import seed_board
@@ -219,15 +219,13 @@ def test_the_overall_figure_draws_the_best_runs_only(client, phase, big):  # noq
     html = html.decode()
     ranked = len(overall.overall(phase=phase, user=AnonymousUser()).rows)
     assert ranked >= TEAMS
-    shown = (
-        f"The figure shows the best {overall.FIGURE_BARS} of the {ranked} ranked runs"
-    )
+    shown = f"The figure shows the best {overall_figure.FIGURE_BARS} of the {ranked} ranked runs"
     assert shown in html
     assert html.count('<td><a href="/runs/') == ranked
     with plotting.collecting_points() as points:
         url = reverse("competitions:ranking-plot", args=[*args, "svg"])
         assert client.get(url).status_code == 200
     bars = [name for _, _, name, _ in points["overall"]]
-    assert len(bars) == overall.FIGURE_BARS
+    assert len(bars) == overall_figure.FIGURE_BARS
     assert bars[-1].startswith("1. Seeded 0001")  # drawn bottom up: the best on top
     assert not any("Seeded 0041" in str(name) for name in bars)

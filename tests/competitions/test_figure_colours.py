@@ -72,9 +72,9 @@ def test_a_team_has_one_palette_colour_in_the_figures_of_every_test_set(
     # The overall chart colours each team's bar with the same colour.
     from django.contrib.auth.models import AnonymousUser
 
-    from evalhub.competitions.services.boards import overall
+    from evalhub.competitions.services.boards import overall, overall_figure
 
-    svg = overall.overall_plot(phase=phase, user=AnonymousUser(), ext="svg")
+    svg = overall_figure.overall_plot(phase=phase, user=AnonymousUser(), ext="svg")
     rows = overall.overall(phase=phase, user=AnonymousUser()).rows
     drawn_order = [expected[team_of[r.submission_id]] for r in reversed(rows)]
     assert len(drawn_order) == 2

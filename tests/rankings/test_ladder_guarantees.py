@@ -17,6 +17,7 @@ from evalhub.competitions.services.boards import (
     exports,
     leaderboard,
     overall,
+    overall_figure,
     selection,
     visibility,
 )
@@ -75,7 +76,7 @@ def test_the_overall_ranking_and_its_chart_show_only_released_scores(
         phase.save()
         rows = overall.overall(phase=phase, user=ANON).rows
         assert [r.submission_id for r in rows] == [first.pk]
-        chart = overall.overall_plot(phase=phase, user=ANON, ext="svg")
+        chart = overall_figure.overall_plot(phase=phase, user=ANON, ext="svg")
         assert b"noisy" not in chart and b"first" in chart
     assert _public_runs(phase, test_set) == {first.pk}
 

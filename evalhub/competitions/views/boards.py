@@ -15,11 +15,11 @@ from evalhub.competitions.services.boards import (
     compare,
     exports,
     overall,
-    own_rows,
+    overall_figure,
+    overall_page,
     tails,
     viewer_page,
 )
-from evalhub.competitions.services.data import tracks
 from evalhub.competitions.views.files import NARROW
 from evalhub.competitions.views.lookups import task_or_404
 from evalhub.competitions.views.lookups import track_or_404 as _track
@@ -99,16 +99,12 @@ def phase_ranking(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
-    board = overall.overall(phase=phase_obj, user=request.user, track=track)
     context = {
         "task": task,
         "phase": phase_obj,
-        "tracks": tracks.phase_tracks(phase_obj),
         "track": track,
-        "overall": board,
-        "own_teams": own_rows.own_team_ids(request.user),
         "figure_formats": FIGURE_FORMATS,
-        "figure_cut": overall.figure_cut(board),
+        **overall_page.context(phase=phase_obj, user=request.user, track=track),
     }
     return render(request, "competitions/phase_ranking.html", context)
 
@@ -128,7 +124,7 @@ def phase_ranking_plot(
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         response["Cache-Control"] = "private, max-age=60"
         return response
-    data = overall.overall_plot(
+    data = overall_figure.overall_plot(
         phase=phase_obj, user=request.user, ext=ext, track=track
     )
     content_type = {

@@ -17,25 +17,28 @@ is marked and ranked after every mean over more, by the boards' one rule
 from __future__ import annotations
 
 import bisect
-import functools
-import hashlib
-import json
+import contextlib
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
-from pathlib import Path
 
-from evalhub.cache import kept
+from django.core.cache import cache
+
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
+from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
+    boardcache,
+    fragments,
     ranking,
     selection,
     tables,
-    team_colours,
     visibility,
 )
 from evalhub.competitions.services.boards import coverage as cells
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +77,71 @@ class Overall:
     ranked_by: str = ""
 
 
-def overall(*, phase: Phase, user: object, track: Track | None = None) -> Overall:
+#: Part of a kept ranking's key: changed with ``Overall``'s or ``OverallRow``'s
+#: fields, so that a process of a new release never reads one pickled by an older.
+LAYOUT = "o1"
+#: Seconds a computed ranking is kept (under its boards' versions).
+KEPT = 24 * 3600
+
+
+def audience(
+    *, phase: Phase, user: object, track: Track | None, test_sets: list[TestSet]
+) -> tuple[tuple, object]:
+    """What the overall ranking ``user`` may see depends on (the key it is kept
+    on besides its boards' versions), and the viewer it is computed for: the
+    task's organisers (who also rank hidden runs) or ``visibility.PUBLIC`` for
+    everyone else (a hidden run is ranked for organisers only, its own team's
+    included)."""
+    organiser = roles.is_organiser(user, phase.task)
+    vary_on = (
+        "overall",
+        LAYOUT,
+        phase.pk,
+        phase.task.state,
+        repr(ranking.of(phase)),
+        "organisers" if organiser else "public",
+        None if track is None else track.pk,
+        tuple((ts.counts_for_ranking, ts.gold_version) for ts in test_sets),
+    )
+    return vary_on, (user if organiser else visibility.PUBLIC)
+
+
+def overall(
+    *,
+    phase: Phase,
+    user: object,
+    track: Track | None = None,
+    test_sets: list[TestSet] | None = None,
+) -> Overall:
+    """The overall ranking ``user`` may see: their audience's (``audience``), kept
+    under the versions of the phase's boards (``fragments.page_key``), which every
+    change of a ranked run, a score, a team's name or a setting raises. A request
+    reads it; the first after a change computes it (O(runs): a tenth of a second
+    of CPU on a 1,000-run board). ``test_sets``: the phase's, if the caller has
+    them."""
+    if test_sets is None:
+        test_sets = list(phase.test_sets.all())
+    vary_on, viewer = audience(phase=phase, user=user, track=track, test_sets=test_sets)
+    key = fragments.page_key(test_sets=test_sets, vary_on=vary_on)
+    try:
+        found = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis down: answer from the database
+        log.warning("cache unreachable; overall ranking computed afresh", exc_info=True)
+        found = None
+    if found is None:
+        found = _compute(phase=phase, viewer=viewer, track=track, test_sets=test_sets)
+        with contextlib.suppress(Exception):
+            boardcache.store(key, found, KEPT)
+    return found
+
+
+def _compute(
+    *, phase: Phase, viewer: object, track: Track | None, test_sets: list[TestSet]
+) -> Overall:
+    user = viewer
     chosen = ranking.of(phase)
     metric = phase.task.type.metric(chosen.metric)
-    counted = [ts for ts in phase.test_sets.all() if ts.counts_for_ranking]
+    counted = [ts for ts in test_sets if ts.counts_for_ranking]
     visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
     runs = Submission.objects.filter(
         phase=phase, status=Submission.Status.SCORED
@@ -210,101 +274,6 @@ def mean_ranks(
                 better = bisect.bisect_left(column, mine)
             totals[pk] += 1 + better
     return {pk: totals[pk] / width for pk in runs} if width else totals
-
-
-#: Seconds a drawn overall figure is kept (under a digest of what it draws).
-FIGURE_KEPT = 24 * 3600
-#: Bars the figure draws at most: the best ranked runs. A web request draws it,
-#: so its work is bounded whatever the board's size (a bar per run of a
-#: 1,000-run board would be a figure 450 inches tall); the table and the CSV list
-#: every run.
-FIGURE_BARS = 40
-
-
-def figure_cut(board: Overall) -> tuple[int, int] | None:
-    """(runs the figure shows, runs ranked) when the figure cannot show every
-    ranked run (``FIGURE_BARS``), else None: what its title and the page say."""
-    ranked = len(board.rows)
-    return (FIGURE_BARS, ranked) if ranked > FIGURE_BARS else None
-
-
-def figure_title(board: Overall) -> str:
-    """The figure's title: which track, and how many of the ranked runs it shows
-    when it cannot show them all (``figure_cut``)."""
-    title = "Overall ranking" + (f", {board.track.name} track" if board.track else "")
-    cut = figure_cut(board)
-    if cut is not None:
-        title += f": the best {cut[0]} of {cut[1]} runs"
-    return title
-
-
-@functools.cache
-def _code_digest() -> str:
-    """This module's source: a release that draws the figure otherwise draws it
-    again (the figure code of ``tasks/`` is in ``plotting.drawing_digest``)."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-
-
-def overall_plot(
-    *, phase: Phase, user: object, ext: str, track: Track | None = None
-) -> bytes:
-    """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2) of at most
-    the ``FIGURE_BARS`` best ranked runs, SVG (or ``narrow.svg``, drawn for a
-    phone), PNG or PDF. It depends on who asks (the
-    runs they may see), so the request computes what it draws; the drawing is
-    kept under a digest of exactly that (``evalhub.cache.kept``): a viewer is
-    handed only bytes they would draw themselves, and an equal figure is drawn
-    once, not for every visitor."""
-    from tasks.common import plotting
-
-    board = overall(phase=phase, user=user, track=track)
-    rows = list(reversed(board.rows[:FIGURE_BARS]))
-    teams = dict(
-        Submission.objects.filter(pk__in=[r.submission_id for r in rows]).values_list(
-            "pk", "team_id"
-        )
-    )
-    styles = team_colours.team_styles(task=phase.task)
-    looks = [
-        styles.get(teams.get(r.submission_id, -1), plotting.nth_style(0)) for r in rows
-    ]
-    labels = [
-        f"{r.rank}. {r.team}: {r.method_name}"
-        + (f" ({r.track})" if r.track else "")
-        + (f" ({r.coverage})" if r.coverage else "")
-        for r in rows
-    ]
-    means = [r.mean for r in rows]
-    x_label = f"{board.score_label} over {', '.join(ts.name for ts in board.test_sets) or 'no test set'}"
-    title = figure_title(board)
-    drawn = [ext, labels, means, [(k.colour, k.hatch) for k in looks], x_label, title]
-
-    def draw() -> bytes:
-        fig = plotting.new_figure(6.4, max(2.0, 0.45 * len(rows) + 1.2))
-        ax = fig.add_subplot()
-        ax.barh(
-            labels,
-            means,
-            color=[look.colour for look in looks],
-            hatch=[look.hatch for look in looks],
-            edgecolor="white",
-            linewidth=0,
-        )
-        for y, mean in enumerate(means):
-            ax.text(mean, y, f" {mean:.4f}", va="center", fontsize="small")
-        ax.set_xlabel(x_label)
-        ax.set_title(title)
-        ax.set_xlim(0, max([*means, 1.0]) * 1.15)
-        if ext == "pdf":
-            return plotting.render_pdf(fig)
-        # The form asked for alone: a request draws one form, not all three.
-        plot = plotting.render("overall", "Overall ranking", fig, only=ext)
-        return {"svg": plot.svg, "narrow.svg": plot.svg_narrow}.get(ext, plot.png)
-
-    digest = hashlib.sha256(
-        json.dumps([plotting.drawing_digest(), _code_digest(), drawn]).encode()
-    ).hexdigest()
-    return kept(f"overall-figure:{digest}", draw, FIGURE_KEPT)
 
 
 def overall_csv(*, phase: Phase, user: object, track: Track | None = None) -> str:
