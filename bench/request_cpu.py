@@ -1,8 +1,8 @@
 """Benchmark: the CPU time one web request costs, in one process, per endpoint (issue
 47): the leaderboard page served from the page cache to an anonymous visitor, the
 same page to a signed-in participant, run pages (the participant's own runs: one
-queued, as right after submitting, and one scored in the process first), and the
-overall ranking's figure (SVG and the phone's SVG), which a request draws (kept
+queued, as right after submitting, and one scored in the process first), the
+overall ranking's page and CSV, and its figure (SVG and the phone's SVG), which a request draws (kept
 after the first: ``..., drawn afresh`` empties every cache before each of its 3
 requests, so each draws it).
 
@@ -108,6 +108,8 @@ out = {"anonymous board": cpu(board, "", N, WARMUP),
        "signed-in board": cpu(board, signed_in, N // 2, WARMUP),
        "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP),
        "run page (scored)": cpu(f"/runs/{scored.pk}/", signed_in, N // 4, WARMUP),
+       "overall ranking page": cpu(ranking[:-1] + "/", signed_in, N // 40, 2),
+       "overall ranking CSV": cpu(ranking + "csv", signed_in, N // 40, 2),
        # drawn per request (it depends on who asks): a figure, not a page
        "overall ranking SVG": cpu(ranking + "svg", signed_in, N // 40, 2),
        "overall ranking phone SVG": cpu(ranking + "narrow.svg", signed_in, N // 40, 2),
