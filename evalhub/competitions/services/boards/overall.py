@@ -138,11 +138,12 @@ def overall(
 def _compute(
     *, phase: Phase, viewer: object, track: Track | None, test_sets: list[TestSet]
 ) -> Overall:
-    user = viewer
+    """The ranking as ``viewer`` (an organiser of the task, or ``PUBLIC``:
+    ``audience``) sees it, computed from the database."""
     chosen = ranking.of(phase)
     metric = phase.task.type.metric(chosen.metric)
     counted = [ts for ts in test_sets if ts.counts_for_ranking]
-    visible = tuple(ts for ts in counted if access.can_see_scores(user, ts))
+    visible = tuple(ts for ts in counted if access.can_see_scores(viewer, ts))
     runs = Submission.objects.filter(
         phase=phase, status=Submission.Status.SCORED
     ).select_related("team", "track")
@@ -150,12 +151,12 @@ def _compute(
         runs = runs.filter(track=track)
     found = list(runs)
     allowed = {
-        ts.pk: visibility.visible(viewer=user, test_set=ts, runs=found)
+        ts.pk: visibility.visible(viewer=viewer, test_set=ts, runs=found)
         for ts in visible
     }
     # A run is ranked only if its score is visible on every averaged test set; a
     # hidden run is listed for organisers only (the boards' rule).
-    shown = access.can_see_hidden_runs(user, phase.task)
+    shown = access.can_see_hidden_runs(viewer, phase.task)
     subs = {s.pk: s for s in found if shown or not s.hidden}
     values: dict[int, dict[int, float | None]] = {pk: {} for pk in subs}
     for sub_id, ts_id, value in Score.objects.filter(
