@@ -38,12 +38,11 @@ def sheets_page(*, phase: Phase, user: object) -> dict[str, object] | None:
     teams = list(teams.distinct())
     if not teams and not organiser:
         return None
+    methods = sheets.team_methods(phase=phase, teams=teams)
     return {
         "task": task,
         "phase": phase,
         "is_organiser": organiser,
         "n_questions": Question.objects.filter(task=task).count(),
-        "teams": [
-            (team, sheets.team_methods(phase=phase, team=team)) for team in teams
-        ],
+        "teams": [(team, methods[team.pk]) for team in teams],
     }

@@ -15,7 +15,7 @@ Rules (one place):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -108,6 +108,19 @@ def answers_of(*, phase: Phase, team_id: int, method_name: str) -> dict[int, str
     return dict(
         _ANSWERS.rows(phase_id=phase.pk, team_id=team_id, method_name=method_name)
     )
+
+
+def answers_of_systems(
+    *, phase: Phase, team_ids: Iterable[int]
+) -> dict[tuple[int, str], dict[int, str]]:
+    """(team id, method name) -> question id -> stored answer, of every system of
+    these teams in ``phase``, in one query (a list of many teams' runs)."""
+    out: dict[tuple[int, str], dict[int, str]] = {}
+    for team_id, method, question_id, value in Answer.objects.filter(
+        phase=phase, team_id__in=list(team_ids)
+    ).values_list("team_id", "method_name", "question_id", "value"):
+        out.setdefault((team_id, method), {})[question_id] = value
+    return out
 
 
 # Asked by every run page (precompiled: see evalhub.precompiled).
@@ -304,29 +317,34 @@ class MethodStatus:
     missing: int
 
 
-def team_methods(*, phase: Phase, team: Team) -> list[MethodStatus]:
-    """The team's methods in ``phase`` (runs not rejected, newest first) and how
-    complete each one's sheet is."""
+def team_methods(
+    *, phase: Phase, teams: Sequence[Team]
+) -> dict[int, list[MethodStatus]]:
+    """Each team's methods in ``phase`` (runs not rejected, newest first) and how
+    complete each one's sheet is, by team id; three queries whatever the number
+    of teams."""
     questions = list(Question.objects.filter(task_id=phase.task_id))
-    latest: dict[str, int] = {}
-    for pk, method in (
-        Submission.objects.filter(phase=phase, team=team, is_baseline=False)
+    ids = [team.pk for team in teams]
+    latest: dict[int, dict[str, int]] = {pk: {} for pk in ids}
+    for pk, team_id, method in (
+        Submission.objects.filter(phase=phase, team_id__in=ids, is_baseline=False)
         .exclude(status=Submission.Status.REJECTED)
         .order_by("-created_at", "-pk")
-        .values_list("pk", "method_name")
+        .values_list("pk", "team_id", "method_name")
     ):
-        latest.setdefault(method, pk)
-    answers: dict[str, dict[int, str]] = {}
-    for method, question_id, value in Answer.objects.filter(
-        phase=phase, team=team
-    ).values_list("method_name", "question_id", "value"):
-        answers.setdefault(method, {})[question_id] = value
-    return [
-        MethodStatus(
-            method_name=method,
-            latest_run=pk,
-            answered=len(answers.get(method, {})),
-            missing=len(missing_questions(questions, answers.get(method, {}))),
-        )
-        for method, pk in latest.items()
-    ]
+        latest[team_id].setdefault(method, pk)
+    answers = answers_of_systems(phase=phase, team_ids=ids)
+    return {
+        team_id: [
+            MethodStatus(
+                method_name=method,
+                latest_run=pk,
+                answered=len(answers.get((team_id, method), {})),
+                missing=len(
+                    missing_questions(questions, answers.get((team_id, method), {}))
+                ),
+            )
+            for method, pk in methods.items()
+        ]
+        for team_id, methods in latest.items()
+    }

@@ -210,6 +210,10 @@ def select(
         .annotate(n=Count("pk"))
         .values_list("team_id", "n")
     )
+    finals: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for run in runs:
+        if run.final_selected:
+            finals[run.team_id].append((run.pk, run.method_name))
     users = {u.pk: u for r in registrations for u in r.team.members.all()}
     members = _members(task, list(users.values()))
     said = _systems(task, viewer, runs)
@@ -227,11 +231,7 @@ def select(
                 registered_at=reg.created_at,
                 members=own,
                 runs=counts.get(reg.team_id, 0),
-                finals=tuple(
-                    (r.pk, r.method_name)
-                    for r in runs
-                    if r.team_id == reg.team_id and r.final_selected
-                ),
+                finals=tuple(finals[reg.team_id]),
                 factsheet=fact,
                 factsheet_url=fact_url,
                 paper=paper,
