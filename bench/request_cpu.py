@@ -2,7 +2,8 @@
 47): the leaderboard page served from the page cache to an anonymous visitor, the
 same page to a signed-in participant, run pages (the participant's own runs: one
 queued, as right after submitting, and one scored in the process first), the
-overall ranking's page and CSV, and its figure (SVG and the phone's SVG), which a request draws (kept
+organisers' pages listing every team (the console's participants page and CSV,
+the fact-sheet overview), the overall ranking's page and CSV, and its figure (SVG and the phone's SVG), which a request draws (kept
 after the first: ``..., drawn afresh`` empties every cache before each of its 3
 requests, so each draws it).
 
@@ -104,10 +105,19 @@ def afresh(path, cookie, n):
 
 
 signed_in = f"sessionid={session}; tz=Europe/Paris"
+organising = Client(HTTP_HOST="127.0.0.1")
+organising.force_login(get_user_model().objects.get(username="organiser"))
+organiser = f"sessionid={organising.cookies['sessionid'].value}; tz=Europe/Paris"
+console = f"/tasks/{TASK}/dashboard/"
 out = {"anonymous board": cpu(board, "", N, WARMUP),
        "signed-in board": cpu(board, signed_in, N // 2, WARMUP),
        "run page": cpu(f"/runs/{run.pk}/", signed_in, N // 4, WARMUP),
        "run page (scored)": cpu(f"/runs/{scored.pk}/", signed_in, N // 4, WARMUP),
+       # the organisers' pages that list every team (once per team: its runs,
+       # members, final runs and fact-sheet state)
+       "participants page (organiser)": cpu(console + "participants/", organiser, N // 40, 2),
+       "participants CSV (organiser)": cpu(console + "participants.csv", organiser, N // 40, 2),
+       "fact-sheet overview (organiser)": cpu(f"/tasks/{TASK}/{phase.slug}/factsheets/", organiser, N // 40, 2),
        "overall ranking page": cpu(ranking[:-1] + "/", signed_in, N // 40, 2),
        "overall ranking CSV": cpu(ranking + "csv", signed_in, N // 40, 2),
        # drawn per request (it depends on who asks): a figure, not a page
