@@ -12,7 +12,12 @@ from evalhub.api.forms import TokenForm
 from evalhub.api.models import ApiToken
 from evalhub.api.services import tokens
 from evalhub.competitions.models import Phase, SharedTask, TestSet
-from evalhub.competitions.services.boards import access, exports, figure_pdfs
+from evalhub.competitions.services.boards import (
+    access,
+    exports,
+    figure_pdfs,
+    kept_exports,
+)
 from evalhub.competitions.services.data import tracks as track_service
 from evalhub.competitions.views.lookups import track_or_404
 
@@ -74,14 +79,13 @@ def leaderboard_export(
     request: HttpRequest, slug: str, phase: str, fmt: str
 ) -> HttpResponse:
     phase_obj = _phase(request, slug, phase)
-    render_export = {
-        "csv": (exports.leaderboard_csv, "text/csv; charset=utf-8"),
-        "json": (exports.leaderboard_json, "application/json"),
-        "tex": (exports.leaderboard_latex, "application/x-tex; charset=utf-8"),
+    content_type = {
+        "csv": "text/csv; charset=utf-8",
+        "json": "application/json",
+        "tex": "application/x-tex; charset=utf-8",
     }.get(fmt)
-    if render_export is None:
+    if content_type is None:
         raise Http404("No such format.")
-    function, content_type = render_export
     track = None
     if request.GET.get("track"):
         track = track_service.by_slug(phase=phase_obj, slug=request.GET["track"])
@@ -91,7 +95,9 @@ def leaderboard_export(
     if fmt == "tex":  # the board's default columns; ?columns=all: every metric
         options["all_columns"] = request.GET.get("columns") == "all"
     try:
-        body = function(phase=phase_obj, user=request.user, track=track, **options)
+        body = kept_exports.leaderboard_text(
+            kind=fmt, phase=phase_obj, user=request.user, track=track, **options
+        )
     except exports.NotVisible:
         raise Http404("No such export.") from None
     name = f"{slug}-{phase}" + (f"-{track.slug}" if track else "")

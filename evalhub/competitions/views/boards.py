@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -13,7 +11,7 @@ from evalhub.competitions.services.boards import (
     access,
     board_pages,
     compare,
-    exports,
+    kept_exports,
     overall,
     overall_figure,
     overall_page,
@@ -141,10 +139,10 @@ def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpRespons
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
-    data = exports.leaderboard_export(phase=phase_obj, user=request.user, track=track)
-    return HttpResponse(
-        json.dumps(data, indent=2, default=str), content_type="application/json"
+    text = kept_exports.leaderboard_text(
+        kind="board.json", phase=phase_obj, user=request.user, track=track
     )
+    return HttpResponse(text, content_type="application/json")
 
 
 def runs_compare(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

@@ -1,0 +1,88 @@
+"""The leaderboard exports as text (the CSV, the JSON and the LaTeX of
+``/exports/...``, and the board's own ``leaderboard.json``), written once per
+change and audience and kept under the versions of the phase's boards: every
+change they show (a score, a hidden run, a team's name, a fact-sheet answer, a
+setting) raises them, so the next request writes them again. Written per request,
+one of a 1,000-team board cost about a tenth of a second of CPU (``json.dumps``
+with indentation runs in Python), and scripts poll them.
+
+Viewers share a text when the boards' leak rules give them the same answers
+(``board_pages.audience``: the scores of each test set, the gold's detail, the
+hidden runs, which also decide the fact-sheet columns' systems)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+
+from django.core.cache import cache
+
+from evalhub.competitions.models import Phase, Track
+from evalhub.competitions.services.boards import (
+    access,
+    board_pages,
+    boardcache,
+    exports,
+    fragments,
+    ranking,
+)
+
+log = logging.getLogger(__name__)
+
+#: Part of a kept text's key: changed with what the exports write, so that a
+#: process of a new release never hands out one written by an older.
+LAYOUT = "e1"
+#: Seconds a written export is kept (under its boards' versions).
+KEPT = 24 * 3600
+
+
+def _board_json(*, phase: Phase, user: object, track: Track | None) -> str:
+    data = exports.leaderboard_export(phase=phase, user=user, track=track)
+    return json.dumps(data, indent=2, default=str)
+
+
+#: What each kind writes: ``fn(phase=, user=, track=, **options)`` -> text.
+WRITERS: dict[str, Callable[..., str]] = {
+    "csv": exports.leaderboard_csv,
+    "json": exports.leaderboard_json,
+    "tex": exports.leaderboard_latex,
+    "board.json": _board_json,
+}
+
+
+def leaderboard_text(
+    *, kind: str, phase: Phase, user: object, track: Track | None = None, **options
+) -> str:
+    """The export ``kind`` (a key of ``WRITERS``) of ``phase``'s boards as ``user``
+    may see them, in ``track``; ``options``: the writer's (the LaTeX's
+    ``all_columns``). Raises ``exports.NotVisible`` for a task the viewer may not
+    see."""
+    task = phase.task
+    if not access.can_see_task(user, task):
+        raise exports.NotVisible
+    test_sets = list(phase.test_sets.all())
+    vary_on = (
+        "export",
+        LAYOUT,
+        kind,
+        tuple(sorted(options.items())),
+        phase.pk,
+        task.state,
+        repr(ranking.of(phase)),
+        board_pages.audience(user, task, test_sets),
+        None if track is None else track.pk,
+    )
+    key = fragments.page_key(test_sets=test_sets, vary_on=vary_on)
+    try:
+        text = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis down: written afresh
+        log.warning("cache unreachable; export written afresh", exc_info=True)
+        text = None
+    if text is None:
+        text = WRITERS[kind](phase=phase, user=user, track=track, **options)
+        try:
+            boardcache.store(key, text, KEPT)
+        except Exception:  # noqa: BLE001
+            log.warning("cache unreachable; export not kept", exc_info=True)
+    return text

@@ -1,0 +1,108 @@
+"""The leaderboard exports (CSV, JSON, LaTeX, and the board's ``leaderboard.json``)
+are written once per change and audience and kept under the boards' versions:
+a visitor and a participant share the public's text, organisers have their own
+(hidden runs marked), and a change (a run its team hides) shows in the next
+request. Through web requests on the sentence-alignment demo; the writings are
+counted where the exports are dispatched."""
+
+from __future__ import annotations
+
+import csv
+import io
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from evalhub.competitions.models import Submission, Team
+from evalhub.competitions.services.boards import kept_exports
+from tests.rankings.statistics_demo import scored_demo
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board(isolated_storage):  # noqa: ANN001, ANN201
+    task = scored_demo("sentence_alignment")
+    return task, task.phases.get()
+
+
+@pytest.fixture
+def written(monkeypatch):  # noqa: ANN001, ANN201
+    """The kinds of export written, in order."""
+    calls: list[str] = []
+    for kind, writer in list(kept_exports.WRITERS.items()):
+
+        def counting(*, _kind=kind, _writer=writer, **kwargs):  # noqa: ANN001, ANN003, ANN202
+            calls.append(_kind)
+            return _writer(**kwargs)
+
+        monkeypatch.setitem(kept_exports.WRITERS, kind, counting)
+    return calls
+
+
+def _urls(task, phase) -> dict[str, str]:  # noqa: ANN001
+    urls = {
+        fmt: reverse("api:leaderboard-export", args=[task.slug, phase.slug, fmt])
+        for fmt in ("csv", "json", "tex")
+    }
+    urls["board.json"] = reverse(
+        "competitions:leaderboard-json", args=[task.slug, phase.slug]
+    )
+    return urls
+
+
+def _runs(text: str) -> set[str]:
+    """The run ids of an exported CSV."""
+    return {row["run"] for row in csv.DictReader(io.StringIO(text))}
+
+
+def _texts(client, urls: dict[str, str]) -> dict[str, str]:  # noqa: ANN001
+    out = {}
+    for kind, url in urls.items():
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        out[kind] = answer.content.decode()
+    return out
+
+
+def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
+    client, board, written, organiser, django_user_model
+):  # noqa: ANN001
+    task, phase = board
+    urls = _urls(task, phase)
+    kinds = list(urls)
+    visitor = _texts(client, urls)
+    assert _texts(client, urls) == visitor
+    assert written == kinds  # once each, handed out the second time
+    run = (
+        Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
+        .order_by("pk")
+        .first()
+    )
+    team = Team.objects.get(pk=run.team_id)
+    member = django_user_model.objects.create_user(f"m-{uuid.uuid4().hex[:6]}")
+    team.members.add(member)
+    client.force_login(member)  # a participant reads what the public reads
+    assert _texts(client, urls) == visitor
+    assert written == kinds
+    task.organisers.add(organiser)
+    client.force_login(organiser)
+    mine = _texts(client, urls)
+    assert written == kinds * 2  # the organisers' own, with the teams' choices
+    assert '"hidden": false' in mine["json"]
+    assert '"hidden"' not in visitor["json"]
+    client.force_login(member)
+    answer = client.post(
+        reverse("competitions:run-visibility", args=[run.pk]), {"hidden": "1"}
+    )
+    assert answer.status_code == 302
+    client.logout()
+    after = _texts(client, urls)
+    assert str(run.pk) not in _runs(after["csv"])
+    assert str(run.pk) in _runs(visitor["csv"])
+    assert f'"run": {run.pk},' not in after["json"]
+    assert f'"run": {run.pk},' in visitor["json"]
+    client.force_login(organiser)
+    assert f'"run": {run.pk},' in _texts(client, urls)["json"]
+    assert written == kinds * 4
