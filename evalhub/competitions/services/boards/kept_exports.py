@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 #: Part of a kept text's key: changed with what the exports write, so that a
 #: process of a new release never hands out one written by an older.
 LAYOUT = "e1"
-#: Seconds a written export is kept (under its boards' versions).
-KEPT = 24 * 3600
+#: Seconds a written export is kept (under its boards' versions): as long as a
+#: rendered fragment. A text of a 1,000-team board is a megabyte, and each change
+#: writes a new one for whoever asks: superseded ones leave the cache soon.
+KEPT = fragments.FRAGMENT_TIMEOUT
 
 
 def _board_json(*, phase: Phase, user: object, track: Track | None) -> str:

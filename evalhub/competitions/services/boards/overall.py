@@ -80,8 +80,10 @@ class Overall:
 #: Part of a kept ranking's key: changed with ``Overall``'s or ``OverallRow``'s
 #: fields, so that a process of a new release never reads one pickled by an older.
 LAYOUT = "o1"
-#: Seconds a computed ranking is kept (under its boards' versions).
-KEPT = 24 * 3600
+#: Seconds a computed ranking is kept (under its boards' versions): as long as a
+#: rendered fragment, so that rankings of versions since superseded leave the
+#: cache soon.
+KEPT = fragments.FRAGMENT_TIMEOUT
 
 
 def audience(
