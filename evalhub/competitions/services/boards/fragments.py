@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import logging
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ from evalhub.competitions.models import BoardVersion, TestSet
 from evalhub.competitions.services.boards.boardcache import store, versions
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 #: Seconds a rendered fragment is kept. Versions make every change visible at once;
 #: the timeout only bounds how long a deploy that changes the template shows old HTML.
@@ -204,6 +206,30 @@ def page_key(*, test_sets: Sequence[TestSet], vary_on: Hashable) -> str:
     """Cache key of a whole page showing these boards: it changes with every board
     version (see ``fragment``) and with ``vary_on``."""
     return _page_key(vary_on, _boards_state(test_sets))
+
+
+def kept(
+    *, test_sets: Sequence[TestSet], vary_on: Hashable, compute: Callable[[], T]
+) -> T:
+    """``compute()``, a value derived from these boards for the viewers of
+    ``vary_on`` (the overall ranking, an export's text), kept under ``page_key``
+    for ``FRAGMENT_TIMEOUT`` seconds: every board version is in the key, so a
+    change is computed anew by the next request, and values of superseded
+    versions leave the cache soon. With the cache unreachable it is computed
+    afresh (logged)."""
+    key = page_key(test_sets=test_sets, vary_on=vary_on)
+    try:
+        value = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis down: computed from the database
+        log.warning("cache unreachable; %s computed afresh", key, exc_info=True)
+        return compute()
+    if value is None:
+        value = compute()
+        try:
+            store(key, value, FRAGMENT_TIMEOUT)
+        except Exception:  # noqa: BLE001
+            log.warning("cache unreachable; %s not kept", key, exc_info=True)
+    return value
 
 
 def _page_key(vary_on: Hashable, state: tuple) -> str:

@@ -1,6 +1,7 @@
 """The leaderboard exports as text (the CSV, the JSON and the LaTeX of
 ``/exports/...``, and the board's own ``leaderboard.json``), written once per
-change and audience and kept under the versions of the phase's boards: every
+change and audience and kept under the versions of the phase's boards for five
+minutes (``fragments.kept``; a text of a 1,000-team board is a megabyte): every
 change they show (a score, a hidden run, a team's name, a fact-sheet answer, a
 setting) raises them, so the next request writes them again. Written per request,
 one of a 1,000-team board cost about a tenth of a second of CPU (``json.dumps``
@@ -13,30 +14,20 @@ hidden runs, which also decide the fact-sheet columns' systems)."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
-
-from django.core.cache import cache
 
 from evalhub.competitions.models import Phase, Track
 from evalhub.competitions.services.boards import (
     access,
     board_pages,
-    boardcache,
     exports,
     fragments,
     ranking,
 )
 
-log = logging.getLogger(__name__)
-
 #: Part of a kept text's key: changed with what the exports write, so that a
 #: process of a new release never hands out one written by an older.
 LAYOUT = "e1"
-#: Seconds a written export is kept (under its boards' versions): as long as a
-#: rendered fragment. A text of a 1,000-team board is a megabyte, and each change
-#: writes a new one for whoever asks: superseded ones leave the cache soon.
-KEPT = fragments.FRAGMENT_TIMEOUT
 
 
 def _board_json(*, phase: Phase, user: object, track: Track | None) -> str:
@@ -75,16 +66,8 @@ def leaderboard_text(
         board_pages.audience(user, task, test_sets),
         None if track is None else track.pk,
     )
-    key = fragments.page_key(test_sets=test_sets, vary_on=vary_on)
-    try:
-        text = cache.get(key)
-    except Exception:  # noqa: BLE001 - Redis down: written afresh
-        log.warning("cache unreachable; export written afresh", exc_info=True)
-        text = None
-    if text is None:
-        text = WRITERS[kind](phase=phase, user=user, track=track, **options)
-        try:
-            boardcache.store(key, text, KEPT)
-        except Exception:  # noqa: BLE001
-            log.warning("cache unreachable; export not kept", exc_info=True)
-    return text
+    return fragments.kept(
+        test_sets=test_sets,
+        vary_on=vary_on,
+        compute=lambda: WRITERS[kind](phase=phase, user=user, track=track, **options),
+    )

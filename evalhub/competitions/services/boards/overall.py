@@ -17,19 +17,14 @@ is marked and ranked after every mean over more, by the boards' one rule
 from __future__ import annotations
 
 import bisect
-import contextlib
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
-
-from django.core.cache import cache
 
 from evalhub.competitions.models import Phase, Score, Submission, TestSet, Track
 from evalhub.competitions.services import roles
 from evalhub.competitions.services.boards import (
     access,
-    boardcache,
     fragments,
     ranking,
     selection,
@@ -37,8 +32,6 @@ from evalhub.competitions.services.boards import (
     visibility,
 )
 from evalhub.competitions.services.boards import coverage as cells
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +73,6 @@ class Overall:
 #: Part of a kept ranking's key: changed with ``Overall``'s or ``OverallRow``'s
 #: fields, so that a process of a new release never reads one pickled by an older.
 LAYOUT = "o1"
-#: Seconds a computed ranking is kept (under its boards' versions): as long as a
-#: rendered fragment, so that rankings of versions since superseded leave the
-#: cache soon.
-KEPT = fragments.FRAGMENT_TIMEOUT
 
 
 def audience(
@@ -116,7 +105,7 @@ def overall(
     test_sets: list[TestSet] | None = None,
 ) -> Overall:
     """The overall ranking ``user`` may see: their audience's (``audience``), kept
-    under the versions of the phase's boards (``fragments.page_key``), which every
+    under the versions of the phase's boards (``fragments.kept``), which every
     change of a ranked run, a score, a team's name or a setting raises. A request
     reads it; the first after a change computes it (O(runs): a tenth of a second
     of CPU on a 1,000-run board). ``test_sets``: the phase's, if the caller has
@@ -124,17 +113,13 @@ def overall(
     if test_sets is None:
         test_sets = list(phase.test_sets.all())
     vary_on, viewer = audience(phase=phase, user=user, track=track, test_sets=test_sets)
-    key = fragments.page_key(test_sets=test_sets, vary_on=vary_on)
-    try:
-        found = cache.get(key)
-    except Exception:  # noqa: BLE001 - Redis down: answer from the database
-        log.warning("cache unreachable; overall ranking computed afresh", exc_info=True)
-        found = None
-    if found is None:
-        found = _compute(phase=phase, viewer=viewer, track=track, test_sets=test_sets)
-        with contextlib.suppress(Exception):
-            boardcache.store(key, found, KEPT)
-    return found
+    return fragments.kept(
+        test_sets=test_sets,
+        vary_on=vary_on,
+        compute=lambda: _compute(
+            phase=phase, viewer=viewer, track=track, test_sets=test_sets
+        ),
+    )
 
 
 def _compute(
