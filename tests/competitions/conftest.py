@@ -53,3 +53,13 @@ def term_list_phase(organiser, isolated_storage, django_user_model):  # noqa: AN
 def probe_lexicon_phase(organiser, isolated_storage, django_user_model):  # noqa: ANN001, ANN201
     """The same for an MT-lexicon-probe task."""
     return _demo_phase("mt_lexicon_probe", organiser, django_user_model)
+
+
+@pytest.fixture
+def scored_alignment(isolated_storage):  # noqa: ANN001, ANN201
+    """The sentence-alignment demo, its runs scored and its statistics computed:
+    (task, phase)."""
+    from tests.rankings.statistics_demo import scored_demo
+
+    task = scored_demo("sentence_alignment")
+    return task, task.phases.get()

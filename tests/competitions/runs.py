@@ -28,3 +28,19 @@ def stored_run(phase, team, user, scores, *, minutes_ago, method="m", status="sc
             submission=sub, test_set=ts, metric="ap", value=value, scorer_version="1"
         )
     return sub
+
+
+def hide_as_its_team(client, run, member) -> None:  # noqa: ANN001
+    """``run`` hidden by ``member`` of its team through the run page's form (the
+    web request a participant sends); ``client`` is left signed out."""
+    from django.urls import reverse
+
+    from evalhub.competitions.models import Submission
+
+    client.force_login(member)
+    answer = client.post(
+        reverse("competitions:run-visibility", args=[run.pk]), {"hidden": "1"}
+    )
+    assert answer.status_code == 302
+    assert Submission.objects.get(pk=run.pk).hidden
+    client.logout()

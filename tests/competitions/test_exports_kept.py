@@ -16,15 +16,9 @@ from django.urls import reverse
 
 from evalhub.competitions.models import Submission, Team
 from evalhub.competitions.services.boards import kept_exports
-from tests.rankings.statistics_demo import scored_demo
+from tests.competitions.runs import hide_as_its_team
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def board(isolated_storage):  # noqa: ANN001, ANN201
-    task = scored_demo("sentence_alignment")
-    return task, task.phases.get()
 
 
 @pytest.fixture
@@ -67,9 +61,9 @@ def _texts(client, urls: dict[str, str]) -> dict[str, str]:  # noqa: ANN001
 
 
 def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
-    client, board, written, organiser, django_user_model
+    client, scored_alignment, written, organiser, django_user_model
 ):  # noqa: ANN001
-    task, phase = board
+    task, phase = scored_alignment
     urls = _urls(task, phase)
     kinds = list(urls)
     visitor = _texts(client, urls)
@@ -92,12 +86,7 @@ def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
     assert written == kinds * 2  # the organisers' own, with the teams' choices
     assert '"hidden": false' in mine["json"]
     assert '"hidden"' not in visitor["json"]
-    client.force_login(member)
-    answer = client.post(
-        reverse("competitions:run-visibility", args=[run.pk]), {"hidden": "1"}
-    )
-    assert answer.status_code == 302
-    client.logout()
+    hide_as_its_team(client, run, member)
     after = _texts(client, urls)
     assert str(run.pk) not in _runs(after["csv"])
     assert str(run.pk) in _runs(visitor["csv"])

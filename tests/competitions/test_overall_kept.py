@@ -15,16 +15,9 @@ from django.utils.html import escape
 from evalhub.competitions.models import Submission, Team
 from evalhub.competitions.services.boards import overall, visibility
 from evalhub.competitions.services.boards.own_rows import MARKER
-from tests.rankings.statistics_demo import scored_demo
+from tests.competitions.runs import hide_as_its_team
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def board(isolated_storage):  # noqa: ANN001, ANN201
-    """The sentence-alignment demo scored: (task, phase)."""
-    task = scored_demo("sentence_alignment")
-    return task, task.phases.get()
 
 
 @pytest.fixture
@@ -57,9 +50,9 @@ def _get(client, url: str) -> str:  # noqa: ANN001
 
 
 def test_each_audience_computes_it_once(
-    client, board, computed, organiser, django_user_model
+    client, scored_alignment, computed, organiser, django_user_model
 ):  # noqa: ANN001
-    task, phase = board
+    task, phase = scored_alignment
     team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
     member = django_user_model.objects.create_user(f"member-{uuid.uuid4().hex[:6]}")
     team.members.add(member)
@@ -83,8 +76,10 @@ def test_each_audience_computes_it_once(
     assert computed == ["public", "organisers"]
 
 
-def test_a_change_is_ranked_by_the_next_request(client, board, computed, organiser):  # noqa: ANN001
-    task, phase = board
+def test_a_change_is_ranked_by_the_next_request(
+    client, scored_alignment, computed, organiser
+):  # noqa: ANN001
+    task, phase = scored_alignment
     page, csv, _ = _urls(task, phase)
     run = (
         Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
@@ -98,14 +93,7 @@ def test_a_change_is_ranked_by_the_next_request(client, board, computed, organis
     team.save(update_fields=["name"])
     assert team.name in _get(client, page)
     assert computed == ["public", "public"]
-    member = team.members.first()
-    client.force_login(member)
-    answer = client.post(
-        reverse("competitions:run-visibility", args=[run.pk]), {"hidden": "1"}
-    )
-    assert answer.status_code == 302
-    assert Submission.objects.get(pk=run.pk).hidden
-    client.logout()
+    hide_as_its_team(client, run, team.members.first())
     rows = _get(client, csv).splitlines()
     assert not any(line.split(",")[1] == str(run.pk) for line in rows[1:])
     task.organisers.add(organiser)
