@@ -2,10 +2,11 @@
 47): the leaderboard page served from the page cache to an anonymous visitor, the
 same page to a signed-in participant, run pages (the participant's own runs: one
 queued, as right after submitting, and one scored in the process first), the
-leaderboard's exports (JSON, CSV, the board's ``leaderboard.json``), the
-organisers' pages listing every team (the console's participants page and CSV,
-the fact-sheet overview), the overall ranking's page and CSV, and its figure (SVG and the phone's SVG), which a request draws (kept
-after the first: ``..., drawn afresh`` empties every cache before each of its 3
+leaderboard's exports (JSON, CSV, the board's ``leaderboard.json``, the API's
+leaderboard), the organisers' pages listing every team (the console's participants
+page and CSV, the fact-sheet overview), the overall ranking's page and CSV, and its
+figure (SVG and the phone's SVG), which a request draws (kept after the first:
+``..., drawn afresh`` empties every cache before each of its 3
 requests, so each draws it).
 
 Each request goes through the WSGI application gunicorn serves
@@ -118,6 +119,7 @@ out = {"anonymous board": cpu(board, "", N, WARMUP),
        "leaderboard JSON export": cpu(f"/exports/tasks/{TASK}/{phase.slug}/leaderboard.json", "", N // 20, 2),
        "leaderboard CSV export": cpu(f"/exports/tasks/{TASK}/{phase.slug}/leaderboard.csv", "", N // 20, 2),
        "leaderboard.json": cpu(board[:-1] + ".json", "", N // 20, 2),
+       "API leaderboard": cpu(f"/api/tasks/{TASK}/phases/{phase.slug}/leaderboard", "", N // 20, 2),
        # the organisers' pages that list every team (once per team: its runs,
        # members, final runs and fact-sheet state)
        "participants page (organiser)": cpu(console + "participants/", organiser, N // 40, 2),

@@ -1,5 +1,5 @@
-"""The leaderboard exports (CSV, JSON, LaTeX, and the board's ``leaderboard.json``)
-are written once per change and audience and kept under the boards' versions:
+"""The leaderboard exports (CSV, JSON, LaTeX, the board's ``leaderboard.json`` and
+the API's leaderboard) are written once per change and audience and kept under the boards' versions:
 a visitor and a participant share the public's text, organisers have their own
 (hidden runs marked), and a change (a run its team hides) shows in the next
 request. Through web requests on the sentence-alignment demo; the writings are
@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import uuid
 
 import pytest
-from django.urls import reverse
+from django.urls import get_resolver, reverse
 
 from evalhub.competitions.models import Submission, Team
 from evalhub.competitions.services.boards import kept_exports
+from tests.api.test_token_scopes import make_token
 from tests.competitions.runs import hide_as_its_team
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +27,9 @@ pytestmark = pytest.mark.django_db
 def written(monkeypatch):  # noqa: ANN001, ANN201
     """The kinds of export written, in order."""
     calls: list[str] = []
+    # The views register their own kinds when the URLconf loads (the API's
+    # leaderboard): load it, as the first request would.
+    get_resolver().url_patterns  # noqa: B018
     for kind, writer in list(kept_exports.WRITERS.items()):
 
         def counting(*, _kind=kind, _writer=writer, **kwargs):  # noqa: ANN001, ANN003, ANN202
@@ -43,7 +48,17 @@ def _urls(task, phase) -> dict[str, str]:  # noqa: ANN001
     urls["board.json"] = reverse(
         "competitions:leaderboard-json", args=[task.slug, phase.slug]
     )
+    urls["api.json"] = reverse(
+        "api:api-v1:leaderboard-detail", kwargs={"slug": task.slug, "phase": phase.slug}
+    )
     return urls
+
+
+def _api_runs(text: str) -> set[int]:
+    """The run ids of the API's leaderboard."""
+    return {
+        row["run"] for board in json.loads(text)["test_sets"] for row in board["rows"]
+    }
 
 
 def _runs(text: str) -> set[str]:
@@ -51,10 +66,13 @@ def _runs(text: str) -> set[str]:
     return {row["run"] for row in csv.DictReader(io.StringIO(text))}
 
 
-def _texts(client, urls: dict[str, str]) -> dict[str, str]:  # noqa: ANN001
+def _texts(client, urls: dict[str, str], token: str = "") -> dict[str, str]:  # noqa: ANN001
+    """Each export as ``client``'s session, and ``token`` (the API reads tokens
+    only), may see it."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     out = {}
     for kind, url in urls.items():
-        answer = client.get(url)
+        answer = client.get(url, headers=headers)
         assert answer.status_code == 200, url
         out[kind] = answer.content.decode()
     return out
@@ -81,17 +99,25 @@ def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
     assert _texts(client, urls) == visitor
     assert written == kinds
     task.organisers.add(organiser)
+    # The API reads tokens only; a token organises the tasks it names.
+    token = make_token(client, organiser, scope="organise", tasks=[task.pk])
     client.force_login(organiser)
-    mine = _texts(client, urls)
+    mine = _texts(client, urls, token)
     assert written == kinds * 2  # the organisers' own, with the teams' choices
     assert '"hidden": false' in mine["json"]
     assert '"hidden"' not in visitor["json"]
+    assert '"hidden": false' in mine["api.json"]
+    assert '"hidden"' not in visitor["api.json"]
     hide_as_its_team(client, run, member)
     after = _texts(client, urls)
     assert str(run.pk) not in _runs(after["csv"])
     assert str(run.pk) in _runs(visitor["csv"])
     assert f'"run": {run.pk},' not in after["json"]
     assert f'"run": {run.pk},' in visitor["json"]
+    assert run.pk not in _api_runs(after["api.json"])
+    assert run.pk in _api_runs(visitor["api.json"])
     client.force_login(organiser)
-    assert f'"run": {run.pk},' in _texts(client, urls)["json"]
+    theirs = _texts(client, urls, token)
+    assert f'"run": {run.pk},' in theirs["json"]
+    assert run.pk in _api_runs(theirs["api.json"])
     assert written == kinds * 4

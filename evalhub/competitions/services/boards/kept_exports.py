@@ -44,6 +44,14 @@ WRITERS: dict[str, Callable[..., str]] = {
 }
 
 
+def register(kind: str, writer: Callable[..., str]) -> None:
+    """Adds ``kind``, written by ``writer`` (as those of ``WRITERS``): a feature
+    app's own form of the boards, kept as these are (the API's leaderboard,
+    ``evalhub/api/api.py``)."""
+    if WRITERS.setdefault(kind, writer) is not writer:
+        raise ValueError(f"{kind!r} is written by another writer already")
+
+
 def leaderboard_text(
     *, kind: str, phase: Phase, user: object, track: Track | None = None, **options
 ) -> str:
