@@ -78,6 +78,30 @@ def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
     return value
 
 
+def kept_latest(slot: str, digest: str, compute: Callable[[], T], timeout: int) -> T:
+    """``compute()``, kept under ``slot`` with ``digest`` (of what it is computed
+    from) for ``timeout`` seconds: handed out while the digest is the same,
+    computed again and put in its place when it changed. One entry per slot,
+    however often what it shows changes (a figure kept under a digest of what it
+    draws would leave a superseded drawing per change until it expired); with the
+    cache unreachable, computed afresh (logged), as ``kept`` does."""
+    from django.core.cache import cache
+
+    try:
+        held = cache.get(slot)
+    except Exception:  # noqa: BLE001 - Redis down: answer from the database
+        log.warning("cache unreachable; computing %s afresh", slot, exc_info=True)
+        return compute()
+    if isinstance(held, tuple) and len(held) == 2 and held[0] == digest:
+        return held[1]
+    value = compute()
+    try:
+        cache.set(slot, (digest, value), timeout)
+    except Exception:  # noqa: BLE001
+        log.warning("cache unreachable; %s not kept", slot, exc_info=True)
+    return value
+
+
 #: How to name each per-user answer of the site header, registered by the app that
 #: owns it (``register_header_key``): the core names no feature app.
 _HEADER_KEYS: list[Callable[[int], str]] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils.html import escape
 
@@ -101,3 +102,33 @@ def test_a_change_is_ranked_by_the_next_request(
     rows = _get(client, csv).splitlines()
     assert any(line.split(",")[1] == str(run.pk) for line in rows[1:])
     assert computed == ["public", "public", "public", "organisers"]
+
+
+def test_a_changed_figure_is_drawn_again_in_the_place_of_the_old(
+    client, scored_alignment, organiser
+):  # noqa: ANN001
+    """The figure is kept with a digest of what it draws, one drawing per form and
+    audience: a change (a renamed team) draws it again in the old one's place,
+    not beside it."""
+    task, phase = scored_alignment
+    svg = _urls(task, phase)[2]
+    redis = cache._cache.get_client(write=True)  # noqa: SLF001
+
+    def kept() -> list[bytes]:
+        # this test's namespace only (``tests/conftest.py``)
+        mine = cache.make_key(f"overall-figure:{phase.pk}:")
+        return sorted(redis.scan_iter(match=f"{mine}*"))
+
+    before = client.get(svg).content
+    assert len(kept()) == 1
+    team = Team.objects.filter(submissions__phase=phase).order_by("pk").first()
+    team.name = f"Renamed {uuid.uuid4().hex[:8]}"
+    team.save(update_fields=["name"])
+    after = client.get(svg).content
+    assert after != before
+    assert len(kept()) == 1
+    assert client.get(svg).content == after
+    task.organisers.add(organiser)
+    client.force_login(organiser)  # the organisers' own drawing
+    client.get(svg)
+    assert len(kept()) == 2

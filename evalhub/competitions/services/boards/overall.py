@@ -75,6 +75,12 @@ class Overall:
 LAYOUT = "o1"
 
 
+def audience_name(*, phase: Phase, user: object) -> str:
+    """Whose overall ranking ``user`` sees: ``"organisers"`` (the task's, who also
+    rank hidden runs) or ``"public"`` (everyone else)."""
+    return "organisers" if roles.is_organiser(user, phase.task) else "public"
+
+
 def audience(
     *, phase: Phase, user: object, track: Track | None, test_sets: list[TestSet]
 ) -> tuple[tuple, object]:
@@ -83,18 +89,18 @@ def audience(
     task's organisers (who also rank hidden runs) or ``visibility.PUBLIC`` for
     everyone else (a hidden run is ranked for organisers only, its own team's
     included)."""
-    organiser = roles.is_organiser(user, phase.task)
+    name = audience_name(phase=phase, user=user)
     vary_on = (
         "overall",
         LAYOUT,
         phase.pk,
         phase.task.state,
         repr(ranking.of(phase)),
-        "organisers" if organiser else "public",
+        name,
         None if track is None else track.pk,
         tuple((ts.counts_for_ranking, ts.gold_version) for ts in test_sets),
     )
-    return vary_on, (user if organiser else visibility.PUBLIC)
+    return vary_on, (user if name == "organisers" else visibility.PUBLIC)
 
 
 def overall(

@@ -1,6 +1,6 @@
 """The overall ranking's figure (ARCADE's Fig. 2): a bar per ranked run, the best
-``FIGURE_BARS`` at most, drawn in the request that asks for it and kept under a
-digest of what it draws."""
+``FIGURE_BARS`` at most, drawn in the request that asks for it and kept with a
+digest of what it draws, one drawing per form and audience."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ import hashlib
 import json
 from pathlib import Path
 
-from evalhub.cache import kept
+from evalhub.cache import kept_latest
 from evalhub.competitions.models import Phase, Submission, Track
 from evalhub.competitions.services.boards import team_colours
-from evalhub.competitions.services.boards.overall import Overall, overall
+from evalhub.competitions.services.boards.overall import (
+    Overall,
+    audience_name,
+    overall,
+)
 
-#: Seconds a drawn overall figure is kept (under a digest of what it draws).
+#: Seconds a drawn overall figure is kept (with a digest of what it draws).
 FIGURE_KEPT = 24 * 3600
 #: Bars the figure draws at most: the best ranked runs. A web request draws it,
 #: so its work is bounded whatever the board's size (a bar per run of a
@@ -52,11 +56,12 @@ def overall_plot(
 ) -> bytes:
     """A horizontal bar chart of the overall ranking (ARCADE's Fig. 2) of at most
     the ``FIGURE_BARS`` best ranked runs, SVG (or ``narrow.svg``, drawn for a
-    phone), PNG or PDF. It depends on who asks (the
-    runs they may see), so the request computes what it draws; the drawing is
-    kept under a digest of exactly that (``evalhub.cache.kept``): a viewer is
-    handed only bytes they would draw themselves, and an equal figure is drawn
-    once, not for every visitor."""
+    phone), PNG or PDF. It depends on who asks (the runs they may see), so the
+    request computes what it draws; the drawing is kept with a digest of exactly
+    that (``evalhub.cache.kept_latest``), one per phase, track, form and audience
+    (``overall.audience_name``): a viewer is handed only bytes they would draw
+    themselves, an equal figure is drawn once, not for every visitor, and a
+    change leaves no superseded drawing behind."""
     from tasks.common import plotting
 
     board = overall(phase=phase, user=user, track=track)
@@ -106,4 +111,6 @@ def overall_plot(
     digest = hashlib.sha256(
         json.dumps([plotting.drawing_digest(), _code_digest(), drawn]).encode()
     ).hexdigest()
-    return kept(f"overall-figure:{digest}", draw, FIGURE_KEPT)
+    audience = audience_name(phase=phase, user=user)
+    slot = f"overall-figure:{phase.pk}:{track.pk if track else ''}:{ext}:{audience}"
+    return kept_latest(slot, digest, draw, FIGURE_KEPT)
