@@ -57,25 +57,43 @@ class RedisCache(django_redis.RedisCache):
             client.delete(*batch)
 
 
-def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
-    """``compute()``, kept in the default cache under ``key`` for ``timeout`` seconds.
-    For answers asked for again and again (the header's, shown on every page; a
-    figure drawn for whoever asks, kept under a digest of what it draws): with the
-    cache unreachable the page still works, computing the answer afresh (logged)."""
+#: What ``_read`` answers when the cache cannot be reached.
+_UNREACHABLE = object()
+
+
+def _read(key: str) -> object:
+    """The cache's value under ``key`` (None: none), or ``_UNREACHABLE`` (logged)."""
     from django.core.cache import cache
 
     try:
-        value = cache.get(key)
-    except Exception:  # noqa: BLE001 - Redis down: answer from the database
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis down: the caller answers from the database
         log.warning("cache unreachable; computing %s afresh", key, exc_info=True)
+        return _UNREACHABLE
+
+
+def _store(key: str, value: object, timeout: int) -> None:
+    """Keep ``value`` under ``key``; an unreachable cache is logged."""
+    from django.core.cache import cache
+
+    try:
+        cache.set(key, value, timeout)
+    except Exception:  # noqa: BLE001
+        log.warning("cache unreachable; %s not kept", key, exc_info=True)
+
+
+def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
+    """``compute()``, kept in the default cache under ``key`` for ``timeout`` seconds.
+    For answers asked for again and again (the header's, shown on every page; an
+    embedding task's origins): with the cache unreachable the page still works,
+    computing the answer afresh (logged)."""
+    value = _read(key)
+    if value is _UNREACHABLE:
         return compute()
     if value is None:
         value = compute()
-        try:
-            cache.set(key, value, timeout)
-        except Exception:  # noqa: BLE001
-            log.warning("cache unreachable; %s not kept", key, exc_info=True)
-    return value
+        _store(key, value, timeout)
+    return value  # type: ignore[return-value]
 
 
 def kept_latest(slot: str, digest: str, compute: Callable[[], T], timeout: int) -> T:
@@ -85,20 +103,13 @@ def kept_latest(slot: str, digest: str, compute: Callable[[], T], timeout: int) 
     however often what it shows changes (a figure kept under a digest of what it
     draws would leave a superseded drawing per change until it expired); with the
     cache unreachable, computed afresh (logged), as ``kept`` does."""
-    from django.core.cache import cache
-
-    try:
-        held = cache.get(slot)
-    except Exception:  # noqa: BLE001 - Redis down: answer from the database
-        log.warning("cache unreachable; computing %s afresh", slot, exc_info=True)
+    held = _read(slot)
+    if held is _UNREACHABLE:
         return compute()
     if isinstance(held, tuple) and len(held) == 2 and held[0] == digest:
         return held[1]
     value = compute()
-    try:
-        cache.set(slot, (digest, value), timeout)
-    except Exception:  # noqa: BLE001
-        log.warning("cache unreachable; %s not kept", slot, exc_info=True)
+    _store(slot, (digest, value), timeout)
     return value
 
 

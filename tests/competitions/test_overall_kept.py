@@ -6,6 +6,7 @@ sentence-alignment demo; the computations are counted where they happen."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import pytest
@@ -132,3 +133,25 @@ def test_a_changed_figure_is_drawn_again_in_the_place_of_the_old(
     client.force_login(organiser)  # the organisers' own drawing
     client.get(svg)
     assert len(kept()) == 2
+
+
+def test_with_the_cache_down_the_ranking_and_its_figure_are_computed_afresh(
+    client, scored_alignment, settings, caplog
+):  # noqa: ANN001
+    from tests.reliability.conftest import free_port
+
+    task, phase = scored_alignment
+    _, csv, svg = _urls(task, phase)
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "evalhub.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    with caplog.at_level(logging.WARNING, logger="evalhub.cache"):
+        figure = client.get(svg)
+    assert figure.status_code == 200
+    assert figure.content.startswith(b"<?xml")
+    assert f"computing overall-figure:{phase.pk}:" in caplog.text
+    assert len(_get(client, csv).splitlines()) > 1
