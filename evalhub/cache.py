@@ -72,27 +72,40 @@ def _read(key: str) -> object:
         return _UNREACHABLE
 
 
-def _store(key: str, value: object, timeout: int) -> None:
-    """Keep ``value`` under ``key``; an unreachable cache is logged."""
+def _store(
+    key: str,
+    value: object,
+    timeout: int,
+    put: Callable[[str, object, int], None] | None = None,
+) -> None:
+    """Keep ``value`` under ``key`` (``put``, or the cache's ``set``); an
+    unreachable cache is logged."""
     from django.core.cache import cache
 
     try:
-        cache.set(key, value, timeout)
+        (put or cache.set)(key, value, timeout)
     except Exception:  # noqa: BLE001
         log.warning("cache unreachable; %s not kept", key, exc_info=True)
 
 
-def kept(key: str, compute: Callable[[], T], timeout: int) -> T:
+def kept(
+    key: str,
+    compute: Callable[[], T],
+    timeout: int,
+    *,
+    put: Callable[[str, object, int], None] | None = None,
+) -> T:
     """``compute()``, kept in the default cache under ``key`` for ``timeout`` seconds.
     For answers asked for again and again (the header's, shown on every page; an
-    embedding task's origins): with the cache unreachable the page still works,
+    embedding task's origins; the boards' derived values, whose ``put`` also notes
+    the key, ``fragments.kept``): with the cache unreachable the page still works,
     computing the answer afresh (logged)."""
     value = _read(key)
     if value is _UNREACHABLE:
         return compute()
     if value is None:
         value = compute()
-        _store(key, value, timeout)
+        _store(key, value, timeout, put)
     return value  # type: ignore[return-value]
 
 

@@ -9,18 +9,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import logging
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 
+from evalhub import cache as shared_cache
 from evalhub.competitions.models import BoardVersion, TestSet
 from evalhub.competitions.services.boards.boardcache import store, versions
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 #: Seconds a rendered fragment is kept. Versions make every change visible at once;
 #: the timeout only bounds how long a deploy that changes the template shows old HTML.
@@ -218,18 +217,7 @@ def kept(
     versions leave the cache soon. With the cache unreachable it is computed
     afresh (logged)."""
     key = page_key(test_sets=test_sets, vary_on=vary_on)
-    try:
-        value = cache.get(key)
-    except Exception:  # noqa: BLE001 - Redis down: computed from the database
-        log.warning("cache unreachable; %s computed afresh", key, exc_info=True)
-        return compute()
-    if value is None:
-        value = compute()
-        try:
-            store(key, value, FRAGMENT_TIMEOUT)
-        except Exception:  # noqa: BLE001
-            log.warning("cache unreachable; %s not kept", key, exc_info=True)
-    return value
+    return shared_cache.kept(key, compute, FRAGMENT_TIMEOUT, put=store)
 
 
 def _page_key(vary_on: Hashable, state: tuple) -> str:
