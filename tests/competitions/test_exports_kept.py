@@ -83,8 +83,10 @@ def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
 ):  # noqa: ANN001
     task, phase = scored_alignment
     urls = _urls(task, phase)
-    kinds = list(urls)
+    # The board's leaderboard.json is the export's JSON: one text, written once.
+    kinds = [kind for kind in urls if kind != "board.json"]
     visitor = _texts(client, urls)
+    assert visitor["board.json"] == visitor["json"]
     assert _texts(client, urls) == visitor
     assert written == kinds  # once each, handed out the second time
     run = (
@@ -105,6 +107,7 @@ def test_each_audience_has_the_exports_written_once_and_a_change_at_once(
     mine = _texts(client, urls, token)
     assert written == kinds * 2  # the organisers' own, with the teams' choices
     assert '"hidden": false' in mine["json"]
+    assert mine["board.json"] == mine["json"]
     assert '"hidden"' not in visitor["json"]
     assert '"hidden": false' in mine["api.json"]
     assert '"hidden"' not in visitor["api.json"]

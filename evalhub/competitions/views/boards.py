@@ -139,8 +139,9 @@ def leaderboard_json(request: HttpRequest, slug: str, phase: str) -> HttpRespons
     task = task_or_404(request, slug)
     phase_obj = get_object_or_404(Phase, task=task, slug=phase)
     track = _track(request, phase_obj)
+    # The export's JSON, the same text (one writer, kept once per audience).
     text = kept_exports.leaderboard_text(
-        kind="board.json", phase=phase_obj, user=request.user, track=track
+        kind="json", phase=phase_obj, user=request.user, track=track
     )
     return HttpResponse(text, content_type="application/json")
 

@@ -1,5 +1,5 @@
 """The leaderboard exports as text (the CSV, the JSON and the LaTeX of
-``/exports/...``, and the board's own ``leaderboard.json``), written once per
+``/exports/...``; the board's own ``leaderboard.json`` is that JSON), written once per
 change and audience and kept under the versions of the phase's boards for five
 minutes (``fragments.kept``; a text of a 1,000-team board is a megabyte): every
 change they show (a score, a hidden run, a team's name, a fact-sheet answer, a
@@ -13,7 +13,6 @@ hidden runs, which also decide the fact-sheet columns' systems)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from evalhub.competitions.models import Phase, Track
@@ -30,17 +29,11 @@ from evalhub.competitions.services.boards import (
 LAYOUT = "e1"
 
 
-def _board_json(*, phase: Phase, user: object, track: Track | None) -> str:
-    data = exports.leaderboard_export(phase=phase, user=user, track=track)
-    return json.dumps(data, indent=2, default=str)
-
-
 #: What each kind writes: ``fn(phase=, user=, track=, **options)`` -> text.
 WRITERS: dict[str, Callable[..., str]] = {
     "csv": exports.leaderboard_csv,
     "json": exports.leaderboard_json,
     "tex": exports.leaderboard_latex,
-    "board.json": _board_json,
 }
 
 
