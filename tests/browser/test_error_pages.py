@@ -11,6 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from tests.browsers import log_in
 from tests.page_audit import DESKTOP, at_both_widths
@@ -21,7 +22,8 @@ WAY_ON = "The list of tasks"
 
 
 def _is_site_page(page, title: str) -> None:  # noqa: ANN001
-    assert page.get_by_role("heading", name=title).is_visible()
+    # Waits for the heading: the page may still be loading the answer.
+    expect(page.get_by_role("heading", name=title)).to_be_visible()
     assert page.get_by_role("link", name=WAY_ON).is_visible()
     assert page.locator("a.brand").is_visible()
 
@@ -39,7 +41,8 @@ def test_error_pages_and_the_upload_warning(
     browser,
 ):
     settings.MAX_UPLOAD_BYTES = 64 * 1024
-    settings.LOGIN_RATE = "1/600"
+    # A fixed window: both failures fall in one hour but for 1 run in about 2,000.
+    settings.LOGIN_RATE = "1/3600"
     settings.TASK_CREATORS = "staff"
     base = live_server.url
     axe = Axe()
@@ -107,7 +110,9 @@ def test_error_pages_and_the_upload_warning(
         other.goto(f"{base}/accounts/login/")
         other.get_by_label("Username").fill("alice")
         other.get_by_label("Password").fill("wrong")
-        other.get_by_role("button", name="Log in").click()
+        # The answer is at the form's own address: wait for it, not for the URL.
+        with other.expect_navigation():
+            other.get_by_role("button", name="Log in").click()
     _is_site_page(other, "Too many requests")
     assert other.get_by_text("try again in").is_visible()
     problems += at_both_widths(other, axe, screenshots, "error-429")
