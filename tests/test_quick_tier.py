@@ -56,7 +56,7 @@ def test_every_slow_module_is_there():
     assert not missing, missing
 
 
-def test_the_quick_tier_runs_one_process_per_core_and_the_suite_one_more():
+def test_the_quick_tier_and_the_suite_run_one_process_per_core():
     from types import SimpleNamespace
 
     from tests import scheduling
@@ -66,5 +66,5 @@ def test_the_quick_tier_runs_one_process_per_core_and_the_suite_one_more():
 
     cores = os.cpu_count() or 1
     assert scheduling.pytest_xdist_auto_num_workers(config("quick")) == cores
-    assert scheduling.pytest_xdist_auto_num_workers(config("")) == cores + 1
-    assert scheduling.pytest_xdist_auto_num_workers(config("slow")) == cores + 1
+    assert scheduling.pytest_xdist_auto_num_workers(config("")) == cores
+    assert scheduling.pytest_xdist_auto_num_workers(config("slow")) == cores
