@@ -140,6 +140,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     suite alike. Each test process pays its own start, collection, test database,
     Celery worker, seeded demo site and Chromium; a third process on two cores,
     meant to keep them busy while tests wait on real processes, cost more than it
-    filled: on the same checkout, two processes took 9 % to 18 % less CPU than three
-    and about the same wall time (``bench/README.md``)."""
+    filled: on the same checkout, two processes took 4 % to 18 % less CPU than
+    three, and a wall time 3 % longer to 14 % shorter, by machine
+    (``bench/README.md``)."""
     return os.cpu_count() or 1
