@@ -141,6 +141,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     Celery worker, seeded demo site and Chromium; a third process on two cores,
     meant to keep them busy while tests wait on real processes, cost more than it
     filled: on the same checkout, two processes took 4 % to 18 % less CPU than
-    three, and a wall time 3 % longer to 14 % shorter, by machine
+    three, and a wall time 6 % longer to 14 % shorter, by machine
     (``bench/README.md``)."""
     return os.cpu_count() or 1
