@@ -4,6 +4,7 @@ many there are for ``-n auto``, and in which order they take the modules."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -98,6 +99,37 @@ SLOW = frozenset(
 )
 
 
+#: The modules whose tests start real processes (Celery workers, a private Redis,
+#: a second node; no browser) and then mostly wait on them: a scorer that sleeps or
+#: hangs until its time limit, a heartbeat going stale, a service restarted. Their
+#: wall time is three times their CPU (``bench/README.md``). With ``--dist loadfile``
+#: they run one after the other in one test process of their own, one more than
+#: the cores (``-n auto``), while the others keep the cores busy; spread over the
+#: others, the cores idled while they waited.
+WAITING = frozenset(
+    (
+        "tests/api/test_cli.py",
+        "tests/api/test_organiser_cli.py",
+        "tests/competitions/test_upload_bounds.py",
+        "tests/deploy/test_two_nodes.py",
+        "tests/e2e/test_archive_export.py",
+        "tests/e2e/test_fifth_task_type.py",
+        "tests/e2e/test_pipeline.py",
+        "tests/reliability/test_archive_export_killed.py",
+        "tests/reliability/test_broker_restart.py",
+        "tests/reliability/test_figure_priority.py",
+        "tests/reliability/test_queues.py",
+        "tests/reliability/test_redis_outage.py",
+        "tests/reliability/test_supervised_worker.py",
+        "tests/reliability/test_worker_faults.py",
+        "tests/reliability/test_worker_priority.py",
+    )
+)
+
+#: The name of the unit of work (pytest-xdist's "scope") the WAITING modules make.
+WAITING_SCOPE = "the modules waiting on their processes"
+
+
 def _starts_processes(item: pytest.Item) -> bool:
     return bool(
         item.get_closest_marker("e2e")
@@ -111,13 +143,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]):  # noqa: ANN201
     marked ``processes``, those of the ``SLOW`` modules ``slow``, and every other
     test ``quick``: the quick tier, ``pytest -m quick``.
 
-    Then, after every other plugin (pytest-django's own sorting included), the
-    modules whose tests start real processes run first, then the slow ones.
+    Then, after every other plugin (pytest-django's own sorting included): the
+    WAITING modules first (one unit of work, the first handed out), then the
+    other modules whose tests start real processes, then the slow ones.
     pytest-xdist hands out whole modules (``--dist loadfile``) in this order, and
-    those are the long ones (the first mostly waiting on their processes):
-    started first, the many short modules fill the other processes meanwhile and
-    at the end, instead of one long module running alone while the other cores
-    have nothing left to do."""
+    those are the long ones: started first, the many short modules fill the
+    other processes meanwhile and at the end, instead of one long module running
+    alone while the other cores have nothing left to do."""
     for item in items:
         if _starts_processes(item):
             item.add_marker("processes")
@@ -131,16 +163,50 @@ def pytest_collection_modifyitems(items: list[pytest.Item]):  # noqa: ANN201
     first = {_module(item) for item in items if item.get_closest_marker("processes")}
     slow = {_module(item) for item in items if item.get_closest_marker("slow")}
     # A stable sort: within each part the order stays as it was.
-    items.sort(key=lambda item: (_module(item) not in first, _module(item) not in slow))
+    items.sort(
+        key=lambda item: (
+            _module(item) not in WAITING,
+            _module(item) not in first,
+            _module(item) not in slow,
+        )
+    )
     return result
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201
+    """With ``--dist loadfile`` (the suite's): whole modules as before, but the
+    ``WAITING`` modules together, as one unit of work, the first one handed out."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return WAITING_SCOPE if module in WAITING else module
+
+    return Scheduling(config, log)
+
+
+def _may_wait(config: pytest.Config) -> bool:
+    """Whether the run may hold the WAITING modules: no ``-m`` (the whole suite), or
+    one that asks for the tests that start processes (not the quick tier, nor
+    ``-m slow`` or ``-m "not processes"``)."""
+    expr = (config.getoption("markexpr", "") or "").strip()
+    return not expr or any(
+        re.search(rf"(?<!not )\b{marker}\b", expr) for marker in ("processes", "e2e")
+    )
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one test process per core, for the quick tier and the whole
-    suite alike. Each test process pays its own start, collection, test database,
-    Celery worker, seeded demo site and Chromium; a third process on two cores,
-    meant to keep them busy while tests wait on real processes, cost more than it
-    filled: on the same checkout, two processes took 4 % to 18 % less CPU than
-    three, and a wall time 6 % longer to 14 % shorter, by machine
-    (``bench/README.md``)."""
-    return os.cpu_count() or 1
+    """``-n auto``: one test process per core, and one more for the WAITING modules
+    when the run may hold them.
+
+    Each test process pays its own start, collection, test database, Celery
+    worker, seeded demo site and Chromium: a third process on two cores taking
+    modules like the others cost more than it filled, two processes taking 4 % to
+    18 % less CPU than three, by machine. The process of the WAITING modules runs
+    no browser and seeds no demo site; it mostly waits, on cores the others keep
+    busy meanwhile (``bench/README.md``)."""
+    cores = os.cpu_count() or 1
+    return cores + 1 if _may_wait(config) else cores

@@ -56,7 +56,7 @@ def test_every_slow_module_is_there():
     assert not missing, missing
 
 
-def test_the_quick_tier_and_the_suite_run_one_process_per_core():
+def test_one_process_per_core_and_one_more_for_the_waiting_modules():
     from types import SimpleNamespace
 
     from tests import scheduling
@@ -65,6 +65,35 @@ def test_the_quick_tier_and_the_suite_run_one_process_per_core():
         return SimpleNamespace(getoption=lambda name, default=None: markexpr)
 
     cores = os.cpu_count() or 1
-    assert scheduling.pytest_xdist_auto_num_workers(config("quick")) == cores
-    assert scheduling.pytest_xdist_auto_num_workers(config("")) == cores
-    assert scheduling.pytest_xdist_auto_num_workers(config("slow")) == cores
+    auto = scheduling.pytest_xdist_auto_num_workers
+    for markexpr in ("quick", "slow", "not processes", "slow and not e2e"):
+        assert auto(config(markexpr)) == cores, markexpr
+    for markexpr in ("", "processes", "e2e", "processes or slow"):
+        assert auto(config(markexpr)) == cores + 1, markexpr
+
+
+class _Config:
+    """What pytest-xdist's file scheduling reads of the configuration."""
+
+    def __init__(self, dist: str):
+        self.dist = dist
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return self.dist if name == "dist" else default
+
+    def getvalue(self, name: str) -> object:
+        return ["3*popen"] if name == "tx" else None
+
+
+def test_the_waiting_modules_are_one_unit_of_work_the_others_one_each():
+    from tests import scheduling
+
+    assert scheduling.pytest_xdist_make_scheduler(_Config("load"), None) is None
+    scheduler = scheduling.pytest_xdist_make_scheduler(_Config("loadfile"), None)
+    assert STARTS_A_WORKER in scheduling.WAITING
+    waiting = {scheduler._split_scope(f"{m}::test_x") for m in scheduling.WAITING}  # noqa: SLF001
+    assert waiting == {scheduling.WAITING_SCOPE}
+    for module in (QUICK, A_SLOW_ONE, "tests/browser/test_accessibility.py"):
+        assert scheduler._split_scope(f"{module}::test_x[a]") == module  # noqa: SLF001
+    missing = sorted(m for m in scheduling.WAITING if not (REPO_ROOT / m).is_file())
+    assert not missing, missing
