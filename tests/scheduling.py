@@ -101,11 +101,12 @@ SLOW = frozenset(
 
 #: The modules whose tests start real processes (Celery workers, a private Redis,
 #: a second node; no browser) and then mostly wait on them: a scorer that sleeps or
-#: hangs until its time limit, a heartbeat going stale, a service restarted. Their
-#: wall time is three times their CPU (``bench/README.md``). With ``--dist loadfile``
+#: hangs until its time limit, a heartbeat going stale, a service restarted. Alone,
+#: each took 1.7 to 5 times as long as its CPU (``bench/README.md``). With ``--dist loadfile``
 #: they run one after the other in one test process of their own, one more than
 #: the cores (``-n auto``), while the others keep the cores busy; spread over the
-#: others, the cores idled while they waited.
+#: others, the cores idled while they waited. No browser: that process would start
+#: a Chromium of its own (``tests/test_quick_tier.py`` checks).
 WAITING = frozenset(
     (
         "tests/api/test_cli.py",

@@ -97,3 +97,19 @@ def test_the_waiting_modules_are_one_unit_of_work_the_others_one_each():
         assert scheduler._split_scope(f"{module}::test_x[a]") == module  # noqa: SLF001
     missing = sorted(m for m in scheduling.WAITING if not (REPO_ROOT / m).is_file())
     assert not missing, missing
+
+
+def test_no_waiting_module_drives_a_browser():
+    """The waiting modules' process starts no Chromium: none of their tests asks
+    for the browser or a page of it (a live server, a thread, they may)."""
+    from tests import scheduling
+
+    asks = {"browser", "page"}
+    found = []
+    for module in sorted(scheduling.WAITING):
+        tree = ast.parse((REPO_ROOT / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                names = {a.arg for a in node.args.args + node.args.kwonlyargs}
+                found += [f"{module}::{node.name}" for _ in names & asks]
+    assert not found, found
