@@ -20,8 +20,6 @@ import time
 
 import pytest
 
-BROWSER_FIXTURES = frozenset(("browser", "page"))
-
 
 def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -35,6 +33,8 @@ def pytest_collection_modifyitems(
 ) -> None:
     if os.environ.get("CPU_PER_TEST_NO_BROWSERS") != "1":
         return
+    from tests.scheduling import BROWSER_FIXTURES  # imported once pytest has the root
+
     kept, browsers = [], []
     for item in items:
         uses = BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ()))

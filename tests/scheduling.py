@@ -13,11 +13,12 @@ def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+#: The fixtures that drive Chromium.
+BROWSER_FIXTURES = frozenset(("browser", "page"))
+
 #: Fixtures that start real processes (a Celery worker, a live server, Chromium, the
 #: sign-in tests' OpenID Connect provider).
-_PROCESSES = frozenset(
-    ("worker", "own_worker", "live_server", "browser", "page", "oidc_provider")
-)
+_PROCESSES = BROWSER_FIXTURES | {"worker", "own_worker", "live_server", "oidc_provider"}
 
 
 #: The modules that start no process but whose tests take more than a few seconds
@@ -105,8 +106,8 @@ SLOW = frozenset(
 #: each took 1.7 to 5 times as long as its CPU (``bench/README.md``). With ``--dist loadfile``
 #: they run one after the other in one test process of their own, one more than
 #: the cores (``-n auto``), while the others keep the cores busy; spread over the
-#: others, the cores idled while they waited. No browser: that process would start
-#: a Chromium of its own (``tests/test_quick_tier.py`` checks).
+#: others, the cores idled while they waited. No BROWSER_FIXTURES: that process
+#: would start a Chromium of its own (``tests/test_quick_tier.py`` checks).
 WAITING = frozenset(
     (
         "tests/api/test_cli.py",

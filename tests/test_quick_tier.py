@@ -100,16 +100,20 @@ def test_the_waiting_modules_are_one_unit_of_work_the_others_one_each():
 
 
 def test_no_waiting_module_drives_a_browser():
-    """The waiting modules' process starts no Chromium: none of their tests asks
-    for the browser or a page of it (a live server, a thread, they may)."""
+    """The waiting modules' process starts no Chromium: no test of theirs uses a
+    browser fixture, directly or through another fixture (pytest's own list of the
+    fixtures each test uses; a live server, a thread, they may)."""
     from tests import scheduling
 
-    asks = {"browser", "page"}
-    found = []
-    for module in sorted(scheduling.WAITING):
-        tree = ast.parse((REPO_ROOT / module).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                names = {a.arg for a in node.args.args + node.args.kwonlyargs}
-                found += [f"{module}::{node.name}" for _ in names & asks]
-    assert not found, found
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--fixtures-per-test", "-q", "-n", "0"]
+        + sorted(scheduling.WAITING),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    used = re.findall(r"^(\w+) -- ", done.stdout, flags=re.MULTILINE)
+    assert "worker" in used and "live_server" in used  # the list was read
+    assert not scheduling.BROWSER_FIXTURES.intersection(used), done.stdout
